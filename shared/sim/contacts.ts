@@ -1,0 +1,82 @@
+// Penalty contacts between a body's surface samples and obstacles the caller describes by a signed distance.
+// Each step, samples near an obstacle get a half-space n . p >= offset (linearised at the predicted
+// position), so the Newton-type iterations see a smooth quadratic penalty and query nothing themselves.
+
+export interface ContactSurface {
+  /**
+   * Signed distance (metres) from the world point to the obstacle (positive outside, negative inside),
+   * with the unit outward normal of the obstacle written to `normalOut`. May return +Infinity when the
+   * point is farther than `maxDistance`. Must not allocate (it runs for many points every step).
+   */
+  signedDistance(x: number, y: number, z: number, maxDistance: number, normalOut: Float64Array): number;
+}
+
+/** The plane y = height, solid below. */
+export class FloorContact implements ContactSurface {
+  constructor(readonly height = 0) {}
+
+  signedDistance(_x: number, y: number, _z: number, _maxDistance: number, normalOut: Float64Array): number {
+    normalOut[0] = 0;
+    normalOut[1] = 1;
+    normalOut[2] = 0;
+    return y - this.height;
+  }
+}
+
+/** Active half-space constraints of one step, in preallocated arrays. */
+export class ContactSet {
+  count = 0;
+  readonly sample: Int32Array;
+  /** Unit normals, 3 per constraint. */
+  readonly normal: Float64Array;
+  /** Half-space offsets: the sample must satisfy normal . p >= offset. */
+  readonly offset: Float64Array;
+  /** normal . p at the start-of-step reference, for contact damping. */
+  readonly referenceDistance: Float64Array;
+
+  constructor(readonly capacity: number) {
+    this.sample = new Int32Array(capacity);
+    this.normal = new Float64Array(3 * capacity);
+    this.offset = new Float64Array(capacity);
+    this.referenceDistance = new Float64Array(capacity);
+  }
+
+  clear(): void {
+    this.count = 0;
+  }
+
+  /** Adds a constraint; returns false when full (the remaining contacts of this step are dropped). */
+  add(sample: number, nx: number, ny: number, nz: number, offset: number): boolean {
+    if (this.count >= this.capacity) return false;
+    const i = this.count++;
+    this.sample[i] = sample;
+    this.normal[3 * i] = nx;
+    this.normal[3 * i + 1] = ny;
+    this.normal[3 * i + 2] = nz;
+    this.offset[i] = offset;
+    return true;
+  }
+
+  /** True when both sets hold the same samples with (nearly) the same normals, in the same order. */
+  sameAs(other: ContactSet): boolean {
+    if (other.count !== this.count) return false;
+    for (let i = 0; i < this.count; i++) {
+      if (other.sample[i] !== this.sample[i]) return false;
+      const d =
+        other.normal[3 * i] * this.normal[3 * i] +
+        other.normal[3 * i + 1] * this.normal[3 * i + 1] +
+        other.normal[3 * i + 2] * this.normal[3 * i + 2];
+      if (d < 0.985) return false;
+    }
+    return true;
+  }
+
+  copyFrom(other: ContactSet): void {
+    const n = Math.min(other.count, this.capacity);
+    this.count = n;
+    this.sample.set(other.sample.subarray(0, n));
+    this.normal.set(other.normal.subarray(0, 3 * n));
+    this.offset.set(other.offset.subarray(0, n));
+    this.referenceDistance.set(other.referenceDistance.subarray(0, n));
+  }
+}

@@ -1,0 +1,5 @@
+export * from "./material";
+export * from "./subspace";
+export * from "./contacts";
+export * from "./body";
+export * from "./linalg";

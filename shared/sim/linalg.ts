@@ -1,0 +1,102 @@
+// Small dense linear algebra on preallocated Float64Arrays (row-major, n x n).
+// The reduced systems are a few hundred unknowns, so dense Cholesky is the fastest robust choice.
+
+/** In-place Cholesky A = L L^T (lower triangle of `a` overwritten by L). Returns false if A is not positive definite. */
+export function choleskyFactor(a: Float64Array, n: number): boolean {
+  for (let j = 0; j < n; j++) {
+    const rowJ = j * n;
+    let diag = a[rowJ + j];
+    for (let k = 0; k < j; k++) diag -= a[rowJ + k] * a[rowJ + k];
+    if (!(diag > 0)) return false;
+    const ljj = Math.sqrt(diag);
+    a[rowJ + j] = ljj;
+    const inv = 1 / ljj;
+    for (let i = j + 1; i < n; i++) {
+      const rowI = i * n;
+      let s = a[rowI + j];
+      for (let k = 0; k < j; k++) s -= a[rowI + k] * a[rowJ + k];
+      a[rowI + j] = s * inv;
+    }
+  }
+  return true;
+}
+
+/** Solves L L^T x = b in place (b becomes x) with the factor from choleskyFactor. */
+export function choleskySolve(l: Float64Array, n: number, b: Float64Array): void {
+  for (let i = 0; i < n; i++) {
+    const row = i * n;
+    let s = b[i];
+    for (let k = 0; k < i; k++) s -= l[row + k] * b[k];
+    b[i] = s / l[row + i];
+  }
+  for (let i = n - 1; i >= 0; i--) {
+    let s = b[i];
+    for (let k = i + 1; k < n; k++) s -= l[k * n + i] * b[k];
+    b[i] = s / l[i * n + i];
+  }
+}
+
+export function dot(a: Float64Array, b: Float64Array, n: number): number {
+  let s = 0;
+  for (let i = 0; i < n; i++) s += a[i] * b[i];
+  return s;
+}
+
+/** y = A x for a symmetric-or-not dense n x n matrix. */
+export function matVec(a: Float64Array, n: number, x: Float64Array, y: Float64Array): void {
+  for (let i = 0; i < n; i++) {
+    const row = i * n;
+    let s = 0;
+    for (let k = 0; k < n; k++) s += a[row + k] * x[k];
+    y[i] = s;
+  }
+}
+
+/**
+ * Rotation part of a 3x3 matrix F (row-major), written as a unit quaternion into `quat` [x, y, z, w].
+ * Müller et al. 2016, "A robust method to extract the rotational part of deformations": iterates from the
+ * previous rotation, so a warm start converges in one or two iterations and inversions never flip it.
+ */
+export function extractRotation(f: Float64Array, quat: Float64Array, iterations: number): void {
+  let qx = quat[0], qy = quat[1], qz = quat[2], qw = quat[3];
+  for (let it = 0; it < iterations; it++) {
+    // R from q (row-major).
+    const r00 = 1 - 2 * (qy * qy + qz * qz), r01 = 2 * (qx * qy - qw * qz), r02 = 2 * (qx * qz + qw * qy);
+    const r10 = 2 * (qx * qy + qw * qz), r11 = 1 - 2 * (qx * qx + qz * qz), r12 = 2 * (qy * qz - qw * qx);
+    const r20 = 2 * (qx * qz - qw * qy), r21 = 2 * (qy * qz + qw * qx), r22 = 1 - 2 * (qx * qx + qy * qy);
+    // omega = sum_i r_i x f_i over columns, divided by |sum_i r_i . f_i|.
+    let ox = 0, oy = 0, oz = 0, d = 0;
+    for (let c = 0; c < 3; c++) {
+      const rx = c === 0 ? r00 : c === 1 ? r01 : r02;
+      const ry = c === 0 ? r10 : c === 1 ? r11 : r12;
+      const rz = c === 0 ? r20 : c === 1 ? r21 : r22;
+      const fx = f[c], fy = f[3 + c], fz = f[6 + c];
+      ox += ry * fz - rz * fy;
+      oy += rz * fx - rx * fz;
+      oz += rx * fy - ry * fx;
+      d += rx * fx + ry * fy + rz * fz;
+    }
+    const scale = 1 / (Math.abs(d) + 1e-9);
+    ox *= scale; oy *= scale; oz *= scale;
+    const angle = Math.sqrt(ox * ox + oy * oy + oz * oz);
+    if (angle < 1e-9) break;
+    const half = 0.5 * angle, s = Math.sin(half) / angle, c = Math.cos(half);
+    const ax = ox * s, ay = oy * s, az = oz * s;
+    // q <- dq * q
+    const nx = c * qx + ax * qw + ay * qz - az * qy;
+    const ny = c * qy - ax * qz + ay * qw + az * qx;
+    const nz = c * qz + ax * qy - ay * qx + az * qw;
+    const nw = c * qw - ax * qx - ay * qy - az * qz;
+    const norm = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+    qx = nx * norm; qy = ny * norm; qz = nz * norm; qw = nw * norm;
+  }
+  quat[0] = qx; quat[1] = qy; quat[2] = qz; quat[3] = qw;
+}
+
+/** Row-major rotation matrix of a unit quaternion [x, y, z, w]. */
+export function quaternionToMatrix(quat: Float64Array, r: Float64Array): void {
+  const x = quat[0], y = quat[1], z = quat[2], w = quat[3];
+  r[0] = 1 - 2 * (y * y + z * z); r[1] = 2 * (x * y - w * z); r[2] = 2 * (x * z + w * y);
+  r[3] = 2 * (x * y + w * z); r[4] = 1 - 2 * (x * x + z * z); r[5] = 2 * (y * z - w * x);
+  r[6] = 2 * (x * z - w * y); r[7] = 2 * (y * z + w * x); r[8] = 1 - 2 * (x * x + y * y);
+}

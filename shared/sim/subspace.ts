@@ -1,0 +1,215 @@
+// The reduced basis (METHOD.md section 1): a rest point x moves by u(x) = sum_h w_h(x) T_h [x; 1].
+// q is stored component-major: q = [q_x | q_y | q_z], each of length m = 4 * handles, and
+// q_a[4h + j] = T_h[a, j]. A point's displacement component a is then b(x) . q_a with
+// b(x)[4h + j] = w_h(x) * [x, y, z, 1]_j, so the mass matrix is I3 (x) (sum m b b^T) and dF/dq has three
+// identical m x 3 blocks D(x): F[a][c] = delta_ac + q_a . D[:, c].
+
+import { SimParameterError } from "./material";
+
+/** Weights of all handles (channel 0 is the constant channel, = 1) at a set of rest points, in body metres. */
+export interface WeightedPoints {
+  /** 3N rest positions, metres, relative to the body origin. */
+  positions: Float64Array;
+  /** N * handles weights, point-major. */
+  weights: Float64Array;
+}
+
+export interface CubaturePoints extends WeightedPoints {
+  /** N volumes, m^3. */
+  volumes: Float64Array;
+  /** N * handles * 3 weight gradients (per metre), point-major then handle then axis. */
+  gradients: Float64Array;
+}
+
+export interface MassSamples extends WeightedPoints {
+  /** N volumes, m^3 (dense interior samples: the mass matrix is integrated on these). */
+  volumes: Float64Array;
+}
+
+/** Everything the solver needs about a body's shape and skinning fields, in body-local metres. */
+export interface SubspaceSource {
+  /** Total handles including the constant channel (K + 1). */
+  handles: number;
+  cubature: CubaturePoints;
+  mass: MassSamples;
+  /** Surface samples used for contacts and grabs. */
+  surface: WeightedPoints;
+}
+
+/** Basis rows b(x) of a point set: N x m. */
+export function basisRows(points: WeightedPoints, handles: number): Float64Array {
+  const n = points.positions.length / 3;
+  const m = 4 * handles;
+  const rows = new Float64Array(n * m);
+  for (let i = 0; i < n; i++) {
+    const x = points.positions[3 * i], y = points.positions[3 * i + 1], z = points.positions[3 * i + 2];
+    for (let h = 0; h < handles; h++) {
+      const w = points.weights[i * handles + h];
+      const o = i * m + 4 * h;
+      rows[o] = w * x; rows[o + 1] = w * y; rows[o + 2] = w * z; rows[o + 3] = w;
+    }
+  }
+  return rows;
+}
+
+/** Precomputed, material-independent matrices of one body's subspace. */
+export class Subspace {
+  readonly handles: number;
+  /** Unknowns per component (4 * handles). */
+  readonly m: number;
+  /** Total unknowns (3 m). */
+  readonly n: number;
+  readonly cubatureCount: number;
+  readonly cubatureVolumes: Float64Array;
+  /** Cubature dF/dq blocks: cubatureCount x m x 3. */
+  readonly cubatureJacobians: Float64Array;
+  /** Volume-weighted mean of the Jacobian blocks (m x 3): mean F = I + q_a . meanJacobian[:, c]. */
+  readonly meanJacobian: Float64Array;
+  readonly totalVolume: number;
+  /** Per-unit-density mass matrix block (m x m): M = I3 (x) (density * massBlock). */
+  readonly massBlock: Float64Array;
+  /** Per-unit-density first moment sum V b(x) (m): gravity force component a = density g_a * massMoment. */
+  readonly massMoment: Float64Array;
+  /** Volume of the mass samples, m^3 (mass = density * massVolume). */
+  readonly massVolume: number;
+  /** Rest centroid of the mass samples (metres, body frame). */
+  readonly restCentroid: Float64Array;
+  /** Stiffness of stable Neo-Hookean at rest, split as K = mu * stiffnessMu + lambda * stiffnessLambda (n x n). */
+  readonly stiffnessMu: Float64Array;
+  readonly stiffnessLambda: Float64Array;
+  readonly surfaceCount: number;
+  readonly surfaceRest: Float64Array;
+  /** Surface basis rows: surfaceCount x m. */
+  readonly surfaceRows: Float64Array;
+
+  constructor(source: SubspaceSource) {
+    validateSource(source);
+    const handles = source.handles;
+    const m = 4 * handles;
+    this.handles = handles;
+    this.m = m;
+    this.n = 3 * m;
+
+    const cub = source.cubature;
+    const nc = cub.volumes.length;
+    this.cubatureCount = nc;
+    this.cubatureVolumes = Float64Array.from(cub.volumes);
+    this.cubatureJacobians = new Float64Array(nc * m * 3);
+    this.meanJacobian = new Float64Array(m * 3);
+    let totalVolume = 0;
+    for (let c = 0; c < nc; c++) {
+      const x = cub.positions.subarray(3 * c, 3 * c + 3);
+      const base = c * m * 3;
+      for (let h = 0; h < handles; h++) {
+        const w = cub.weights[c * handles + h];
+        const g = 3 * (c * handles + h);
+        const gx = cub.gradients[g], gy = cub.gradients[g + 1], gz = cub.gradients[g + 2];
+        for (let j = 0; j < 4; j++) {
+          const xj = j < 3 ? x[j] : 1;
+          const o = base + (4 * h + j) * 3;
+          this.cubatureJacobians[o] = (j === 0 ? w : 0) + xj * gx;
+          this.cubatureJacobians[o + 1] = (j === 1 ? w : 0) + xj * gy;
+          this.cubatureJacobians[o + 2] = (j === 2 ? w : 0) + xj * gz;
+        }
+      }
+      const v = cub.volumes[c];
+      totalVolume += v;
+      for (let k = 0; k < m * 3; k++) this.meanJacobian[k] += v * this.cubatureJacobians[base + k];
+    }
+    for (let k = 0; k < m * 3; k++) this.meanJacobian[k] /= totalVolume;
+    this.totalVolume = totalVolume;
+
+    // Mass is integrated on the dense samples: the cubature set may have fewer points than unknowns.
+    const massRows = basisRows(source.mass, handles);
+    const nm = source.mass.volumes.length;
+    this.massBlock = new Float64Array(m * m);
+    this.massMoment = new Float64Array(m);
+    this.restCentroid = new Float64Array(3);
+    let massVolume = 0;
+    for (let i = 0; i < nm; i++) {
+      const v = source.mass.volumes[i];
+      const row = massRows.subarray(i * m, (i + 1) * m);
+      for (let a = 0; a < m; a++) {
+        const va = v * row[a];
+        if (va === 0) continue;
+        this.massMoment[a] += va;
+        const o = a * m;
+        for (let b = a; b < m; b++) this.massBlock[o + b] += va * row[b];
+      }
+      massVolume += v;
+      for (let k = 0; k < 3; k++) this.restCentroid[k] += v * source.mass.positions[3 * i + k];
+    }
+    for (let a = 0; a < m; a++) for (let b = 0; b < a; b++) this.massBlock[a * m + b] = this.massBlock[b * m + a];
+    for (let k = 0; k < 3; k++) this.restCentroid[k] /= massVolume;
+    this.massVolume = massVolume;
+
+    [this.stiffnessMu, this.stiffnessLambda] = restStiffness(this.cubatureJacobians, this.cubatureVolumes, m);
+
+    this.surfaceCount = source.surface.positions.length / 3;
+    this.surfaceRest = Float64Array.from(source.surface.positions);
+    this.surfaceRows = basisRows(source.surface, handles);
+  }
+}
+
+/**
+ * Hessian of the elastic energy at rest, where stable Neo-Hookean linearises to
+ * Psi''[dF, dF] = mu (|dF|^2 + tr(dF dF)) + lambda tr(dF)^2. Block (a, b), entry (i, j):
+ *   sum_c V_c [ mu delta_ab (D D^T)_ij + mu D_ib D_ja + lambda D_ia D_jb ].
+ */
+function restStiffness(jac: Float64Array, volumes: Float64Array, m: number): [Float64Array, Float64Array] {
+  const n = 3 * m;
+  const kMu = new Float64Array(n * n);
+  const kLambda = new Float64Array(n * n);
+  const nc = volumes.length;
+  const di = new Float64Array(3);
+  const dj = new Float64Array(3);
+  for (let c = 0; c < nc; c++) {
+    const v = volumes[c];
+    const base = c * m * 3;
+    for (let i = 0; i < m; i++) {
+      di[0] = jac[base + 3 * i]; di[1] = jac[base + 3 * i + 1]; di[2] = jac[base + 3 * i + 2];
+      if (di[0] === 0 && di[1] === 0 && di[2] === 0) continue;
+      for (let j = 0; j < m; j++) {
+        dj[0] = jac[base + 3 * j]; dj[1] = jac[base + 3 * j + 1]; dj[2] = jac[base + 3 * j + 2];
+        const ddt = v * (di[0] * dj[0] + di[1] * dj[1] + di[2] * dj[2]);
+        for (let a = 0; a < 3; a++) {
+          const rowBase = (a * m + i) * n + j;
+          const vdja = v * dj[a], vdia = v * di[a];
+          for (let b = 0; b < 3; b++) {
+            kMu[rowBase + b * m] += (a === b ? ddt : 0) + di[b] * vdja;
+            kLambda[rowBase + b * m] += vdia * dj[b];
+          }
+        }
+      }
+    }
+  }
+  return [kMu, kLambda];
+}
+
+function validateSource(source: SubspaceSource): void {
+  const h = source.handles;
+  if (!Number.isInteger(h) || h < 1) throw new SimParameterError(`handles must be a positive integer, got ${h}`);
+  const check = (what: string, arr: Float64Array, expected: number) => {
+    if (arr.length !== expected) throw new SimParameterError(`${what}: expected ${expected} numbers, got ${arr.length}`);
+    for (let i = 0; i < arr.length; i++) {
+      if (!Number.isFinite(arr[i])) throw new SimParameterError(`${what}: entry ${i} is not finite (${arr[i]})`);
+    }
+  };
+  const nc = source.cubature.volumes.length;
+  if (nc < 1) throw new SimParameterError("the subspace needs at least one cubature point");
+  check("cubature positions", source.cubature.positions, 3 * nc);
+  check("cubature volumes", source.cubature.volumes, nc);
+  check("cubature weights", source.cubature.weights, nc * h);
+  check("cubature weight gradients", source.cubature.gradients, nc * h * 3);
+  const nm = source.mass.volumes.length;
+  if (nm < 1) throw new SimParameterError("the subspace needs mass samples");
+  check("mass positions", source.mass.positions, 3 * nm);
+  check("mass volumes", source.mass.volumes, nm);
+  check("mass weights", source.mass.weights, nm * h);
+  const ns = source.surface.positions.length / 3;
+  if (!Number.isInteger(ns) || ns < 1) throw new SimParameterError("the subspace needs surface samples");
+  check("surface weights", source.surface.weights, ns * h);
+  for (let i = 0; i < nc; i++) {
+    if (!(source.cubature.volumes[i] > 0)) throw new SimParameterError(`cubature volume ${i} must be positive`);
+  }
+}

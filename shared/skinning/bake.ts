@@ -1,0 +1,159 @@
+// Bake: mesh -> normalised samples -> skinning fields at every point set the solver and renderer need ->
+// per-field normalisation by the cubature norms (METHOD.md section 2) -> BakedBody.
+
+import { normaliseMesh, sampleInterior, sampleSurface, type TriangleMesh } from "../geometry";
+import { BAKED_BODY_VERSION, type BakedBody } from "./baked-body";
+import { SkinningError, type SkinningFieldProvider } from "./fields";
+
+export interface BakeOptions {
+  /** Learned fields K (the subspace gets K + 1 handles). Default 16. */
+  handles?: number;
+  /** Cubature points. Default 256. */
+  cubature?: number;
+  /** Surface samples for contacts and grabs. Default 256. */
+  surfaceSamples?: number;
+  /** Surface points shown to the provider (the model's encoder). Default 4096. */
+  encoderPoints?: number;
+  /** Dense interior samples the mass matrix is integrated on. Default 4096. */
+  massSamples?: number;
+  seed?: number;
+  /** Called as each stage starts (progress for long bakes). */
+  onProgress?: (stage: BakeStage, fraction: number) => void;
+}
+
+export type BakeStage = "sampling" | "fields" | "evaluating" | "done";
+
+export interface BakeResult {
+  body: BakedBody;
+  /** Milliseconds per stage. */
+  timings: { sampling: number; fields: number; evaluating: number; total: number };
+}
+
+export const BAKE_LIMITS = Object.freeze({ maxHandles: 64, maxCubature: 4096, maxSurfaceSamples: 4096 });
+
+export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvider, options: BakeOptions = {}): Promise<BakeResult> {
+  const handles = options.handles ?? 16;
+  const cubature = options.cubature ?? 256;
+  const surfaceSamples = options.surfaceSamples ?? 256;
+  const encoderPoints = options.encoderPoints ?? 4096;
+  const massSamples = options.massSamples ?? 4096;
+  const seed = options.seed ?? 1;
+  checkCount("handles", handles, 1, BAKE_LIMITS.maxHandles);
+  checkCount("cubature", cubature, 8, BAKE_LIMITS.maxCubature);
+  checkCount("surfaceSamples", surfaceSamples, 8, BAKE_LIMITS.maxSurfaceSamples);
+  checkCount("encoderPoints", encoderPoints, 64, 65536);
+  checkCount("massSamples", massSamples, 64, 65536);
+  if (!Number.isInteger(seed)) throw new SkinningError(`seed must be an integer, got ${seed}`);
+  const progress = options.onProgress ?? (() => {});
+
+  const t0 = performance.now();
+  progress("sampling", 0);
+  const normalised = normaliseMesh(mesh);
+  const shapeMesh = normalised.mesh;
+  const encoderSurface = sampleSurface(shapeMesh, encoderPoints, seed);
+  const contactSurface = sampleSurface(shapeMesh, surfaceSamples, seed + 1);
+  const interior = sampleInterior(shapeMesh, { count: cubature, seed: seed + 2 });
+  const mass = subsample(interior.candidates, interior.candidateVolume, massSamples);
+  const t1 = performance.now();
+
+  progress("fields", 0.4);
+  const fields = await provider.fieldsFor(
+    { surfacePoints: encoderSurface.points, surfaceNormals: encoderSurface.normals, interiorPoints: interior.candidates },
+    handles,
+  );
+  if (fields.count !== handles) throw new SkinningError(`provider ${provider.name} made ${fields.count} fields, ${handles} were asked for`);
+  const t2 = performance.now();
+
+  progress("evaluating", 0.5);
+  const k = handles;
+  const nc = interior.volumes.length;
+  const cubatureRaw = new Float64Array(nc * k);
+  const cubatureGradRaw = new Float64Array(nc * k * 3);
+  await fields.evaluate(interior.points, cubatureRaw, cubatureGradRaw);
+  const norms = new Float64Array(k);
+  for (let f = 0; f < k; f++) {
+    let ms = 0;
+    for (let c = 0; c < nc; c++) ms += cubatureRaw[c * k + f] ** 2;
+    norms[f] = Math.sqrt(ms / nc) + 1e-12;
+  }
+  const withConstant = async (points: Float64Array, gradients?: Float64Array) => {
+    const count = points.length / 3;
+    const raw = new Float64Array(count * k);
+    const rawGrad = gradients ? new Float64Array(count * k * 3) : undefined;
+    await fields.evaluate(points, raw, rawGrad);
+    return normalisedWithConstant(raw, rawGrad, norms, count, k, gradients);
+  };
+  const cubatureGradients = new Float64Array(nc * (k + 1) * 3);
+  const cubatureWeights = normalisedWithConstant(cubatureRaw, cubatureGradRaw, norms, nc, k, cubatureGradients);
+  const massWeights = await withConstant(mass.points);
+  const surfaceWeights = await withConstant(contactSurface.points);
+  progress("evaluating", 0.8);
+  const renderWeights = await withConstant(shapeMesh.positions);
+  for (const [name, a] of [["cubature", cubatureWeights], ["render", renderWeights], ["gradient", cubatureGradients]] as const) {
+    for (let i = 0; i < a.length; i++) {
+      if (!Number.isFinite(a[i])) throw new SkinningError(`provider ${provider.name} produced a non-finite ${name} weight`);
+    }
+  }
+  const t3 = performance.now();
+  progress("done", 1);
+
+  const body: BakedBody = {
+    version: BAKED_BODY_VERSION,
+    provider: provider.name,
+    learnedHandles: k,
+    seed,
+    center: normalised.center,
+    scale: normalised.scale,
+    renderPositions: shapeMesh.positions,
+    triangles: shapeMesh.triangles,
+    renderWeights,
+    cubaturePositions: interior.points,
+    cubatureVolumes: interior.volumes,
+    cubatureWeights,
+    cubatureGradients,
+    massPositions: mass.points,
+    massVolumes: mass.volumes,
+    massWeights,
+    surfacePositions: contactSurface.points,
+    surfaceNormals: contactSurface.normals,
+    surfaceWeights,
+    fieldNorms: norms,
+  };
+  return { body, timings: { sampling: t1 - t0, fields: t2 - t1, evaluating: t3 - t2, total: t3 - t0 } };
+}
+
+/** Divides each learned field by its cubature norm and prepends the constant channel (weight 1, gradient 0). */
+function normalisedWithConstant(
+  raw: Float64Array, rawGrad: Float64Array | undefined, norms: Float64Array, count: number, k: number, gradientsOut?: Float64Array,
+): Float64Array {
+  const out = new Float64Array(count * (k + 1));
+  for (let i = 0; i < count; i++) {
+    out[i * (k + 1)] = 1;
+    for (let f = 0; f < k; f++) {
+      const scale = 1 / norms[f];
+      out[i * (k + 1) + f + 1] = raw[i * k + f] * scale;
+      if (rawGrad && gradientsOut) {
+        for (let a = 0; a < 3; a++) gradientsOut[3 * (i * (k + 1) + f + 1) + a] = rawGrad[3 * (i * k + f) + a] * scale;
+      }
+    }
+  }
+  return out;
+}
+
+/** Evenly strided subset of the candidates, each carrying its share of the total volume. */
+function subsample(points: Float64Array, volumeEach: number, limit: number): { points: Float64Array; volumes: Float64Array } {
+  const n = points.length / 3;
+  const count = Math.min(n, limit);
+  const out = new Float64Array(3 * count);
+  for (let k = 0; k < count; k++) {
+    const i = Math.floor((k * n) / count);
+    out.set(points.subarray(3 * i, 3 * i + 3), 3 * k);
+  }
+  return { points: out, volumes: new Float64Array(count).fill((volumeEach * n) / count) };
+}
+
+function checkCount(name: string, value: number, min: number, max: number): void {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new SkinningError(`${name} must be an integer in [${min}, ${max}], got ${value}`);
+  }
+}

@@ -1,0 +1,145 @@
+// BakedBody: everything a simulation of one shape needs, computed once per (mesh, provider, parameters), in
+// normalised coordinates (the mesh's largest extent spans [-1, 1]); and its versioned binary encoding.
+
+import type { SubspaceSource } from "../sim/subspace";
+import { SkinningError } from "./fields";
+
+export const BAKED_BODY_VERSION = 1;
+const MAGIC = "PLNTBAKE";
+
+export interface BakedBodyInfo {
+  version: number;
+  /** Which provider made the fields: "baseline" or "model". */
+  provider: string;
+  /** Learned fields K; the subspace has K + 1 handles (channel 0 is the constant one). */
+  learnedHandles: number;
+  seed: number;
+  /** normalised = (original - center) / scale. */
+  center: [number, number, number];
+  scale: number;
+}
+
+export interface BakedBody extends BakedBodyInfo {
+  /** Render mesh (normalised positions, 3V) and its triangles. */
+  renderPositions: Float64Array;
+  triangles: Uint32Array;
+  /** V * (K + 1) render-vertex weights, normalised like the cubature weights. */
+  renderWeights: Float64Array;
+  cubaturePositions: Float64Array;
+  cubatureVolumes: Float64Array;
+  /** Nc * (K + 1) */
+  cubatureWeights: Float64Array;
+  /** Nc * (K + 1) * 3, per normalised unit. */
+  cubatureGradients: Float64Array;
+  massPositions: Float64Array;
+  massVolumes: Float64Array;
+  massWeights: Float64Array;
+  surfacePositions: Float64Array;
+  surfaceNormals: Float64Array;
+  surfaceWeights: Float64Array;
+  /** The RMS of each learned field over the cubature points, divided out of every weight (K numbers). */
+  fieldNorms: Float64Array;
+}
+
+const ARRAY_FIELDS = [
+  "renderPositions", "triangles", "renderWeights",
+  "cubaturePositions", "cubatureVolumes", "cubatureWeights", "cubatureGradients",
+  "massPositions", "massVolumes", "massWeights",
+  "surfacePositions", "surfaceNormals", "surfaceWeights", "fieldNorms",
+] as const;
+
+/** Total handles of a baked body (K + 1). */
+export function handleCount(body: BakedBodyInfo): number {
+  return body.learnedHandles + 1;
+}
+
+/**
+ * The solver's view of a baked body at a physical size: the largest extent becomes `size` metres, with the
+ * body frame's origin at the bounding-box centre.
+ */
+export function toSubspaceSource(body: BakedBody, size: number): SubspaceSource {
+  if (!(size > 0) || !Number.isFinite(size)) throw new SkinningError(`size must be a positive number of metres, got ${size}`);
+  const s = size / 2;
+  const scaled = (a: Float64Array, f: number) => a.map((v) => v * f);
+  return {
+    handles: handleCount(body),
+    cubature: {
+      positions: scaled(body.cubaturePositions, s),
+      volumes: scaled(body.cubatureVolumes, s * s * s),
+      weights: body.cubatureWeights,
+      gradients: scaled(body.cubatureGradients, 1 / s),
+    },
+    mass: { positions: scaled(body.massPositions, s), volumes: scaled(body.massVolumes, s * s * s), weights: body.massWeights },
+    surface: { positions: scaled(body.surfacePositions, s), weights: body.surfaceWeights },
+  };
+}
+
+export function encodeBakedBody(body: BakedBody): Uint8Array {
+  const arrays = ARRAY_FIELDS.map((name) => {
+    const a = body[name];
+    return { name, type: a instanceof Uint32Array ? "u32" : "f64", length: a.length, data: a };
+  });
+  const info: BakedBodyInfo & { arrays: { name: string; type: string; length: number }[] } = {
+    version: BAKED_BODY_VERSION,
+    provider: body.provider,
+    learnedHandles: body.learnedHandles,
+    seed: body.seed,
+    center: body.center,
+    scale: body.scale,
+    arrays: arrays.map(({ name, type, length }) => ({ name, type, length })),
+  };
+  const json = new TextEncoder().encode(JSON.stringify(info));
+  const headerBytes = align8(MAGIC.length + 8 + json.length);
+  let total = headerBytes;
+  for (const a of arrays) total += align8(a.data.byteLength);
+  const out = new Uint8Array(total);
+  const view = new DataView(out.buffer);
+  for (let i = 0; i < MAGIC.length; i++) out[i] = MAGIC.charCodeAt(i);
+  view.setUint32(8, BAKED_BODY_VERSION, true);
+  view.setUint32(12, json.length, true);
+  out.set(json, 16);
+  let offset = headerBytes;
+  for (const a of arrays) {
+    out.set(new Uint8Array(a.data.buffer, a.data.byteOffset, a.data.byteLength), offset);
+    offset += align8(a.data.byteLength);
+  }
+  return out;
+}
+
+export function decodeBakedBody(bytes: Uint8Array): BakedBody {
+  const fail = (why: string): never => {
+    throw new SkinningError(`not a Pliant baked body: ${why}`);
+  };
+  if (bytes.length < 16) fail("too short");
+  for (let i = 0; i < MAGIC.length; i++) if (bytes[i] !== MAGIC.charCodeAt(i)) fail("bad magic");
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const version = view.getUint32(8, true);
+  if (version !== BAKED_BODY_VERSION) fail(`version ${version}, this build reads ${BAKED_BODY_VERSION}`);
+  const jsonLength = view.getUint32(12, true);
+  if (16 + jsonLength > bytes.length) fail("truncated header");
+  let info: BakedBodyInfo & { arrays: { name: string; type: string; length: number }[] };
+  try {
+    info = JSON.parse(new TextDecoder().decode(bytes.subarray(16, 16 + jsonLength)));
+  } catch {
+    return fail("unreadable header");
+  }
+  let offset = align8(MAGIC.length + 8 + jsonLength);
+  const body: Record<string, unknown> = {
+    version, provider: info.provider, learnedHandles: info.learnedHandles, seed: info.seed, center: info.center, scale: info.scale,
+  };
+  for (const name of ARRAY_FIELDS) {
+    const entry = info.arrays.find((a) => a.name === name) ?? fail(`missing ${name}`);
+    const size = entry.type === "u32" ? 4 : 8;
+    const byteLength = entry.length * size;
+    if (offset + byteLength > bytes.length) fail(`truncated ${name}`);
+    // Copy so the arrays are aligned whatever the caller's buffer offset.
+    const copy = bytes.slice(offset, offset + byteLength).buffer;
+    body[name] = entry.type === "u32" ? new Uint32Array(copy) : new Float64Array(copy);
+    offset += align8(byteLength);
+  }
+  return body as unknown as BakedBody;
+}
+
+function align8(n: number): number {
+  return (n + 7) & ~7;
+}

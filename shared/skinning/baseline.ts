@@ -1,0 +1,283 @@
+// Baseline skinning fields that need no model: the coordinate functions plus the smoothest combinations of
+// Gaussian bumps around farthest-point centres inside the volume, made orthogonal (to the constant channel and
+// to each other) over the interior samples. Straight-line distances can leak across thin gaps (two legs close
+// together); the neural model does not have that weakness.
+
+import { SkinningError, type ShapeSamples, type SkinningFieldProvider, type SkinningFields } from "./fields";
+
+/** Interior samples used to orthogonalise; more changes the fields by well under a percent. */
+const ORTHOGONALISATION_SAMPLES = 4096;
+/** x, y, z lead the fields: with affine handles they give quadratic motion, so a bent bar can thin and bulge. */
+const LINEAR_FIELDS = 3;
+/** Bumps per field and their width in centre spacings: measured on the cantilever (K = 8/16/32 deflect 85/97/107% of Euler-Bernoulli with a 3x3-point cross-section). Narrower bumps lock, wider ones leave too few smooth directions. */
+const DICTIONARY_PER_FIELD = 4;
+const MAX_DICTIONARY = 160;
+const WIDTH_PER_SPACING = 1.5;
+
+export const baselineProvider: SkinningFieldProvider = {
+  name: "baseline",
+  async fieldsFor(shape: ShapeSamples, count: number): Promise<SkinningFields> {
+    return createBaselineFields(shape.interiorPoints, count);
+  },
+};
+
+export function createBaselineFields(interior: Float64Array, count: number): SkinningFields {
+  const total = interior.length / 3;
+  if (!Number.isInteger(count) || count < 1) throw new SkinningError(`handle count must be a positive integer, got ${count}`);
+  if (total < 4 * count) throw new SkinningError(`${total} interior samples are too few for ${count} handles`);
+  const samples = strided(interior, ORTHOGONALISATION_SAMPLES);
+  const dictionary = Math.min(DICTIONARY_PER_FIELD * count, MAX_DICTIONARY);
+  const centres = farthestPoints(samples, dictionary);
+  const widths = new Float64Array(dictionary);
+  let meanNearest = 0;
+  for (let h = 0; h < dictionary; h++) {
+    let nearest = Infinity;
+    for (let k = 0; k < dictionary; k++) if (k !== h) nearest = Math.min(nearest, distance2(centres, h, centres, k));
+    meanNearest += Math.sqrt(nearest) / dictionary;
+  }
+  widths.fill(WIDTH_PER_SPACING * meanNearest);
+  const bumps = new GaussianBumps(centres, widths);
+  const coefficients = principalFields(bumps, samples, count);
+  return new OrthogonalFields(bumps, coefficients, count);
+}
+
+/** The dictionary: the three coordinate functions, then Gaussian bumps. */
+class GaussianBumps {
+  readonly count: number;
+  private readonly inverseVariance: Float64Array;
+
+  constructor(readonly centres: Float64Array, widths: Float64Array) {
+    this.count = widths.length + LINEAR_FIELDS;
+    this.inverseVariance = widths.map((w) => 1 / (w * w));
+  }
+
+  /** Values (count) at one point, and gradients (3 count) when asked. */
+  at(x: number, y: number, z: number, values: Float64Array, gradients?: Float64Array): void {
+    values[0] = x; values[1] = y; values[2] = z;
+    if (gradients) {
+      gradients.fill(0, 0, 9);
+      gradients[0] = gradients[4] = gradients[8] = 1;
+    }
+    for (let b = LINEAR_FIELDS; b < this.count; b++) {
+      const h = b - LINEAR_FIELDS;
+      const dx = x - this.centres[3 * h], dy = y - this.centres[3 * h + 1], dz = z - this.centres[3 * h + 2];
+      const a = this.inverseVariance[h];
+      const v = Math.exp(-0.5 * a * (dx * dx + dy * dy + dz * dz));
+      values[b] = v;
+      if (gradients) {
+        gradients[3 * b] = -a * dx * v;
+        gradients[3 * b + 1] = -a * dy * v;
+        gradients[3 * b + 2] = -a * dz * v;
+      }
+    }
+  }
+}
+
+/** w_k = sum_j C[k][j] bump_j + C[k][D]: rows of C, (D + 1) numbers each, over a dictionary of D bumps. */
+class OrthogonalFields implements SkinningFields {
+  readonly count: number;
+
+  constructor(private readonly bumps: GaussianBumps, private readonly coefficients: Float64Array, count: number) {
+    this.count = count;
+  }
+
+  async evaluate(points: Float64Array, weights: Float64Array, gradients?: Float64Array): Promise<void> {
+    const k = this.count, d = this.bumps.count, n = points.length / 3, c = this.coefficients;
+    if (weights.length < n * k) throw new SkinningError(`weights need ${n * k} numbers, got ${weights.length}`);
+    if (gradients && gradients.length < n * k * 3) throw new SkinningError(`gradients need ${n * k * 3} numbers, got ${gradients.length}`);
+    const values = new Float64Array(d);
+    const bumpGradients = gradients ? new Float64Array(3 * d) : undefined;
+    for (let i = 0; i < n; i++) {
+      this.bumps.at(points[3 * i], points[3 * i + 1], points[3 * i + 2], values, bumpGradients);
+      for (let f = 0; f < k; f++) {
+        const row = f * (d + 1);
+        let w = c[row + d], gx = 0, gy = 0, gz = 0;
+        for (let j = 0; j < d; j++) {
+          const cj = c[row + j];
+          if (cj === 0) continue;
+          w += cj * values[j];
+          if (bumpGradients) {
+            gx += cj * bumpGradients[3 * j];
+            gy += cj * bumpGradients[3 * j + 1];
+            gz += cj * bumpGradients[3 * j + 2];
+          }
+        }
+        weights[i * k + f] = w;
+        if (gradients) {
+          const o = 3 * (i * k + f);
+          gradients[o] = gx;
+          gradients[o + 1] = gy;
+          gradients[o + 2] = gz;
+        }
+      }
+    }
+  }
+}
+
+/**
+ * The fields: the coordinate functions made orthonormal, then the smoothest combinations of the bumps that
+ * are orthogonal to them (principal components of the bump values over the interior samples, i.e. kernel PCA).
+ * All come out mean-free, orthogonal and of unit RMS, and a symmetric shape gets symmetric fields (no preferred
+ * direction sneaks in from where the centres happened to land).
+ */
+function principalFields(bumps: GaussianBumps, samples: Float64Array, count: number): Float64Array {
+  const d = bumps.count, n = samples.length / 3;
+  const columns = new Float64Array(d * n);
+  const values = new Float64Array(d);
+  for (let i = 0; i < n; i++) {
+    bumps.at(samples[3 * i], samples[3 * i + 1], samples[3 * i + 2], values);
+    for (let f = 0; f < d; f++) columns[f * n + i] = values[f];
+  }
+  const column = (j: number) => columns.subarray(j * n, (j + 1) * n);
+  const inner = (a: Float64Array, b: Float64Array) => {
+    let sum = 0;
+    for (let i = 0; i < n; i++) sum += a[i] * b[i];
+    return sum / n;
+  };
+  // coefficients[j] expresses the (modified) column j over the raw dictionary plus a constant (last entry).
+  const coefficients: Float64Array[] = [];
+  for (let j = 0; j < d; j++) {
+    const c = new Float64Array(d + 1);
+    c[j] = 1;
+    const col = column(j);
+    let mean = 0;
+    for (let i = 0; i < n; i++) mean += col[i];
+    mean /= n;
+    for (let i = 0; i < n; i++) col[i] -= mean;
+    c[d] = -mean;
+    coefficients.push(c);
+  }
+  const fields: Float64Array[] = [];
+  // Linear fields: Gram-Schmidt, unit RMS.
+  for (let j = 0; j < LINEAR_FIELDS; j++) {
+    const col = column(j);
+    for (let l = 0; l < j; l++) {
+      const p = inner(col, column(l));
+      for (let i = 0; i < n; i++) col[i] -= p * column(l)[i];
+      for (let t = 0; t <= d; t++) coefficients[j][t] -= p * coefficients[l][t];
+    }
+    const rms = Math.sqrt(inner(col, col));
+    if (!(rms > 1e-9)) throw new SkinningError("baseline fields are degenerate: the shape is flat");
+    for (let i = 0; i < n; i++) col[i] /= rms;
+    for (let t = 0; t <= d; t++) coefficients[j][t] /= rms;
+    if (fields.length < count) fields.push(coefficients[j]);
+  }
+  // Bumps without their linear part, then their principal components.
+  for (let j = LINEAR_FIELDS; j < d; j++) {
+    const col = column(j);
+    for (let l = 0; l < LINEAR_FIELDS; l++) {
+      const p = inner(col, column(l));
+      for (let i = 0; i < n; i++) col[i] -= p * column(l)[i];
+      for (let t = 0; t <= d; t++) coefficients[j][t] -= p * coefficients[l][t];
+    }
+  }
+  const m = d - LINEAR_FIELDS;
+  const gram = new Float64Array(m * m);
+  for (let a = 0; a < m; a++) {
+    for (let b = a; b < m; b++) gram[a * m + b] = gram[b * m + a] = inner(column(a + LINEAR_FIELDS), column(b + LINEAR_FIELDS));
+  }
+  const { values: eigenvalues, vectors } = symmetricEigen(gram, m);
+  const order = Array.from(eigenvalues.keys()).sort((a, b) => eigenvalues[b] - eigenvalues[a]);
+  for (let e = 0; fields.length < count; e++) {
+    const which = order[e], lambda = eigenvalues[which];
+    if (e >= m || !(lambda > 1e-14)) throw new SkinningError("baseline fields are degenerate: the shape has too few distinct interior points");
+    const c = new Float64Array(d + 1);
+    const scale = 1 / Math.sqrt(lambda);
+    for (let j = 0; j < m; j++) {
+      const v = vectors[j * m + which] * scale;
+      for (let t = 0; t <= d; t++) c[t] += v * coefficients[j + LINEAR_FIELDS][t];
+    }
+    fields.push(c);
+  }
+  const out = new Float64Array(count * (d + 1));
+  fields.forEach((c, f) => out.set(c, f * (d + 1)));
+  return out;
+}
+
+/** Cyclic Jacobi eigen-decomposition of a small symmetric matrix; vectors are columns (row-major d x d). */
+function symmetricEigen(matrix: Float64Array, d: number): { values: Float64Array; vectors: Float64Array } {
+  const a = Float64Array.from(matrix);
+  const v = new Float64Array(d * d);
+  for (let i = 0; i < d; i++) v[i * d + i] = 1;
+  for (let sweep = 0; sweep < 60; sweep++) {
+    let off = 0, diag = 0;
+    for (let p = 0; p < d; p++) {
+      diag += a[p * d + p] ** 2;
+      for (let q = p + 1; q < d; q++) off += a[p * d + q] ** 2;
+    }
+    if (off <= 1e-30 * diag) break;
+    for (let p = 0; p < d; p++) {
+      for (let q = p + 1; q < d; q++) {
+        const apq = a[p * d + q];
+        if (Math.abs(apq) < 1e-300) continue;
+        const theta = (a[q * d + q] - a[p * d + p]) / (2 * apq);
+        const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
+        const cs = 1 / Math.sqrt(t * t + 1), sn = t * cs;
+        for (let k = 0; k < d; k++) {
+          const akp = a[k * d + p], akq = a[k * d + q];
+          a[k * d + p] = cs * akp - sn * akq;
+          a[k * d + q] = sn * akp + cs * akq;
+        }
+        for (let k = 0; k < d; k++) {
+          const apk = a[p * d + k], aqk = a[q * d + k];
+          a[p * d + k] = cs * apk - sn * aqk;
+          a[q * d + k] = sn * apk + cs * aqk;
+        }
+        for (let k = 0; k < d; k++) {
+          const vkp = v[k * d + p], vkq = v[k * d + q];
+          v[k * d + p] = cs * vkp - sn * vkq;
+          v[k * d + q] = sn * vkp + cs * vkq;
+        }
+      }
+    }
+  }
+  const values = new Float64Array(d);
+  for (let i = 0; i < d; i++) values[i] = a[i * d + i];
+  return { values, vectors: v };
+}
+
+/** Farthest-point sampling, starting from the point farthest from the centroid (deterministic). */
+function farthestPoints(points: Float64Array, count: number): Float64Array {
+  const n = points.length / 3;
+  let cx = 0, cy = 0, cz = 0;
+  for (let i = 0; i < n; i++) {
+    cx += points[3 * i]; cy += points[3 * i + 1]; cz += points[3 * i + 2];
+  }
+  cx /= n; cy /= n; cz /= n;
+  let first = 0, far = -1;
+  for (let i = 0; i < n; i++) {
+    const d = (points[3 * i] - cx) ** 2 + (points[3 * i + 1] - cy) ** 2 + (points[3 * i + 2] - cz) ** 2;
+    if (d > far) { far = d; first = i; }
+  }
+  const chosen = new Float64Array(3 * count);
+  const nearest = new Float64Array(n).fill(Infinity);
+  let current = first;
+  for (let k = 0; k < count; k++) {
+    chosen[3 * k] = points[3 * current]; chosen[3 * k + 1] = points[3 * current + 1]; chosen[3 * k + 2] = points[3 * current + 2];
+    let next = 0, best = -1;
+    for (let i = 0; i < n; i++) {
+      const d = distance2(points, i, chosen, k);
+      if (d < nearest[i]) nearest[i] = d;
+      if (nearest[i] > best) { best = nearest[i]; next = i; }
+    }
+    current = next;
+  }
+  return chosen;
+}
+
+function distance2(a: Float64Array, i: number, b: Float64Array, j: number): number {
+  const dx = a[3 * i] - b[3 * j], dy = a[3 * i + 1] - b[3 * j + 1], dz = a[3 * i + 2] - b[3 * j + 2];
+  return dx * dx + dy * dy + dz * dz;
+}
+
+/** Every (n / limit)-th point, so big sample sets stay cheap and the choice stays deterministic. */
+function strided(points: Float64Array, limit: number): Float64Array {
+  const n = points.length / 3;
+  if (n <= limit) return points;
+  const out = new Float64Array(3 * limit);
+  for (let k = 0; k < limit; k++) {
+    const i = Math.floor((k * n) / limit);
+    out.set(points.subarray(3 * i, 3 * i + 3), 3 * k);
+  }
+  return out;
+}

@@ -1,0 +1,31 @@
+// The skinning-field contract: whoever predicts the K learned fields (the baseline here, the neural model
+// later) hands the bake an object that evaluates them at any points of the normalised shape.
+
+/** What a provider may look at: the shape in normalised coordinates (largest extent [-1, 1]). */
+export interface ShapeSamples {
+  /** Surface points (3N) with unit outward normals (3N), area-uniform. */
+  surfacePoints: Float64Array;
+  surfaceNormals: Float64Array;
+  /** Dense, volume-uniform interior points (3N). */
+  interiorPoints: Float64Array;
+}
+
+/** K scalar fields over the normalised shape (the constant channel is not one of them). */
+export interface SkinningFields {
+  readonly count: number;
+  /**
+   * Writes the fields at `points` (3N, normalised coordinates) into `weights` (N * count, point-major) and,
+   * when given, their spatial gradients into `gradients` (N * count * 3, per normalised unit).
+   */
+  evaluate(points: Float64Array, weights: Float64Array, gradients?: Float64Array): Promise<void>;
+}
+
+export interface SkinningFieldProvider {
+  /** Recorded in baked bodies: "baseline" or "model". */
+  readonly name: string;
+  fieldsFor(shape: ShapeSamples, count: number): Promise<SkinningFields>;
+}
+
+export class SkinningError extends Error {
+  override name = "SkinningError";
+}

@@ -1,0 +1,4 @@
+export * from "./fields";
+export * from "./baseline";
+export * from "./baked-body";
+export * from "./bake";
