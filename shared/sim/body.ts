@@ -41,7 +41,7 @@ export const DEFAULT_SOLVER_OPTIONS: Readonly<SolverOptions> = Object.freeze({
   gravity: [0, -9.81, 0] as [number, number, number],
   damping: 0.002,
   integrator: "bdf2" as Integrator,
-  maxIterations: 6,
+  maxIterations: 20,
   tolerance: 1e-4,
   contactStiffness: 0,
   contactDamping: 0.5,
@@ -460,7 +460,8 @@ export class SoftBody {
       this.velocityPrev.set(v);
       const inv = 1 / this.hTilde;
       for (let i = 0; i < n; i++) v[i] = (q[i] - this.qCentre[i]) * inv;
-      this.hasHistory = true;
+      // An unconverged step restarts with implicit Euler, whose dissipation cannot amplify its error.
+      this.hasHistory = this.converged;
     }
     this.stepCount++;
     return { iterations, refactored: this.preconditioner.refactorCount !== refactorsBefore, contacts: this.contacts.count };
@@ -476,13 +477,22 @@ export class SoftBody {
   // ----- internals ---------------------------------------------------------------------------------------
 
   private preconditionerStep = -1;
+  private converged = false;
 
   private minimise(maxIterations: number, tolerance: number): number {
     const n = this.n, q = this.q, g = this.grad, gNew = this.gradTrial, d = this.direction, qt = this.qTrial;
     const s = this.lbfgsS, y = this.lbfgsY, rho = this.lbfgsRho, alphas = this.lbfgsAlpha;
     this.qStart.set(q);
-    q.set(this.xHat);
+    // Start from the inertial prediction, unless staying put is already lower (violent input can make the
+    // prediction a wildly stretched state that no few iterations recover from).
     let energy = this.evaluate(q, g);
+    const predicted = this.evaluate(this.xHat, gNew);
+    if (predicted <= energy || !Number.isFinite(energy)) {
+      q.set(this.xHat);
+      g.set(gNew);
+      energy = predicted;
+    }
+    this.converged = false;
     let stored = 0, newest = -1;
     let iterations = 0;
     const tolerance2 = tolerance * tolerance;
@@ -510,6 +520,12 @@ export class SoftBody {
         this.preconditioner.solve(d, this.rotation);
         slope = dot(g, d, n);
         if (!(slope < 0)) break;
+      }
+      // Converged when the full step would move the body by less than the tolerance (RMS over its mass).
+      const stepNorm2 = this.massNorm2(d);
+      if (stepNorm2 <= tolerance2 * this.totalMass) {
+        this.converged = true;
+        break;
       }
       let step = 1, accepted = false, trialEnergy = energy;
       for (let ls = 0; ls < MAX_LINE_SEARCH; ls++) {
@@ -539,8 +555,10 @@ export class SoftBody {
       q.set(qt);
       g.set(gNew);
       energy = trialEnergy;
-      // Converged when this iteration moved the body by less than the tolerance (RMS over its mass).
-      if (this.massNorm2(d) * step * step <= tolerance2 * this.totalMass) break;
+      if (stepNorm2 * step * step <= tolerance2 * this.totalMass) {
+        this.converged = true;
+        break;
+      }
     }
     return iterations;
   }

@@ -3,6 +3,7 @@
 
 import { normaliseMesh, sampleInterior, sampleSurface, type TriangleMesh } from "../geometry";
 import { BAKED_BODY_VERSION, type BakedBody } from "./baked-body";
+import { farthestPoints } from "./baseline";
 import { SkinningError, type SkinningFieldProvider } from "./fields";
 
 export interface BakeOptions {
@@ -51,7 +52,9 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
   const normalised = normaliseMesh(mesh);
   const shapeMesh = normalised.mesh;
   const encoderSurface = sampleSurface(shapeMesh, encoderPoints, seed);
-  const contactSurface = sampleSurface(shapeMesh, surfaceSamples, seed + 1);
+  // Contact and grab samples: farthest points over the vertices and area samples, so that tips (feet, ears,
+  // corners) the body rests on are always among them.
+  const contactPoints = farthestPoints(concat(shapeMesh.positions, encoderSurface.points), surfaceSamples);
   const interior = sampleInterior(shapeMesh, { count: cubature, seed: seed + 2 });
   const mass = subsample(interior.candidates, interior.candidateVolume, massSamples);
   const t1 = performance.now();
@@ -86,7 +89,7 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
   const cubatureGradients = new Float64Array(nc * (k + 1) * 3);
   const cubatureWeights = normalisedWithConstant(cubatureRaw, cubatureGradRaw, norms, nc, k, cubatureGradients);
   const massWeights = await withConstant(mass.points);
-  const surfaceWeights = await withConstant(contactSurface.points);
+  const surfaceWeights = await withConstant(contactPoints);
   progress("evaluating", 0.8);
   const renderWeights = await withConstant(shapeMesh.positions);
   for (const [name, a] of [["cubature", cubatureWeights], ["render", renderWeights], ["gradient", cubatureGradients]] as const) {
@@ -114,8 +117,7 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
     massPositions: mass.points,
     massVolumes: mass.volumes,
     massWeights,
-    surfacePositions: contactSurface.points,
-    surfaceNormals: contactSurface.normals,
+    surfacePositions: contactPoints,
     surfaceWeights,
     fieldNorms: norms,
   };
@@ -156,4 +158,11 @@ function checkCount(name: string, value: number, min: number, max: number): void
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new SkinningError(`${name} must be an integer in [${min}, ${max}], got ${value}`);
   }
+}
+
+function concat(a: Float64Array, b: Float64Array): Float64Array {
+  const out = new Float64Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
 }

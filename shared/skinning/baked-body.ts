@@ -34,8 +34,8 @@ export interface BakedBody extends BakedBodyInfo {
   massPositions: Float64Array;
   massVolumes: Float64Array;
   massWeights: Float64Array;
+  /** Contact and grab samples on the surface (farthest points over vertices and area samples). */
   surfacePositions: Float64Array;
-  surfaceNormals: Float64Array;
   surfaceWeights: Float64Array;
   /** The RMS of each learned field over the cubature points, divided out of every weight (K numbers). */
   fieldNorms: Float64Array;
@@ -45,7 +45,7 @@ const ARRAY_FIELDS = [
   "renderPositions", "triangles", "renderWeights",
   "cubaturePositions", "cubatureVolumes", "cubatureWeights", "cubatureGradients",
   "massPositions", "massVolumes", "massWeights",
-  "surfacePositions", "surfaceNormals", "surfaceWeights", "fieldNorms",
+  "surfacePositions", "surfaceWeights", "fieldNorms",
 ] as const;
 
 /** Total handles of a baked body (K + 1). */

@@ -237,7 +237,7 @@ function symmetricEigen(matrix: Float64Array, d: number): { values: Float64Array
 }
 
 /** Farthest-point sampling, starting from the point farthest from the centroid (deterministic). */
-function farthestPoints(points: Float64Array, count: number): Float64Array {
+export function farthestPoints(points: Float64Array, count: number): Float64Array {
   const n = points.length / 3;
   let cx = 0, cy = 0, cz = 0;
   for (let i = 0; i < n; i++) {

@@ -1,0 +1,65 @@
+// npm run bake -- --mesh PATH [--handles 16] [--cubature 256] [--weights baseline|model] [--out FILE] [--json]
+
+import { writeFile } from "node:fs/promises";
+import { encodeBakedBody } from "../../shared/skinning";
+import { loadMesh, providerFor, type WeightsSource } from "../scenarios/body-from-mesh";
+import { bakeMesh } from "../../shared/skinning";
+import { integerFlag, parseFlags, runCli, UsageError } from "./cli-support";
+
+const USAGE = `usage: npm run bake -- --mesh PATH|box:LxWxH [--handles 16] [--cubature 256] [--weights baseline|model]
+       [--seed 1] [--out FILE] [--json]`;
+
+async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2), {
+    mesh: { type: "string" }, handles: { type: "string" }, cubature: { type: "string" },
+    weights: { type: "string", default: "baseline" }, seed: { type: "string" }, out: { type: "string" },
+    json: { type: "boolean", default: false }, help: { type: "boolean" },
+  });
+  if (flags.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (typeof flags.mesh !== "string") throw new UsageError("--mesh is required");
+  const weights = flags.weights as WeightsSource;
+  if (weights !== "baseline" && weights !== "model") throw new UsageError("--weights must be baseline or model");
+  const { mesh } = await loadMesh(flags.mesh);
+  const { body, timings } = await bakeMesh(mesh, providerFor(weights), {
+    handles: integerFlag(flags, "handles", 16, 1, 64),
+    cubature: integerFlag(flags, "cubature", 256, 8, 4096),
+    seed: integerFlag(flags, "seed", 1, 0, 2 ** 31 - 1),
+    onProgress: (stage) => process.stderr.write(`baking: ${stage}\n`),
+  });
+  let bytes: number | undefined;
+  if (typeof flags.out === "string") {
+    const encoded = encodeBakedBody(body);
+    await writeFile(flags.out, encoded);
+    bytes = encoded.length;
+  }
+  const volume = body.cubatureVolumes.reduce((a, b) => a + b, 0);
+  const summary = {
+    mesh: flags.mesh,
+    vertices: body.renderPositions.length / 3,
+    triangles: body.triangles.length / 3,
+    weights: body.provider,
+    handles: body.learnedHandles + 1,
+    learnedHandles: body.learnedHandles,
+    cubature: body.cubatureVolumes.length,
+    surfaceSamples: body.surfacePositions.length / 3,
+    massSamples: body.massVolumes.length,
+    normalisedVolume: volume,
+    bakeMs: timings.total,
+    timings,
+    ...(typeof flags.out === "string" ? { out: flags.out, bytes } : {}),
+  };
+  if (flags.json === true) {
+    process.stdout.write(`${JSON.stringify(summary)}\n`);
+    return;
+  }
+  process.stdout.write(
+    `${summary.mesh}: ${summary.vertices} vertices, ${summary.triangles} triangles -> ${summary.handles} handles (${summary.weights}), ` +
+      `${summary.cubature} cubature points, volume ${volume.toFixed(4)} (normalised units), ${timings.total.toFixed(0)} ms` +
+      (bytes !== undefined ? `, wrote ${bytes} bytes to ${summary.out}` : "") + "\n",
+  );
+}
+
+runCli(main, USAGE);

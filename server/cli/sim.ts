@@ -1,0 +1,59 @@
+// npm run sim -- --mesh PATH|box:LxWxH --scenario drop|cantilever|pull [flags] [--json]
+// stdout carries only the result (JSON with --json, a short summary otherwise); progress goes to stderr.
+
+import { runScenario, SCENARIOS, type ScenarioName } from "../scenarios/run-scenario";
+import type { WeightsSource } from "../scenarios/body-from-mesh";
+import { integerFlag, numberFlag, parseFlags, runCli, UsageError } from "./cli-support";
+
+const USAGE = `usage: npm run sim -- --mesh PATH|box:LxWxH --scenario drop|cantilever|pull [--weights baseline|model]
+       [--handles 16] [--cubature 256] [--E 1e5] [--nu 0.45] [--rho 1000] [--damping 0.002] [--dt 0.016667]
+       [--steps 240] [--size 0.3] [--seed 1] [--json]`;
+
+async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2), {
+    mesh: { type: "string" }, scenario: { type: "string" }, weights: { type: "string", default: "baseline" },
+    handles: { type: "string" }, cubature: { type: "string" }, E: { type: "string" }, nu: { type: "string" },
+    rho: { type: "string" }, damping: { type: "string" }, dt: { type: "string" }, steps: { type: "string" },
+    size: { type: "string" }, seed: { type: "string" }, json: { type: "boolean", default: false }, help: { type: "boolean" },
+  });
+  if (flags.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (typeof flags.mesh !== "string") throw new UsageError("--mesh is required");
+  const scenario = flags.scenario as ScenarioName;
+  if (!SCENARIOS.includes(scenario)) throw new UsageError(`--scenario must be one of ${SCENARIOS.join(", ")}`);
+  const weights = flags.weights as WeightsSource;
+  if (weights !== "baseline" && weights !== "model") throw new UsageError("--weights must be baseline or model");
+  const json = flags.json === true;
+  const result = await runScenario({
+    mesh: flags.mesh,
+    scenario,
+    weights,
+    handles: integerFlag(flags, "handles", 16, 1, 64),
+    cubature: integerFlag(flags, "cubature", 256, 8, 4096),
+    youngsModulus: numberFlag(flags, "E", 1e5),
+    poissonRatio: numberFlag(flags, "nu", 0.45),
+    density: numberFlag(flags, "rho", 1000),
+    damping: numberFlag(flags, "damping", 0.002),
+    dt: numberFlag(flags, "dt", 1 / 60),
+    steps: integerFlag(flags, "steps", 240, 1, 1_000_000),
+    size: numberFlag(flags, "size", 0.3, (v) => v > 0 && v <= 100, "must be in (0, 100] m"),
+    seed: integerFlag(flags, "seed", 1, 0, 2 ** 31 - 1),
+    onProgress: (f) => process.stderr.write(`\rsimulating ${(100 * f).toFixed(0)}%`),
+  });
+  process.stderr.write("\rsimulating 100%\n");
+  if (json) {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return;
+  }
+  const f = result.final;
+  process.stdout.write(
+    `${result.scenario} ${result.mesh}: ${result.handles} handles, ${result.cubature} cubature, bake ${result.bakeMs.toFixed(0)} ms, ` +
+      `step median ${result.stepMs.median.toFixed(3)} ms (p99 ${result.stepMs.p99.toFixed(3)})\n` +
+      `final centroid [${f.centroid.map((v) => v.toFixed(4)).join(", ")}] m, min y ${f.minY.toFixed(4)} m` +
+      (f.tipDeflection !== undefined ? `, tip deflection ${f.tipDeflection.toFixed(4)} m` : "") + "\n",
+  );
+}
+
+runCli(main, USAGE);

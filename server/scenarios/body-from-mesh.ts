@@ -1,0 +1,70 @@
+// Mesh -> baked body -> a SoftBody at a physical size, with the render mesh's basis rows for measuring.
+
+import { boxMesh, type TriangleMesh } from "../../shared/geometry";
+import { basisRows, SoftBody, Subspace, type Material, type SolverOptions } from "../../shared/sim";
+import { bakeMesh, baselineProvider, handleCount, SkinningError, toSubspaceSource, type BakedBody, type SkinningFieldProvider } from "../../shared/skinning";
+import { readMeshFile } from "../mesh-file";
+
+export type WeightsSource = "baseline" | "model";
+
+export interface BodySetup {
+  /** A mesh file path, or "box:LxWxH" in metres. */
+  mesh: string;
+  weights: WeightsSource;
+  handles: number;
+  cubature: number;
+  /** Largest extent of a mesh file's body, m (a box keeps its own size). */
+  size: number;
+  seed?: number;
+}
+
+export interface LoadedBody {
+  baked: BakedBody;
+  bakeMs: number;
+  /** Largest extent in metres. */
+  size: number;
+  subspace: Subspace;
+  /** Render vertices in body metres (relative to the body origin) and their basis rows. */
+  renderRest: Float64Array;
+  renderRows: Float64Array;
+}
+
+export function providerFor(weights: WeightsSource): SkinningFieldProvider {
+  if (weights === "baseline") return baselineProvider;
+  throw new SkinningError('--weights model needs the trained skinning model, which is not shipped yet; use --weights baseline');
+}
+
+/** "box:1x0.1x0.1" -> [1, 0.1, 0.1], or null for a file path. */
+export function parseBoxSpec(spec: string): [number, number, number] | null {
+  if (!spec.startsWith("box:")) return null;
+  const parts = spec.slice(4).split("x").map(Number);
+  if (parts.length !== 3 || !parts.every((v) => Number.isFinite(v) && v > 0 && v <= 100)) {
+    throw new SkinningError(`box size must be LxWxH in metres, each in (0, 100], got "${spec}"`);
+  }
+  return parts as [number, number, number];
+}
+
+export async function loadMesh(spec: string): Promise<{ mesh: TriangleMesh; size?: number }> {
+  const box = parseBoxSpec(spec);
+  if (box) return { mesh: boxMesh(box[0], box[1], box[2]), size: Math.max(...box) };
+  return { mesh: await readMeshFile(spec) };
+}
+
+export async function loadBody(setup: BodySetup): Promise<LoadedBody> {
+  const { mesh, size: boxSize } = await loadMesh(setup.mesh);
+  const size = boxSize ?? setup.size;
+  const { body: baked, timings } = await bakeMesh(mesh, providerFor(setup.weights), {
+    handles: setup.handles,
+    cubature: setup.cubature,
+    seed: setup.seed,
+  });
+  const subspace = new Subspace(toSubspaceSource(baked, size));
+  const s = size / 2;
+  const renderRest = baked.renderPositions.map((v) => v * s);
+  const renderRows = basisRows({ positions: renderRest, weights: baked.renderWeights }, handleCount(baked));
+  return { baked, bakeMs: timings.total, size, subspace, renderRest, renderRows };
+}
+
+export function createSoftBody(loaded: LoadedBody, material: Material, options: Partial<SolverOptions>, origin: ArrayLike<number>): SoftBody {
+  return new SoftBody(loaded.subspace, material, options, origin);
+}

@@ -1,0 +1,23 @@
+// Mesh geometry for Pliant: parsing and cleaning, normalisation, surface and interior (cubature) sampling,
+// and a robust inside test. Isomorphic: no DOM, no Node built-ins.
+export type { TriangleMesh, Bounds } from "./types";
+export { MeshError } from "./mesh-error";
+export { MESH_LIMITS, resolveLimits, type MeshLimits } from "./limits";
+export { meshFormatFromName, type MeshFormat } from "./mesh-format";
+export { parseMesh, type ParseMeshOptions } from "./parse-mesh";
+export { cleanMesh, type CleanMeshOptions } from "./clean-mesh";
+export { boxMesh } from "./box-mesh";
+export { sphereMesh } from "./sphere-mesh";
+export { meshBounds, boundsDiagonal } from "./bounds";
+export { normaliseMesh } from "./normalise-mesh";
+export { signedVolume, surfaceArea, triangleAreas } from "./mesh-measures";
+export { sampleSurface, type SurfaceSamples } from "./sample-surface";
+export { createInsideTest, type InsideTest, type WindingInsideTest } from "./inside-test";
+export { WindingNumberTree, type WindingNumberTreeOptions } from "./winding-number-tree";
+export {
+  sampleInterior,
+  DEFAULT_INTERIOR_CANDIDATES,
+  type InteriorSampleOptions,
+  type InteriorSamples,
+} from "./sample-interior";
+export { Random, createRandom } from "./random";

@@ -1,0 +1,17 @@
+import { MeshError } from "./mesh-error";
+
+export type MeshFormat = "obj" | "gltf" | "glb";
+
+const FORMATS: readonly MeshFormat[] = ["obj", "gltf", "glb"];
+
+/** The mesh format named by a file's extension (case-insensitive). */
+export function meshFormatFromName(fileName: string): MeshFormat {
+  const dot = fileName.lastIndexOf(".");
+  const extension = dot >= 0 ? fileName.slice(dot + 1).toLowerCase() : "";
+  const format = FORMATS.find((f) => f === extension);
+  if (format === undefined) {
+    const shown = extension === "" ? "no extension" : `extension ".${extension}"`;
+    throw new MeshError(`"${fileName}" has ${shown}; supported mesh files are .obj, .gltf and .glb`);
+  }
+  return format;
+}

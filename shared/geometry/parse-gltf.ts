@@ -1,0 +1,195 @@
+import { Logger, WebIO, type Document, type GLTF, type JSONDocument, type Node, type Primitive, type mat4 } from "@gltf-transform/core";
+import { checkCountLimits, type MeshLimits } from "./limits";
+import { MeshError } from "./mesh-error";
+import type { TriangleMesh } from "./types";
+
+const GLB_MAGIC = 0x46546c67; // "glTF"
+const CHUNK_JSON = 0x4e4f534a;
+const CHUNK_BIN = 0x004e4942;
+const GLB_BIN_RESOURCE = "@glb.bin"; // gltf-transform's name for the GLB binary chunk
+const MODE_TRIANGLES = 4, MODE_TRIANGLE_STRIP = 5, MODE_TRIANGLE_FAN = 6;
+const UNSUPPORTED_COMPRESSION = ["KHR_draco_mesh_compression", "EXT_meshopt_compression"];
+
+/**
+ * Reads glTF 2.0 (.glb, or .gltf whose buffers are embedded as data: URIs) with @gltf-transform/core.
+ * Every triangle primitive (TRIANGLES, and strips/fans converted) of every mesh instance in the default
+ * scene is collected with its node's world transform applied. Materials and textures are dropped before
+ * reading: only geometry is needed, and missing external images then cannot fail the read.
+ */
+export async function parseGltf(data: Uint8Array, limits: MeshLimits): Promise<TriangleMesh> {
+  const jsonDocument = isGlb(data) ? splitGlb(data) : { json: parseJsonText(data), resources: {} };
+  const json = jsonDocument.json;
+  prepareForGeometry(json);
+  checkDeclaredCounts(json, limits);
+  let document: Document;
+  try {
+    const io = new WebIO().setLogger(new Logger(Logger.Verbosity.SILENT));
+    document = await io.readJSON(jsonDocument as JSONDocument);
+  } catch (error) {
+    throw new MeshError(`could not read glTF: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return collectTriangles(document);
+}
+
+function isGlb(data: Uint8Array): boolean {
+  return data.byteLength >= 4 && new DataView(data.buffer, data.byteOffset, data.byteLength).getUint32(0, true) === GLB_MAGIC;
+}
+
+function splitGlb(data: Uint8Array): { json: GLTF.IGLTF; resources: Record<string, Uint8Array> } {
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  if (data.byteLength < 20) throw new MeshError(`GLB file is truncated (${data.byteLength} bytes; the header alone is 20)`);
+  const version = view.getUint32(4, true);
+  if (version !== 2) throw new MeshError(`GLB version ${version} is not supported; only glTF 2.0 is`);
+  const jsonLength = view.getUint32(12, true);
+  if (view.getUint32(16, true) !== CHUNK_JSON || 20 + jsonLength > data.byteLength) {
+    throw new MeshError("GLB file has no valid JSON chunk");
+  }
+  const json = parseJsonText(data.subarray(20, 20 + jsonLength));
+  const resources: Record<string, Uint8Array> = {};
+  const binStart = 20 + jsonLength;
+  if (binStart + 8 <= data.byteLength && view.getUint32(binStart + 4, true) === CHUNK_BIN) {
+    const binLength = view.getUint32(binStart, true);
+    if (binStart + 8 + binLength > data.byteLength) throw new MeshError("GLB binary chunk runs past the end of the file");
+    resources[GLB_BIN_RESOURCE] = data.subarray(binStart + 8, binStart + 8 + binLength);
+  }
+  return { json, resources };
+}
+
+function parseJsonText(bytes: Uint8Array): GLTF.IGLTF {
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder().decode(bytes));
+  } catch (error) {
+    throw new MeshError(`glTF JSON is malformed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) throw new MeshError("glTF JSON is not an object");
+  return json as GLTF.IGLTF;
+}
+
+/** Rejects what cannot be read here, with the reason, and strips what geometry does not need. */
+function prepareForGeometry(json: GLTF.IGLTF): void {
+  const version = json.asset?.version;
+  if (typeof version !== "string" || !version.startsWith("2.")) {
+    throw new MeshError(`glTF asset version ${JSON.stringify(version)} is not supported; only glTF 2.0 is`);
+  }
+  const compression = (json.extensionsRequired ?? []).find((name) => UNSUPPORTED_COMPRESSION.includes(name));
+  if (compression !== undefined) {
+    throw new MeshError(`glTF uses ${compression}, which cannot be decoded here; export it without mesh compression`);
+  }
+  for (const buffer of json.buffers ?? []) {
+    if (buffer.uri !== undefined && !buffer.uri.startsWith("data:")) {
+      throw new MeshError(`glTF refers to the external file "${buffer.uri}"; upload a .glb, or a .gltf with buffers embedded as data: URIs`);
+    }
+  }
+  // Other required extensions (quantisation, material extensions...) do not change how core reads
+  // positions and indices, so they are not allowed to block the read.
+  delete json.extensionsRequired;
+  delete json.materials;
+  delete json.textures;
+  delete json.images;
+  delete json.samplers;
+  for (const mesh of json.meshes ?? []) for (const primitive of mesh.primitives ?? []) delete primitive.material;
+}
+
+/** Checks the sizes the JSON declares, before any accessor is decoded. */
+function checkDeclaredCounts(json: GLTF.IGLTF, limits: MeshLimits): void {
+  const instances = new Array<number>(json.meshes?.length ?? 0).fill(0);
+  for (const node of json.nodes ?? []) if (node.mesh !== undefined && node.mesh < instances.length) instances[node.mesh]++;
+  let vertices = 0, triangles = 0;
+  (json.meshes ?? []).forEach((mesh, m) => {
+    const copies = Math.max(1, instances[m]);
+    for (const primitive of mesh.primitives ?? []) {
+      const mode = primitive.mode ?? MODE_TRIANGLES;
+      if (mode !== MODE_TRIANGLES && mode !== MODE_TRIANGLE_STRIP && mode !== MODE_TRIANGLE_FAN) continue;
+      const positionCount = json.accessors?.[primitive.attributes?.POSITION ?? -1]?.count ?? 0;
+      const cornerCount = primitive.indices !== undefined ? (json.accessors?.[primitive.indices]?.count ?? 0) : positionCount;
+      vertices += copies * positionCount;
+      triangles += copies * (mode === MODE_TRIANGLES ? Math.floor(cornerCount / 3) : Math.max(0, cornerCount - 2));
+    }
+  });
+  checkCountLimits(vertices, triangles, limits);
+}
+
+interface PrimitiveInstance {
+  positions: Float64Array; // world space
+  triangles: Uint32Array; // local indices
+}
+
+function collectTriangles(document: Document): TriangleMesh {
+  const root = document.getRoot();
+  const meshNodes: Node[] = [];
+  const scene = root.getDefaultScene() ?? root.listScenes()[0];
+  const visit = (node: Node) => {
+    if (node.getMesh()) meshNodes.push(node);
+  };
+  if (scene) scene.traverse(visit);
+  else root.listNodes().filter((node) => node.getParentNode() === null).forEach((node) => node.traverse(visit));
+
+  const instances: PrimitiveInstance[] = [];
+  if (meshNodes.length > 0) {
+    for (const node of meshNodes) for (const primitive of node.getMesh()!.listPrimitives()) pushPrimitive(instances, primitive, node.getWorldMatrix());
+  } else {
+    // Meshes that no node places: take them as they are.
+    const identity: mat4 = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+    for (const mesh of root.listMeshes()) for (const primitive of mesh.listPrimitives()) pushPrimitive(instances, primitive, identity);
+  }
+
+  let vertexCount = 0, cornerCount = 0;
+  for (const instance of instances) {
+    vertexCount += instance.positions.length / 3;
+    cornerCount += instance.triangles.length;
+  }
+  if (cornerCount === 0) throw new MeshError("glTF contains no triangle primitives");
+  const positions = new Float64Array(3 * vertexCount);
+  const triangles = new Uint32Array(cornerCount);
+  let vertexOffset = 0, cornerOffset = 0;
+  for (const instance of instances) {
+    positions.set(instance.positions, 3 * vertexOffset);
+    for (let i = 0; i < instance.triangles.length; i++) triangles[cornerOffset + i] = vertexOffset + instance.triangles[i];
+    vertexOffset += instance.positions.length / 3;
+    cornerOffset += instance.triangles.length;
+  }
+  return { positions, triangles };
+}
+
+function pushPrimitive(out: PrimitiveInstance[], primitive: Primitive, matrix: mat4): void {
+  const mode = primitive.getMode();
+  if (mode !== MODE_TRIANGLES && mode !== MODE_TRIANGLE_STRIP && mode !== MODE_TRIANGLE_FAN) return;
+  const position = primitive.getAttribute("POSITION");
+  if (!position) return;
+  const count = position.getCount();
+  const positions = new Float64Array(3 * count);
+  const element = [0, 0, 0];
+  const m = matrix;
+  for (let v = 0; v < count; v++) {
+    position.getElement(v, element);
+    const x = element[0], y = element[1], z = element[2];
+    positions[3 * v] = m[0] * x + m[4] * y + m[8] * z + m[12];
+    positions[3 * v + 1] = m[1] * x + m[5] * y + m[9] * z + m[13];
+    positions[3 * v + 2] = m[2] * x + m[6] * y + m[10] * z + m[14];
+  }
+
+  const indices = primitive.getIndices();
+  const cornerCount = indices ? indices.getCount() : count;
+  const corner = (i: number) => (indices ? indices.getScalar(i) : i);
+  const triangleCount = mode === MODE_TRIANGLES ? Math.floor(cornerCount / 3) : Math.max(0, cornerCount - 2);
+  const triangles = new Uint32Array(3 * triangleCount);
+  // A mirroring transform (negative determinant) turns the winding inside out; swap two corners back.
+  const determinant = m[0] * (m[5] * m[10] - m[6] * m[9]) - m[4] * (m[1] * m[10] - m[2] * m[9]) + m[8] * (m[1] * m[6] - m[2] * m[5]);
+  const mirrored = determinant < 0;
+  for (let t = 0; t < triangleCount; t++) {
+    let a: number, b: number, c: number;
+    if (mode === MODE_TRIANGLES) {
+      a = corner(3 * t); b = corner(3 * t + 1); c = corner(3 * t + 2);
+    } else if (mode === MODE_TRIANGLE_STRIP) {
+      // Every other strip triangle is listed clockwise; swapping its first two corners keeps one winding.
+      a = corner(t % 2 === 0 ? t : t + 1); b = corner(t % 2 === 0 ? t + 1 : t); c = corner(t + 2);
+    } else {
+      a = corner(0); b = corner(t + 1); c = corner(t + 2);
+    }
+    triangles[3 * t] = a;
+    triangles[3 * t + 1] = mirrored ? c : b;
+    triangles[3 * t + 2] = mirrored ? b : c;
+  }
+  out.push({ positions, triangles });
+}

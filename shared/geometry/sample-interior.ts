@@ -1,0 +1,134 @@
+import { meshBounds } from "./bounds";
+import { clusterSamples } from "./cubature-clusters";
+import { createInsideTest, type InsideTest } from "./inside-test";
+import { MeshError } from "./mesh-error";
+import { Random } from "./random";
+import type { TriangleMesh } from "./types";
+
+/**
+ * Default number of jittered-grid candidates in the bounding box. Typical shapes fill 25-35 % of their box,
+ * so this gives ~8,000-11,000 inside samples: ~8 or more per cubature point at count = 1024, and a volume
+ * estimate within ~1 %. Classifying them takes ~0.1 s on the 70k-triangle bunny.
+ */
+export const DEFAULT_INTERIOR_CANDIDATES = 32_768;
+
+export interface InteriorSampleOptions {
+  /** Number of cubature points. */
+  count: number;
+  seed: number;
+  /** Jittered-grid candidates over the bounding box (default DEFAULT_INTERIOR_CANDIDATES). */
+  candidates?: number;
+  /** Lloyd iterations after farthest-point seeding (default 8). */
+  iterations?: number;
+  /** An inside test for this mesh, if the caller already has one (saves building another). */
+  insideTest?: InsideTest;
+}
+
+export interface InteriorSamples {
+  /** Cubature points, 3 per point: each the centroid of its cluster of inside candidates. */
+  points: Float64Array;
+  /** Volume each cubature point stands for (candidates in its cluster x candidateVolume); sums to ~ the mesh volume. */
+  volumes: Float64Array;
+  /** Every inside candidate, 3 per sample: dense, evenly spread mass samples. */
+  candidates: Float64Array;
+  /** Volume each candidate stands for (one grid cell). */
+  candidateVolume: number;
+  /** Cubature point (cluster) each candidate belongs to. */
+  candidateCluster: Uint32Array;
+}
+
+/**
+ * Interior cubature: one jittered point per cell of a regular grid over the bounding box, kept when the
+ * inside test says so (so inside candidates x cell volume estimates the volume without bias); then
+ * `count` well-spread clusters of them (farthest-point seeding + Lloyd), each cluster's centroid a cubature
+ * point weighted by its share of the volume. Deterministic for a seed.
+ */
+export function sampleInterior(mesh: TriangleMesh, options: InteriorSampleOptions): InteriorSamples {
+  const { count, seed } = options;
+  const candidateTarget = options.candidates ?? DEFAULT_INTERIOR_CANDIDATES;
+  if (!Number.isInteger(count) || count < 1) throw new MeshError(`interior sample count must be a positive integer, got ${count}`);
+  if (!Number.isInteger(candidateTarget) || candidateTarget < count || candidateTarget > 50_000_000) {
+    throw new MeshError(`candidates must be an integer from count (${count}) to 50,000,000, got ${candidateTarget}`);
+  }
+  const random = new Random(seed);
+  const { min, max } = meshBounds(mesh.positions);
+  const extent = [max[0] - min[0], max[1] - min[1], max[2] - min[2]];
+  const largest = Math.max(...extent);
+  if (!(largest > 0) || !Number.isFinite(largest)) throw new MeshError("mesh has no extent; it cannot be sampled");
+  const thinAxis = extent.findIndex((e) => e <= 1e-9 * largest);
+  if (thinAxis >= 0) {
+    throw new MeshError(`mesh is flat (zero thickness along ${"xyz"[thinAxis]}), so it has no interior to sample; give it thickness`);
+  }
+
+  // Near-cubic cells, about candidateTarget of them.
+  const spacing = Math.cbrt((extent[0] * extent[1] * extent[2]) / candidateTarget);
+  const [nx, ny, nz] = extent.map((e) => Math.max(1, Math.round(e / spacing)));
+  const cell = [extent[0] / nx, extent[1] / ny, extent[2] / nz];
+  const candidateVolume = cell[0] * cell[1] * cell[2];
+
+  const inside = options.insideTest ?? createInsideTest(mesh);
+  const kept = new Float64Array(3 * nx * ny * nz);
+  let keptCount = 0;
+  try {
+    for (let k = 0; k < nz; k++) {
+      for (let j = 0; j < ny; j++) {
+        for (let i = 0; i < nx; i++) {
+          const x = min[0] + (i + random.next()) * cell[0];
+          const y = min[1] + (j + random.next()) * cell[1];
+          const z = min[2] + (k + random.next()) * cell[2];
+          if (!inside.contains(x, y, z)) continue;
+          kept[3 * keptCount] = x;
+          kept[3 * keptCount + 1] = y;
+          kept[3 * keptCount + 2] = z;
+          keptCount++;
+        }
+      }
+    }
+    if (keptCount < count) {
+      throw new MeshError(
+        `only ${keptCount} of ${nx * ny * nz} candidate points are inside the mesh but ${count} interior samples were asked for; ` +
+          "the mesh looks flat, very thin or open (not enclosing a volume)",
+      );
+    }
+    const candidates = kept.slice(0, 3 * keptCount);
+    const clusters = clusterSamples(candidates, count, random, options.iterations ?? 8);
+    const points = clusters.centers;
+    snapOutsideCentroids(points, candidates, clusters.assignment, inside);
+    const volumes = new Float64Array(count);
+    for (let c = 0; c < count; c++) volumes[c] = clusters.sizes[c] * candidateVolume;
+    return { points, volumes, candidates, candidateVolume, candidateCluster: clusters.assignment };
+  } finally {
+    if (options.insideTest === undefined) inside.dispose?.();
+  }
+}
+
+/**
+ * A cluster that wraps around a thin gap (two fingers, a handle) can have its centroid outside the shape;
+ * such a point is moved to the cluster's own candidate nearest the centroid, which is inside.
+ */
+function snapOutsideCentroids(points: Float64Array, candidates: Float64Array, assignment: Uint32Array, inside: InsideTest): void {
+  const count = points.length / 3;
+  const outside = new Uint8Array(count);
+  let anyOutside = false;
+  for (let c = 0; c < count; c++) {
+    if (inside.contains(points[3 * c], points[3 * c + 1], points[3 * c + 2])) continue;
+    outside[c] = 1;
+    anyOutside = true;
+  }
+  if (!anyOutside) return;
+  const best = new Int32Array(count).fill(-1);
+  const best2 = new Float64Array(count).fill(Infinity);
+  for (let i = 0; i < assignment.length; i++) {
+    const c = assignment[i];
+    if (outside[c] === 0) continue;
+    const dx = candidates[3 * i] - points[3 * c], dy = candidates[3 * i + 1] - points[3 * c + 1], dz = candidates[3 * i + 2] - points[3 * c + 2];
+    const d2 = dx * dx + dy * dy + dz * dz;
+    if (d2 < best2[c]) {
+      best2[c] = d2;
+      best[c] = i;
+    }
+  }
+  for (let c = 0; c < count; c++) {
+    if (best[c] >= 0) points.set(candidates.subarray(3 * best[c], 3 * best[c] + 3), 3 * c);
+  }
+}
