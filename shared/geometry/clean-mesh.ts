@@ -16,8 +16,8 @@ export interface CleanMeshOptions {
  * Validates a mesh and makes it usable for sampling and inside tests: merges duplicate vertices (tolerance
  * relative to the bounding-box diagonal, so it works in any unit), drops degenerate triangles (repeated
  * vertices or near-zero area) and unreferenced vertices. Surviving vertices keep their relative order.
- * Throws MeshError on malformed arrays, out-of-range indices, NaN/Infinity, over-limit sizes or when no
- * triangle survives.
+ * Throws MeshError on malformed arrays, out-of-range indices, NaN/Infinity, over-limit sizes (triangles as
+ * given, vertices after merging) or when no triangle survives.
  */
 export function cleanMesh(mesh: TriangleMesh, options: CleanMeshOptions = {}): TriangleMesh {
   const limits = resolveLimits(options.limits);
@@ -26,7 +26,8 @@ export function cleanMesh(mesh: TriangleMesh, options: CleanMeshOptions = {}): T
   if (triangles.length % 3 !== 0) throw new MeshError(`triangles has length ${triangles.length}, not a multiple of 3`);
   const vertexCount = positions.length / 3;
   const triangleCount = triangles.length / 3;
-  checkCountLimits(vertexCount, triangleCount, limits);
+  // The vertex limit applies to the merged result: loaders such as OBJLoader emit 3 vertices per triangle.
+  checkCountLimits(0, triangleCount, limits);
   if (triangleCount === 0) throw new MeshError("mesh has no triangles");
 
   const referenced = new Uint8Array(vertexCount);
@@ -68,6 +69,7 @@ export function cleanMesh(mesh: TriangleMesh, options: CleanMeshOptions = {}): T
   for (let i = 0; i < keptLength; i++) newIndex[kept[i]] = 0;
   let newCount = 0;
   for (let v = 0; v < vertexCount; v++) if (newIndex[v] === 0) newIndex[v] = newCount++;
+  checkCountLimits(newCount, keptLength / 3, limits);
   const outPositions = new Float64Array(3 * newCount);
   for (let v = 0; v < vertexCount; v++) {
     const n = newIndex[v];

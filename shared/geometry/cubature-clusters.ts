@@ -25,8 +25,10 @@ export function clusterSamples(samples: Float64Array, count: number, random: Ran
   const sizes = new Uint32Array(count);
   const sums = new Float64Array(3 * count);
   const bounds = meshBounds(samples);
-  const boxVolume = [0, 1, 2].reduce((v, k) => v * Math.max(bounds.max[k] - bounds.min[k], 1e-300), 1);
-  const cellSize = Math.cbrt(boxVolume / count);
+  const extents = [0, 1, 2].map((k) => bounds.max[k] - bounds.min[k]);
+  const boxVolume = extents.reduce((v, e) => v * e, 1);
+  // About one centre per cell; never finer than 1/256 of the largest side, which caps the grid for slabs.
+  const cellSize = Math.max(Math.cbrt(boxVolume / count), Math.max(...extents) / 256, Number.MIN_VALUE);
 
   // Every pass: assign to the nearest centre, then move centres to their cluster means. Extra passes beyond
   // `iterations` run only while an empty cluster had to be re-seeded.

@@ -21,3 +21,4 @@ export {
   type InteriorSamples,
 } from "./sample-interior";
 export { Random, createRandom } from "./random";
+export { thickenFlatMesh, flatAxis, FLAT_MESH_THICKNESS } from "./thicken";

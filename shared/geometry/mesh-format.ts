@@ -6,8 +6,9 @@ const FORMATS: readonly MeshFormat[] = ["obj", "gltf", "glb"];
 
 /** The mesh format named by a file's extension (case-insensitive). */
 export function meshFormatFromName(fileName: string): MeshFormat {
-  const dot = fileName.lastIndexOf(".");
-  const extension = dot >= 0 ? fileName.slice(dot + 1).toLowerCase() : "";
+  const baseName = fileName.slice(Math.max(fileName.lastIndexOf("/"), fileName.lastIndexOf("\\")) + 1);
+  const dot = baseName.lastIndexOf(".");
+  const extension = dot >= 0 ? baseName.slice(dot + 1).toLowerCase() : "";
   const format = FORMATS.find((f) => f === extension);
   if (format === undefined) {
     const shown = extension === "" ? "no extension" : `extension ".${extension}"`;

@@ -11,6 +11,8 @@ import type { TriangleMesh } from "./types";
  * estimate within ~1 %. Classifying them takes ~0.1 s on the 70k-triangle bunny.
  */
 export const DEFAULT_INTERIOR_CANDIDATES = 32_768;
+/** Upper bound on candidates (~100 MB of coordinates at most). */
+const MAX_CANDIDATES = 4_000_000;
 
 export interface InteriorSampleOptions {
   /** Number of cubature points. */
@@ -47,8 +49,12 @@ export function sampleInterior(mesh: TriangleMesh, options: InteriorSampleOption
   const { count, seed } = options;
   const candidateTarget = options.candidates ?? DEFAULT_INTERIOR_CANDIDATES;
   if (!Number.isInteger(count) || count < 1) throw new MeshError(`interior sample count must be a positive integer, got ${count}`);
-  if (!Number.isInteger(candidateTarget) || candidateTarget < count || candidateTarget > 50_000_000) {
-    throw new MeshError(`candidates must be an integer from count (${count}) to 50,000,000, got ${candidateTarget}`);
+  if (!Number.isInteger(candidateTarget) || candidateTarget < count || candidateTarget > MAX_CANDIDATES) {
+    throw new MeshError(`candidates must be an integer from count (${count}) to ${MAX_CANDIDATES.toLocaleString("en")}, got ${candidateTarget}`);
+  }
+  const iterations = options.iterations ?? 8;
+  if (!Number.isInteger(iterations) || iterations < 0 || iterations > 1000) {
+    throw new MeshError(`iterations must be an integer from 0 to 1000, got ${iterations}`);
   }
   const random = new Random(seed);
   const { min, max } = meshBounds(mesh.positions);
@@ -60,8 +66,7 @@ export function sampleInterior(mesh: TriangleMesh, options: InteriorSampleOption
     throw new MeshError(`mesh is flat (zero thickness along ${"xyz"[thinAxis]}), so it has no interior to sample; give it thickness`);
   }
 
-  // Near-cubic cells, about candidateTarget of them.
-  const spacing = Math.cbrt((extent[0] * extent[1] * extent[2]) / candidateTarget);
+  const spacing = gridSpacing(extent, candidateTarget);
   const [nx, ny, nz] = extent.map((e) => Math.max(1, Math.round(e / spacing)));
   const cell = [extent[0] / nx, extent[1] / ny, extent[2] / nz];
   const candidateVolume = cell[0] * cell[1] * cell[2];
@@ -91,7 +96,7 @@ export function sampleInterior(mesh: TriangleMesh, options: InteriorSampleOption
       );
     }
     const candidates = kept.slice(0, 3 * keptCount);
-    const clusters = clusterSamples(candidates, count, random, options.iterations ?? 8);
+    const clusters = clusterSamples(candidates, count, random, iterations);
     const points = clusters.centers;
     snapOutsideCentroids(points, candidates, clusters.assignment, inside);
     const volumes = new Float64Array(count);
@@ -99,6 +104,21 @@ export function sampleInterior(mesh: TriangleMesh, options: InteriorSampleOption
     return { points, volumes, candidates, candidateVolume, candidateCluster: clusters.assignment };
   } finally {
     if (options.insideTest === undefined) inside.dispose?.();
+  }
+}
+
+/**
+ * Spacing of near-cubic cells so that about `target` of them cover the box. Axes thinner than one cell get a
+ * single layer and the spacing is recomputed over the others, so a thin slab does not explode the count.
+ */
+function gridSpacing(extent: number[], target: number): number {
+  let axes = [0, 1, 2];
+  for (;;) {
+    const product = axes.reduce((p, k) => p * extent[k], 1);
+    const spacing = Math.pow(product / target, 1 / axes.length);
+    const thick = axes.filter((k) => extent[k] >= spacing);
+    if (thick.length === axes.length || thick.length === 0) return spacing;
+    axes = thick;
   }
 }
 

@@ -12,7 +12,7 @@ export function sphereMesh(radius: number, subdivisions = 3): TriangleMesh {
     throw new MeshError(`sphere subdivisions must be an integer from 0 to 7, got ${subdivisions}`);
   }
   const g = (1 + Math.sqrt(5)) / 2;
-  let vertices: number[] = [-1, g, 0, 1, g, 0, -1, -g, 0, 1, -g, 0, 0, -1, g, 0, 1, g, 0, -1, -g, 0, 1, -g, g, 0, -1, g, 0, 1, -g, 0, -1, -g, 0, 1];
+  const vertices: number[] = [-1, g, 0, 1, g, 0, -1, -g, 0, 1, -g, 0, 0, -1, g, 0, 1, g, 0, -1, -g, 0, 1, -g, g, 0, -1, g, 0, 1, -g, 0, -1, -g, 0, 1];
   let faces: number[] = [
     0, 11, 5, 0, 5, 1, 0, 1, 7, 0, 7, 10, 0, 10, 11, 1, 5, 9, 5, 11, 4, 11, 10, 2, 10, 7, 6, 7, 1, 8,
     3, 9, 4, 3, 4, 2, 3, 2, 6, 3, 6, 8, 3, 8, 9, 4, 9, 5, 2, 4, 11, 6, 2, 10, 8, 6, 7, 9, 8, 1,
@@ -44,6 +44,5 @@ export function sphereMesh(radius: number, subdivisions = 3): TriangleMesh {
     positions[i + 1] = (radius * vertices[i + 1]) / length;
     positions[i + 2] = (radius * vertices[i + 2]) / length;
   }
-  vertices = [];
   return cleanMesh({ positions, triangles: Uint32Array.from(faces) });
 }

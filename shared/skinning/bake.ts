@@ -1,7 +1,7 @@
 // Bake: mesh -> normalised samples -> skinning fields at every point set the solver and renderer need ->
 // per-field normalisation by the cubature norms (METHOD.md section 2) -> BakedBody.
 
-import { normaliseMesh, sampleInterior, sampleSurface, type TriangleMesh } from "../geometry";
+import { normaliseMesh, sampleInterior, sampleSurface, thickenFlatMesh, type TriangleMesh } from "../geometry";
 import { BAKED_BODY_VERSION, type BakedBody } from "./baked-body";
 import { farthestPoints } from "./baseline";
 import { SkinningError, type SkinningFieldProvider } from "./fields";
@@ -49,7 +49,7 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
 
   const t0 = performance.now();
   progress("sampling", 0);
-  const normalised = normaliseMesh(mesh);
+  const normalised = normaliseMesh(thickenFlatMesh(mesh));
   const shapeMesh = normalised.mesh;
   const encoderSurface = sampleSurface(shapeMesh, encoderPoints, seed);
   // Contact and grab samples: farthest points over the vertices and area samples, so that tips (feet, ears,

@@ -1,0 +1,145 @@
+import { Document, WebIO, type Node } from "@gltf-transform/core";
+import { describe, expect, it } from "vitest";
+import { MeshError, parseMesh, signedVolume, type TriangleMesh } from "../../shared/geometry";
+import { encodeText } from "./helpers";
+
+// A unit cube at the origin's corner, wound outward.
+const CUBE_POSITIONS = new Float32Array([0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]);
+const CUBE_TRIANGLES = new Uint16Array([
+  0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4, 1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7,
+]);
+
+interface CubeDocument {
+  document: Document;
+  parent: Node;
+  child: Node;
+}
+
+/** A cube mesh on a child node (scaled, translated) under a rotated parent node. */
+function cubeDocument(): CubeDocument {
+  const document = new Document();
+  const buffer = document.createBuffer();
+  const position = document.createAccessor().setType("VEC3").setArray(CUBE_POSITIONS).setBuffer(buffer);
+  const indices = document.createAccessor().setType("SCALAR").setArray(CUBE_TRIANGLES).setBuffer(buffer);
+  const material = document.createMaterial("red").setBaseColorFactor([1, 0, 0, 1]);
+  const primitive = document.createPrimitive().setAttribute("POSITION", position).setIndices(indices).setMaterial(material);
+  const mesh = document.createMesh("cube").addPrimitive(primitive);
+  const child = document.createNode("child").setMesh(mesh).setScale([2, 2, 2]).setTranslation([1, 0, 0]);
+  const s = Math.SQRT1_2; // 90 degrees about +z: (x, y, z) -> (-y, x, z)
+  const parent = document.createNode("parent").setRotation([0, 0, s, s]).addChild(child);
+  document.createScene("scene").addChild(parent);
+  return { document, parent, child };
+}
+
+/** Expected world positions: rotate_z90(translate(1,0,0)(scale 2 p)). */
+function expectedCube(): Float64Array {
+  const out = new Float64Array(CUBE_POSITIONS.length);
+  for (let i = 0; i < out.length; i += 3) {
+    const x = 2 * CUBE_POSITIONS[i] + 1, y = 2 * CUBE_POSITIONS[i + 1], z = 2 * CUBE_POSITIONS[i + 2];
+    out[i] = -y;
+    out[i + 1] = x;
+    out[i + 2] = z;
+  }
+  return out;
+}
+
+function expectPositionsClose(actual: Float64Array, expected: Float64Array): void {
+  expect(actual.length).toBe(expected.length);
+  for (let i = 0; i < expected.length; i++) expect(actual[i]).toBeCloseTo(expected[i], 6);
+}
+
+async function toEmbeddedGltf(document: Document): Promise<Uint8Array> {
+  const { json, resources } = await new WebIO().writeJSON(document);
+  for (const buffer of json.buffers ?? []) {
+    const bytes = resources[buffer.uri!];
+    buffer.uri = `data:application/octet-stream;base64,${Buffer.from(bytes).toString("base64")}`;
+  }
+  return encodeText(JSON.stringify(json));
+}
+
+describe("parseMesh on glTF and GLB", () => {
+  it("reads a GLB with node transforms applied (parent rotation x child scale and translation)", async () => {
+    const glb = await new WebIO().writeBinary(cubeDocument().document);
+    const mesh = await parseMesh(glb, "glb");
+    expectPositionsClose(mesh.positions, expectedCube());
+    expect(Array.from(mesh.triangles)).toEqual(Array.from(CUBE_TRIANGLES));
+    expect(signedVolume(mesh)).toBeCloseTo(8, 5);
+  });
+
+  it("reads the same triangles from a .gltf with buffers embedded as base64 data: URIs", async () => {
+    const { document } = cubeDocument();
+    const fromGlb = await parseMesh(await new WebIO().writeBinary(document), "glb");
+    const fromGltf = await parseMesh(await toEmbeddedGltf(document), "gltf");
+    expect(fromGltf.positions).toEqual(fromGlb.positions);
+    expect(fromGltf.triangles).toEqual(fromGlb.triangles);
+  });
+
+  it("reads a GLB that starts at an unaligned offset inside a larger buffer", async () => {
+    const glb = await new WebIO().writeBinary(cubeDocument().document);
+    const padded = new Uint8Array(glb.byteLength + 3);
+    padded.set(glb, 3);
+    const mesh = await parseMesh(padded.subarray(3), "glb");
+    expectPositionsClose(mesh.positions, expectedCube());
+  });
+
+  it("collects every instance of a mesh and every primitive", async () => {
+    const { document, child } = cubeDocument();
+    const second = document.createNode("second").setMesh(child.getMesh()).setTranslation([10, 0, 0]);
+    document.getRoot().listScenes()[0].addChild(second);
+    const mesh = await parseMesh(await new WebIO().writeBinary(document), "glb");
+    expect(mesh.triangles.length / 3).toBe(24);
+    expect(mesh.positions.length / 3).toBe(16);
+    expect(signedVolume(mesh)).toBeCloseTo(8 + 1, 5);
+  });
+
+  it("keeps triangles wound outward under a mirroring node transform", async () => {
+    const { document, child } = cubeDocument();
+    child.setScale([-2, 2, 2]);
+    const mesh: TriangleMesh = await parseMesh(await new WebIO().writeBinary(document), "glb");
+    expect(signedVolume(mesh)).toBeCloseTo(8, 5);
+  });
+
+  it("converts triangle strips", async () => {
+    const document = new Document();
+    const buffer = document.createBuffer();
+    const strip = new Float32Array([0, 0, 0, 0, 1, 0, 1, 0, 0, 1, 1, 0, 2, 0, 0, 2, 1, 0]);
+    const position = document.createAccessor().setType("VEC3").setArray(strip).setBuffer(buffer);
+    const primitive = document.createPrimitive().setAttribute("POSITION", position).setMode(5);
+    document.createScene().addChild(document.createNode().setMesh(document.createMesh().addPrimitive(primitive)));
+    const mesh = await parseMesh(await new WebIO().writeBinary(document), "glb");
+    expect(mesh.triangles.length / 3).toBe(4);
+    // All four triangles face the same way (-z for this strip's first triangle 0, 1, 2).
+    const p = mesh.positions, t = mesh.triangles;
+    for (let f = 0; f < t.length; f += 3) {
+      const [a, b, c] = [3 * t[f], 3 * t[f + 1], 3 * t[f + 2]];
+      const nz = (p[b] - p[a]) * (p[c + 1] - p[a + 1]) - (p[b + 1] - p[a + 1]) * (p[c] - p[a]);
+      expect(nz).toBeLessThan(0);
+    }
+  });
+
+  it("rejects a .gltf that refers to an external buffer file", async () => {
+    const { json } = await new WebIO().writeJSON(cubeDocument().document);
+    await expect(parseMesh(encodeText(JSON.stringify(json)), "gltf")).rejects.toThrow(/external file .*upload a \.glb/);
+  });
+
+  it("rejects Draco-compressed files with the reason", async () => {
+    const { json } = await new WebIO().writeJSON(cubeDocument().document);
+    json.extensionsRequired = ["KHR_draco_mesh_compression"];
+    await expect(parseMesh(encodeText(JSON.stringify(json)), "gltf")).rejects.toThrow(/KHR_draco_mesh_compression/);
+  });
+
+  it("rejects malformed, truncated, non-2.0 and triangle-less files with MeshError", async () => {
+    await expect(parseMesh(encodeText("{ not json"), "gltf")).rejects.toThrow(/malformed/);
+    await expect(parseMesh(encodeText('{"asset":{"version":"1.0"}}'), "gltf")).rejects.toThrow(/version "1.0" is not supported/);
+    await expect(parseMesh(encodeText('{"asset":{"version":"2.0"}}'), "gltf")).rejects.toThrow(/no triangle primitives/);
+    const glb = await new WebIO().writeBinary(cubeDocument().document);
+    await expect(parseMesh(glb.subarray(0, 16), "glb")).rejects.toThrow(MeshError);
+    await expect(parseMesh(glb.subarray(0, glb.byteLength - 40), "glb")).rejects.toThrow(MeshError);
+  });
+
+  it("checks the triangle limit from the declared accessor counts", async () => {
+    const glb = await new WebIO().writeBinary(cubeDocument().document);
+    await expect(parseMesh(glb, "glb", { limits: { maxTriangles: 11 } })).rejects.toThrow(/12 triangles; the limit is 11/);
+    await expect(parseMesh(glb, "glb", { limits: { maxVertices: 7 } })).rejects.toThrow(/8 vertices; the limit is 7/);
+  });
+});
