@@ -1,0 +1,100 @@
+// npm run bench [-- --json]: step time and accuracy of the reduced solver, and bake time per asset mesh.
+// Timings go in this table, never in tests.
+
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { FloorContact } from "../../shared/sim";
+import { createSoftBody, loadBody, type LoadedBody } from "../../server/scenarios/body-from-mesh";
+import { quantile } from "../../server/scenarios/run-scenario";
+
+const MESH_DIRECTORY = path.resolve(import.meta.dirname, "../../../shared/assets/meshes");
+const BENCH_MESH = path.join(MESH_DIRECTORY, "spot.obj");
+const JELLY = { youngsModulus: 1e5, poissonRatio: 0.45, density: 1000 };
+const GRAB_SECONDS = 2;
+const DT = 1 / 60;
+
+interface SimRow { handles: number; cubature: number; stepMsMedian: number; stepMsP99: number; iterationsMean: number; errorVsConverged: number }
+interface BakeRow { mesh: string; vertices: number; ms: number }
+
+/** Resting on the floor, the top grabbed and swung up and around for 2 s; returns per-step times and render positions. */
+function grabRun(loaded: LoadedBody, converged: boolean): { times: number[]; frames: Float64Array[]; iterations: number } {
+  let minY = Infinity, top = 0;
+  const rest = loaded.renderRest;
+  for (let i = 0; i < rest.length / 3; i++) {
+    minY = Math.min(minY, rest[3 * i + 1]);
+    if (rest[3 * i + 1] > rest[3 * top + 1]) top = i;
+  }
+  const origin = [0, -minY, 0];
+  const body = createSoftBody(loaded, JELLY, converged ? { maxIterations: 1000, tolerance: 1e-9 } : {}, origin);
+  body.addContactSurface(new FloorContact(0));
+  const start = [origin[0] + rest[3 * top], origin[1] + rest[3 * top + 1], origin[2] + rest[3 * top + 2]];
+  const grab = body.grab(start[0], start[1], start[2]);
+  const times: number[] = [], frames: Float64Array[] = [];
+  let iterations = 0;
+  const steps = Math.round(GRAB_SECONDS / DT);
+  for (let s = 0; s < steps; s++) {
+    const t = (s + 1) * DT, phase = Math.min(1, t);
+    body.moveGrab(grab, start[0] + 0.1 * Math.sin(2 * Math.PI * t), start[1] + 0.15 * phase, start[2] + 0.1 * (1 - Math.cos(2 * Math.PI * t)));
+    const t0 = performance.now();
+    iterations += body.step().iterations;
+    times.push(performance.now() - t0);
+    const out = new Float64Array(rest.length);
+    body.positions(loaded.renderRows, rest, out);
+    frames.push(out);
+  }
+  return { times, frames, iterations: iterations / steps };
+}
+
+function diagonal(points: Float64Array): number {
+  const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < points.length; i += 3) for (let a = 0; a < 3; a++) { min[a] = Math.min(min[a], points[i + a]); max[a] = Math.max(max[a], points[i + a]); }
+  return Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
+}
+
+async function benchSim(): Promise<SimRow[]> {
+  const rows: SimRow[] = [];
+  for (const handles of [9, 17, 33]) {
+    for (const cubature of [128, 256, 512, 1024]) {
+      const loaded = await loadBody({ mesh: BENCH_MESH, weights: "baseline", handles: handles - 1, cubature, size: 0.3 });
+      grabRun(loaded, false); // warm-up (JIT)
+      const fast = grabRun(loaded, false);
+      const reference = grabRun(loaded, true);
+      const diag = diagonal(loaded.renderRest);
+      let worst = 0;
+      fast.frames.forEach((frame, f) => {
+        const ref = reference.frames[f];
+        for (let i = 0; i < frame.length; i += 3) worst = Math.max(worst, Math.hypot(frame[i] - ref[i], frame[i + 1] - ref[i + 1], frame[i + 2] - ref[i + 2]));
+      });
+      const sorted = [...fast.times].sort((a, b) => a - b);
+      rows.push({ handles, cubature, stepMsMedian: quantile(sorted, 0.5), stepMsP99: quantile(sorted, 0.99), iterationsMean: fast.iterations, errorVsConverged: worst / diag });
+      process.stderr.write(`sim ${handles} handles x ${cubature} cubature done\n`);
+    }
+  }
+  return rows;
+}
+
+async function benchBake(): Promise<BakeRow[]> {
+  const rows: BakeRow[] = [];
+  for (const file of readdirSync(MESH_DIRECTORY).filter((f) => f.endsWith(".obj")).sort()) {
+    const mesh = path.join(MESH_DIRECTORY, file);
+    await loadBody({ mesh, weights: "baseline", handles: 16, cubature: 256, size: 0.3 }); // warm-up
+    const loaded = await loadBody({ mesh, weights: "baseline", handles: 16, cubature: 256, size: 0.3 });
+    rows.push({ mesh: file, vertices: loaded.renderRest.length / 3, ms: loaded.bakeMs });
+    process.stderr.write(`bake ${file} done\n`);
+  }
+  return rows;
+}
+
+const json = process.argv.includes("--json");
+const sim = await benchSim();
+const bake = await benchBake();
+if (json) {
+  process.stdout.write(`${JSON.stringify({ sim, bake })}\n`);
+} else {
+  const f = (v: number, d = 3) => v.toFixed(d);
+  process.stdout.write("Reduced step: spot (0.3 m jelly) on the floor, top grabbed and swung for 2 s at 60 Hz\n");
+  process.stdout.write("| handles | cubature | step ms median | step ms p99 | iterations | error vs converged (of diagonal) |\n|---|---|---|---|---|---|\n");
+  for (const r of sim) process.stdout.write(`| ${r.handles} | ${r.cubature} | ${f(r.stepMsMedian)} | ${f(r.stepMsP99)} | ${f(r.iterationsMean, 1)} | ${(100 * r.errorVsConverged).toFixed(3)}% |\n`);
+  process.stdout.write("\nBake (baseline fields, 16 + 1 handles, 256 cubature)\n| mesh | vertices | ms |\n|---|---|---|\n");
+  for (const r of bake) process.stdout.write(`| ${r.mesh} | ${r.vertices} | ${f(r.ms, 0)} |\n`);
+}
