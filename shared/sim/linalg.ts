@@ -21,7 +21,12 @@ export function choleskyFactor(a: Float64Array, n: number): boolean {
   return true;
 }
 
-/** Solves L L^T x = b in place (b becomes x) with the factor from choleskyFactor. */
+/** Copies L^T into the upper triangle of `a` (after choleskyFactor), so both solve sweeps read rows. */
+export function choleskyMirror(a: Float64Array, n: number): void {
+  for (let i = 0; i < n; i++) for (let k = i + 1; k < n; k++) a[i * n + k] = a[k * n + i];
+}
+
+/** Solves L L^T x = b in place (b becomes x) with a factor from choleskyFactor + choleskyMirror. */
 export function choleskySolve(l: Float64Array, n: number, b: Float64Array): void {
   for (let i = 0; i < n; i++) {
     const row = i * n;
@@ -30,9 +35,10 @@ export function choleskySolve(l: Float64Array, n: number, b: Float64Array): void
     b[i] = s / l[row + i];
   }
   for (let i = n - 1; i >= 0; i--) {
+    const row = i * n;
     let s = b[i];
-    for (let k = i + 1; k < n; k++) s -= l[k * n + i] * b[k];
-    b[i] = s / l[i * n + i];
+    for (let k = i + 1; k < n; k++) s -= l[row + k] * b[k];
+    b[i] = s / l[row + i];
   }
 }
 

@@ -5,7 +5,7 @@
 // Contacts are not isotropic (they push along a normal): while there are any, P0 rotated plus the contact
 // term is assembled and factored, and refactored only when the contact set or the rotation changes.
 
-import { choleskyFactor, choleskySolve } from "./linalg";
+import { choleskyFactor, choleskyMirror, choleskySolve } from "./linalg";
 
 export class Preconditioner {
   /** Assembled P0 (kept to build the contact version). */
@@ -41,6 +41,7 @@ export class Preconditioner {
     if (!this.baseFactored) {
       this.baseFactor.set(this.base);
       if (!choleskyFactor(this.baseFactor, this.n)) throw new Error("preconditioner is not positive definite");
+      choleskyMirror(this.baseFactor, this.n);
       this.baseFactored = true;
       this.refactorCount++;
     }
@@ -80,6 +81,7 @@ export class Preconditioner {
     }
     addContacts(p);
     if (!choleskyFactor(p, n)) throw new Error("contact preconditioner is not positive definite");
+    choleskyMirror(p, n);
     this.fullRotation.set(rotation);
     this.fullFactored = true;
     this.useFull = true;
