@@ -9,8 +9,10 @@
 // and an Armijo line search; everything runs in preallocated arrays.
 
 import { ContactSet, type ContactSurface } from "./contacts";
-import { dot, extractRotation, quaternionToMatrix } from "./linalg";
-import { lameParameters, neoHookeanEnergy, neoHookeanEnergyAndStress, SimParameterError, validateMaterial, type Material } from "./material";
+import { dot, extractRotation, quaternionToMatrix, symmetricEigen } from "./linalg";
+import {
+  lameParameters, neoHookeanEnergy, neoHookeanEnergyAndStress, neoHookeanHessianProjected, SimParameterError, validateMaterial, type Material,
+} from "./material";
 import { Preconditioner } from "./preconditioner";
 import { basisRows, type Subspace, type WeightedPoints } from "./subspace";
 
@@ -42,7 +44,7 @@ export const DEFAULT_SOLVER_OPTIONS: Readonly<SolverOptions> = Object.freeze({
   damping: 0.002,
   integrator: "bdf2" as Integrator,
   maxIterations: 20,
-  tolerance: 1e-4,
+  tolerance: 3e-5,
   contactStiffness: 0,
   contactDamping: 0.5,
   grabFrequency: 6,
@@ -76,6 +78,8 @@ const MAX_GRAB_POINTS = 12;
 const LBFGS_MEMORY = 6;
 const MAX_LINE_SEARCH = 12;
 const ARMIJO = 1e-4;
+/** Quasi-Newton iterations after which a step that has not converged switches to the exact Newton matrix. */
+const EXACT_AFTER = 8;
 
 interface PinGroup {
   rows: Float64Array;
@@ -133,6 +137,11 @@ export class SoftBody {
   readonly rotation = new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]);
   private readonly preconditioner: Preconditioner;
   private readonly addContactHessianBound: (matrix: Float64Array) => void;
+  private readonly fillExactHessianBound: (matrix: Float64Array) => void;
+  /** Exact-Hessian scratch (allocated on first use: most bodies never need it). */
+  private exactScratch?: { hessian: Float64Array; rotated: Float64Array; c: Float64Array; work: Float64Array; values: Float64Array; vectors: Float64Array; e: Float64Array };
+  /** Steps that needed the exact Newton matrix (diagnostics, benchmarks). */
+  exactRefreshes = 0;
 
   private readonly pins: PinGroup[] = [];
   private readonly surfaces: ContactSurface[] = [];
@@ -184,6 +193,7 @@ export class SoftBody {
     this.stiffness = new Float64Array(n * n);
     this.preconditioner = new Preconditioner(n, this.m);
     this.addContactHessianBound = (matrix) => this.addContactHessian(matrix);
+    this.fillExactHessianBound = (matrix) => this.fillExactHessian(matrix);
     const capacity = subspace.surfaceCount * 2;
     this.contacts = new ContactSet(capacity);
     this.factoredContacts = new ContactSet(capacity);
@@ -444,9 +454,14 @@ export class SoftBody {
 
     this.gatherContacts();
     const refactorsBefore = this.preconditioner.refactorCount;
-    if (this.predictedContactCount() === 0) {
+    if (this.exactLagged && !this.preconditioner.needsFullRefactor(this.rotation)) {
+      // A recent hard step's exact matrix stays the better guess while the body keeps its orientation.
+      this.preconditioner.reuseFull();
+    } else if (this.predictedContactCount() === 0) {
+      this.exactLagged = false;
       this.preconditioner.useBase();
-    } else if (this.preconditioner.needsFullRefactor(this.rotation) || !this.samePredictedContacts()) {
+    } else if (this.preconditioner.needsFullRefactor(this.rotation) || this.exactLagged || !this.samePredictedContacts()) {
+      this.exactLagged = false;
       this.preconditioner.factorWithContacts(this.rotation, this.addContactHessianBound);
       this.rememberFactoredContacts();
     } else {
@@ -483,6 +498,9 @@ export class SoftBody {
 
   private preconditionerStep = -1;
   private converged = false;
+  private exactQ: Float64Array = new Float64Array(0);
+  /** The current full factor is an exact Newton matrix from a recent hard step (reused while it lasts). */
+  private exactLagged = false;
 
   private minimise(maxIterations: number, tolerance: number): number {
     const n = this.n, q = this.q, g = this.grad, gNew = this.gradTrial, d = this.direction, qt = this.qTrial;
@@ -511,6 +529,14 @@ export class SoftBody {
     const tolerance2 = tolerance * tolerance;
     for (let iter = 0; iter < maxIterations; iter++) {
       iterations++;
+      if (iter === EXACT_AFTER) {
+        // Hard step (violent input, thin parts, large strain): Newton's own matrix at the current iterate.
+        this.exactQ = q;
+        this.preconditioner.factorAssembled(this.rotation, this.fillExactHessianBound);
+        this.exactRefreshes++;
+        this.exactLagged = true;
+        stored = 0;
+      }
       // Two-loop recursion with H0 = P^-1.
       for (let i = 0; i < n; i++) d[i] = -g[i];
       for (let k = 0; k < stored; k++) {
@@ -671,10 +697,17 @@ export class SoftBody {
     }
     let energy = 0;
     for (let i = 0; i < n; i++) {
-      let row = 0;
+      // Four accumulators: this n^2 product is the hottest loop after elasticity.
+      let r0 = 0, r1 = 0, r2 = 0, r3 = 0, j = 0;
       const off = i * n;
-      for (let j = 0; j < n; j++) row += k[off + j] * e[j];
-      y[i] = coefficient * row;
+      for (; j + 3 < n; j += 4) {
+        r0 += k[off + j] * e[j];
+        r1 += k[off + j + 1] * e[j + 1];
+        r2 += k[off + j + 2] * e[j + 2];
+        r3 += k[off + j + 3] * e[j + 3];
+      }
+      for (; j < n; j++) r0 += k[off + j] * e[j];
+      y[i] = coefficient * (r0 + r1 + r2 + r3);
       energy += 0.5 * e[i] * y[i];
     }
     // g += (R (x) I) y
@@ -871,6 +904,52 @@ export class SoftBody {
         }
       }
     }
+  }
+
+  /**
+   * The exact (PSD-projected) Hessian of the incremental potential at `exactQ`: the rotated P0 with its rest
+   * elastic part swapped for the true one, plus the predicted contacts.
+   */
+  private fillExactHessian(matrix: Float64Array): void {
+    const n = this.n, m = this.m, s = this.subspace, h2 = this.hTilde * this.hTilde;
+    const x = (this.exactScratch ??= {
+      hessian: new Float64Array(n * n), rotated: new Float64Array(n * n), c: new Float64Array(81), work: new Float64Array(81),
+      values: new Float64Array(9), vectors: new Float64Array(81), e: new Float64Array(3 * m),
+    });
+    this.preconditioner.rotateMatrix(this.preconditioner.base, this.rotation, matrix);
+    this.addContactHessian(matrix);
+    this.preconditioner.rotateMatrix(this.stiffness, this.rotation, x.rotated);
+    const hess = x.hessian;
+    hess.fill(0);
+    const jac = s.cubatureJacobians, f = this.fScratch, c = x.c, e = x.e;
+    for (let p = 0; p < s.cubatureCount; p++) {
+      this.deformationGradient(this.exactQ, p, f);
+      neoHookeanHessianProjected(f, this.mu, this.lambdaStable, c, x.work, x.values, x.vectors, symmetricEigen);
+      const v = h2 * s.cubatureVolumes[p], base = p * m * 3;
+      for (let a = 0; a < 3; a++) {
+        for (let b = a; b < 3; b++) {
+          // e = D C_ab (m x 3), then block (a, b) += v e D^T.
+          for (let i = 0; i < m; i++) {
+            const d0 = jac[base + 3 * i], d1 = jac[base + 3 * i + 1], d2 = jac[base + 3 * i + 2];
+            for (let col = 0; col < 3; col++) {
+              e[3 * i + col] = v * (d0 * c[(3 * a) * 9 + 3 * b + col] + d1 * c[(3 * a + 1) * 9 + 3 * b + col] + d2 * c[(3 * a + 2) * 9 + 3 * b + col]);
+            }
+          }
+          for (let i = 0; i < m; i++) {
+            const e0 = e[3 * i], e1 = e[3 * i + 1], e2 = e[3 * i + 2];
+            if (e0 === 0 && e1 === 0 && e2 === 0) continue;
+            const row = (a * m + i) * n + b * m;
+            for (let j = 0; j < m; j++) hess[row + j] += e0 * jac[base + 3 * j] + e1 * jac[base + 3 * j + 1] + e2 * jac[base + 3 * j + 2];
+          }
+        }
+      }
+    }
+    for (let a = 0; a < 3; a++) {
+      for (let b = 0; b < a; b++) {
+        for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) hess[(a * m + i) * n + b * m + j] = hess[(b * m + j) * n + a * m + i];
+      }
+    }
+    for (let k = 0; k < n * n; k++) matrix[k] += hess[k] - h2 * x.rotated[k];
   }
 
   private applyMaterial(): void {

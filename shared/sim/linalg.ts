@@ -28,17 +28,30 @@ export function choleskyMirror(a: Float64Array, n: number): void {
 
 /** Solves L L^T x = b in place (b becomes x) with a factor from choleskyFactor + choleskyMirror. */
 export function choleskySolve(l: Float64Array, n: number, b: Float64Array): void {
+  // Both sweeps read rows, with four accumulators (the solve runs every quasi-Newton iteration).
   for (let i = 0; i < n; i++) {
     const row = i * n;
-    let s = b[i];
-    for (let k = 0; k < i; k++) s -= l[row + k] * b[k];
-    b[i] = s / l[row + i];
+    let s0 = 0, s1 = 0, s2 = 0, s3 = 0, k = 0;
+    for (; k + 3 < i; k += 4) {
+      s0 += l[row + k] * b[k];
+      s1 += l[row + k + 1] * b[k + 1];
+      s2 += l[row + k + 2] * b[k + 2];
+      s3 += l[row + k + 3] * b[k + 3];
+    }
+    for (; k < i; k++) s0 += l[row + k] * b[k];
+    b[i] = (b[i] - (s0 + s1 + s2 + s3)) / l[row + i];
   }
   for (let i = n - 1; i >= 0; i--) {
     const row = i * n;
-    let s = b[i];
-    for (let k = i + 1; k < n; k++) s -= l[row + k] * b[k];
-    b[i] = s / l[row + i];
+    let s0 = 0, s1 = 0, s2 = 0, s3 = 0, k = i + 1;
+    for (; k + 3 < n; k += 4) {
+      s0 += l[row + k] * b[k];
+      s1 += l[row + k + 1] * b[k + 1];
+      s2 += l[row + k + 2] * b[k + 2];
+      s3 += l[row + k + 3] * b[k + 3];
+    }
+    for (; k < n; k++) s0 += l[row + k] * b[k];
+    b[i] = (b[i] - (s0 + s1 + s2 + s3)) / l[row + i];
   }
 }
 
@@ -105,4 +118,46 @@ export function quaternionToMatrix(quat: Float64Array, r: Float64Array): void {
   r[0] = 1 - 2 * (y * y + z * z); r[1] = 2 * (x * y - w * z); r[2] = 2 * (x * z + w * y);
   r[3] = 2 * (x * y + w * z); r[4] = 1 - 2 * (x * x + z * z); r[5] = 2 * (y * z - w * x);
   r[6] = 2 * (x * z - w * y); r[7] = 2 * (y * z + w * x); r[8] = 1 - 2 * (x * x + y * y);
+}
+
+/**
+ * Cyclic Jacobi eigen-decomposition of a small symmetric d x d matrix. `a` is destroyed (its diagonal ends as
+ * the eigenvalues, also copied to `values`); eigenvectors are the columns of `vectors` (row-major). No allocation.
+ */
+export function symmetricEigen(a: Float64Array, d: number, values: Float64Array, vectors: Float64Array): void {
+  vectors.fill(0, 0, d * d);
+  for (let i = 0; i < d; i++) vectors[i * d + i] = 1;
+  for (let sweep = 0; sweep < 60; sweep++) {
+    let off = 0, diag = 0;
+    for (let p = 0; p < d; p++) {
+      diag += a[p * d + p] ** 2;
+      for (let q = p + 1; q < d; q++) off += a[p * d + q] ** 2;
+    }
+    if (off <= 1e-30 * diag || off === 0) break;
+    for (let p = 0; p < d; p++) {
+      for (let q = p + 1; q < d; q++) {
+        const apq = a[p * d + q];
+        if (Math.abs(apq) < 1e-300) continue;
+        const theta = (a[q * d + q] - a[p * d + p]) / (2 * apq);
+        const t = (theta >= 0 ? 1 : -1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
+        const cs = 1 / Math.sqrt(t * t + 1), sn = t * cs;
+        for (let k = 0; k < d; k++) {
+          const akp = a[k * d + p], akq = a[k * d + q];
+          a[k * d + p] = cs * akp - sn * akq;
+          a[k * d + q] = sn * akp + cs * akq;
+        }
+        for (let k = 0; k < d; k++) {
+          const apk = a[p * d + k], aqk = a[q * d + k];
+          a[p * d + k] = cs * apk - sn * aqk;
+          a[q * d + k] = sn * apk + cs * aqk;
+        }
+        for (let k = 0; k < d; k++) {
+          const vkp = vectors[k * d + p], vkq = vectors[k * d + q];
+          vectors[k * d + p] = cs * vkp - sn * vkq;
+          vectors[k * d + q] = sn * vkp + cs * vkq;
+        }
+      }
+    }
+  }
+  for (let i = 0; i < d; i++) values[i] = a[i * d + i];
 }

@@ -72,3 +72,51 @@ export function neoHookeanEnergy(f: Float64Array, mu: number, lambdaStable: numb
   const jm1 = j - 1;
   return 0.5 * mu * (i1 - 3) - mu * jm1 + 0.5 * lambdaStable * jm1 * jm1;
 }
+
+/**
+ * Hessian d2Psi/dF2 (9 x 9, row-major over row-major F) projected to positive semi-definite, into `out`.
+ * Psi'' = mu I + lambda' g g^T + (lambda' (J - 1) - mu) d2J/dF2, g = cof(F). Scratch: `work` 81, `values` 9,
+ * `vectors` 81 numbers. Used only when the solver falls back to an exact Newton matrix.
+ */
+export function neoHookeanHessianProjected(
+  f: Float64Array, mu: number, lambdaStable: number, out: Float64Array,
+  work: Float64Array, values: Float64Array, vectors: Float64Array,
+  eigen: (a: Float64Array, d: number, values: Float64Array, vectors: Float64Array) => void,
+): void {
+  const f00 = f[0], f01 = f[1], f02 = f[2], f10 = f[3], f11 = f[4], f12 = f[5], f20 = f[6], f21 = f[7], f22 = f[8];
+  const g0 = f11 * f22 - f12 * f21, g1 = f12 * f20 - f10 * f22, g2 = f10 * f21 - f11 * f20;
+  const g3 = f02 * f21 - f01 * f22, g4 = f00 * f22 - f02 * f20, g5 = f01 * f20 - f00 * f21;
+  const g6 = f01 * f12 - f02 * f11, g7 = f02 * f10 - f00 * f12, g8 = f00 * f11 - f01 * f10;
+  const j = f00 * g0 + f01 * g1 + f02 * g2;
+  const cof = values; // reuse as scratch for the cofactor vector before the eigen step
+  cof[0] = g0; cof[1] = g1; cof[2] = g2; cof[3] = g3; cof[4] = g4; cof[5] = g5; cof[6] = g6; cof[7] = g7; cof[8] = g8;
+  const s = lambdaStable * (j - 1) - mu;
+  for (let r = 0; r < 9; r++) {
+    for (let c = 0; c < 9; c++) work[r * 9 + c] = (r === c ? mu : 0) + lambdaStable * cof[r] * cof[c];
+  }
+  // d2J / dF_ik dF_jl = sum_mn eps_ijm eps_kln F_mn (i, j rows; k, l columns).
+  for (let i = 0; i < 3; i++) {
+    for (let jr = 0; jr < 3; jr++) {
+      if (i === jr) continue;
+      const m = 3 - i - jr, eij = (jr - i + 3) % 3 === 1 ? 1 : -1;
+      for (let k = 0; k < 3; k++) {
+        for (let l = 0; l < 3; l++) {
+          if (k === l) continue;
+          const n = 3 - k - l, ekl = (l - k + 3) % 3 === 1 ? 1 : -1;
+          work[(3 * i + k) * 9 + 3 * jr + l] += s * eij * ekl * f[3 * m + n];
+        }
+      }
+    }
+  }
+  eigen(work, 9, values, vectors);
+  out.fill(0, 0, 81);
+  for (let e = 0; e < 9; e++) {
+    const lambda = values[e];
+    if (!(lambda > 0)) continue;
+    for (let r = 0; r < 9; r++) {
+      const vr = lambda * vectors[r * 9 + e];
+      if (vr === 0) continue;
+      for (let c = 0; c < 9; c++) out[r * 9 + c] += vr * vectors[c * 9 + e];
+    }
+  }
+}

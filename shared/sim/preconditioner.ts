@@ -61,27 +61,41 @@ export class Preconditioner {
    * matrix it is given.
    */
   factorWithContacts(rotation: Float64Array, addContacts: (matrix: Float64Array) => void): void {
-    const n = this.n, m = this.m;
-    const t = this.rotatedScratch, p = this.full, b = this.base;
-    // t = (R (x) I) P0: row block a = sum_c R[a][c] * row block c.
+    this.rotateMatrix(this.base, rotation, this.full);
+    addContacts(this.full);
+    this.factorFull(rotation);
+  }
+
+  /** Factors a matrix the caller fills in completely (the exact Newton matrix of a hard step). */
+  factorAssembled(rotation: Float64Array, fill: (matrix: Float64Array) => void): void {
+    fill(this.full);
+    this.factorFull(rotation);
+  }
+
+  /** target = (R (x) I) source (R^T (x) I) for a symmetric n x n source. */
+  rotateMatrix(source: Float64Array, rotation: Float64Array, target: Float64Array): void {
+    const n = this.n, m = this.m, t = this.rotatedScratch;
+    // t = (R (x) I) source: row block a = sum_c R[a][c] * row block c.
     for (let a = 0; a < 3; a++) {
       const r0 = rotation[3 * a], r1 = rotation[3 * a + 1], r2 = rotation[3 * a + 2];
       for (let i = 0; i < m; i++) {
         const dst = (a * m + i) * n, s0 = i * n, s1 = (m + i) * n, s2 = (2 * m + i) * n;
-        for (let k = 0; k < n; k++) t[dst + k] = r0 * b[s0 + k] + r1 * b[s1 + k] + r2 * b[s2 + k];
+        for (let k = 0; k < n; k++) t[dst + k] = r0 * source[s0 + k] + r1 * source[s1 + k] + r2 * source[s2 + k];
       }
     }
-    // p = t (R^T (x) I): column block a = sum_c R[a][c] * column block c.
+    // target = t (R^T (x) I): column block a = sum_c R[a][c] * column block c.
     for (let row = 0; row < n; row++) {
       const o = row * n;
       for (let a = 0; a < 3; a++) {
         const r0 = rotation[3 * a], r1 = rotation[3 * a + 1], r2 = rotation[3 * a + 2];
-        for (let j = 0; j < m; j++) p[o + a * m + j] = r0 * t[o + j] + r1 * t[o + m + j] + r2 * t[o + 2 * m + j];
+        for (let j = 0; j < m; j++) target[o + a * m + j] = r0 * t[o + j] + r1 * t[o + m + j] + r2 * t[o + 2 * m + j];
       }
     }
-    addContacts(p);
-    if (!choleskyFactor(p, n)) throw new Error("contact preconditioner is not positive definite");
-    choleskyMirror(p, n);
+  }
+
+  private factorFull(rotation: Float64Array): void {
+    if (!choleskyFactor(this.full, this.n)) throw new Error("contact preconditioner is not positive definite");
+    choleskyMirror(this.full, this.n);
     this.fullRotation.set(rotation);
     this.fullFactored = true;
     this.useFull = true;

@@ -3,6 +3,7 @@
 // to each other) over the interior samples. Straight-line distances can leak across thin gaps (two legs close
 // together); the neural model does not have that weakness.
 
+import { symmetricEigen } from "../sim/linalg";
 import { SkinningError, type ShapeSamples, type SkinningFieldProvider, type SkinningFields } from "./fields";
 
 /** Interior samples used to orthogonalise; more changes the fields by well under a percent. */
@@ -176,7 +177,8 @@ function principalFields(bumps: GaussianBumps, samples: Float64Array, count: num
   for (let a = 0; a < m; a++) {
     for (let b = a; b < m; b++) gram[a * m + b] = gram[b * m + a] = inner(column(a + LINEAR_FIELDS), column(b + LINEAR_FIELDS));
   }
-  const { values: eigenvalues, vectors } = symmetricEigen(gram, m);
+  const eigenvalues = new Float64Array(m), vectors = new Float64Array(m * m);
+  symmetricEigen(gram, m, eigenvalues, vectors);
   const order = Array.from(eigenvalues.keys()).sort((a, b) => eigenvalues[b] - eigenvalues[a]);
   for (let e = 0; fields.length < count; e++) {
     const which = order[e], lambda = eigenvalues[which];
@@ -192,48 +194,6 @@ function principalFields(bumps: GaussianBumps, samples: Float64Array, count: num
   const out = new Float64Array(count * (d + 1));
   fields.forEach((c, f) => out.set(c, f * (d + 1)));
   return out;
-}
-
-/** Cyclic Jacobi eigen-decomposition of a small symmetric matrix; vectors are columns (row-major d x d). */
-function symmetricEigen(matrix: Float64Array, d: number): { values: Float64Array; vectors: Float64Array } {
-  const a = Float64Array.from(matrix);
-  const v = new Float64Array(d * d);
-  for (let i = 0; i < d; i++) v[i * d + i] = 1;
-  for (let sweep = 0; sweep < 60; sweep++) {
-    let off = 0, diag = 0;
-    for (let p = 0; p < d; p++) {
-      diag += a[p * d + p] ** 2;
-      for (let q = p + 1; q < d; q++) off += a[p * d + q] ** 2;
-    }
-    if (off <= 1e-30 * diag) break;
-    for (let p = 0; p < d; p++) {
-      for (let q = p + 1; q < d; q++) {
-        const apq = a[p * d + q];
-        if (Math.abs(apq) < 1e-300) continue;
-        const theta = (a[q * d + q] - a[p * d + p]) / (2 * apq);
-        const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
-        const cs = 1 / Math.sqrt(t * t + 1), sn = t * cs;
-        for (let k = 0; k < d; k++) {
-          const akp = a[k * d + p], akq = a[k * d + q];
-          a[k * d + p] = cs * akp - sn * akq;
-          a[k * d + q] = sn * akp + cs * akq;
-        }
-        for (let k = 0; k < d; k++) {
-          const apk = a[p * d + k], aqk = a[q * d + k];
-          a[p * d + k] = cs * apk - sn * aqk;
-          a[q * d + k] = sn * apk + cs * aqk;
-        }
-        for (let k = 0; k < d; k++) {
-          const vkp = v[k * d + p], vkq = v[k * d + q];
-          v[k * d + p] = cs * vkp - sn * vkq;
-          v[k * d + q] = sn * vkp + cs * vkq;
-        }
-      }
-    }
-  }
-  const values = new Float64Array(d);
-  for (let i = 0; i < d; i++) values[i] = a[i * d + i];
-  return { values, vectors: v };
 }
 
 /** Farthest-point sampling, starting from the point farthest from the centroid (deterministic). */

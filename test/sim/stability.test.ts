@@ -18,16 +18,17 @@ describe("stability at dt = 1/30 s", () => {
     const grab = body.grab(p[0], p[1], p[2]);
     expect(grab).toBeGreaterThanOrEqual(0);
     body.moveGrab(grab, p[0] + 1, p[1], p[2]); // 1 m in one frame
-    let peak = 0;
+    let peak = 0, stretch = 0;
     for (let i = 0; i < 30; i++) {
       body.step();
       expect(allFinite(body.q)).toBe(true);
       peak = Math.max(peak, totalEnergy(body) - restEnergy);
+      stretch = Math.max(stretch, shapeError(body, loaded));
     }
     // Bounded: no more than the work a 1 m stretch of the grab spring could ever put in.
     const grabStiffness = body.totalMass * (2 * Math.PI * body.options.grabFrequency) ** 2;
     expect(peak).toBeLessThan(0.5 * grabStiffness * 1 ** 2);
-    expect(shapeError(body, loaded)).toBeGreaterThan(0.005); // it really was stretched
+    expect(stretch).toBeGreaterThan(0.005); // it really was stretched
     body.release(grab);
     for (let i = 0; i < 150; i++) body.step();
     expect(allFinite(body.q)).toBe(true);
