@@ -36,6 +36,8 @@ export interface SolverOptions {
   contactDamping: number;
   /** Frequency (Hz) at which the whole body would oscillate on one grab spring: sets the default grab stiffness. */
   grabFrequency: number;
+  /** Coulomb friction coefficient of contacts (0 = frictionless). */
+  friction: number;
 }
 
 export const DEFAULT_SOLVER_OPTIONS: Readonly<SolverOptions> = Object.freeze({
@@ -48,6 +50,7 @@ export const DEFAULT_SOLVER_OPTIONS: Readonly<SolverOptions> = Object.freeze({
   contactStiffness: 0,
   contactDamping: 0.5,
   grabFrequency: 6,
+  friction: 0.6,
 });
 
 export interface StepStats {
@@ -80,6 +83,8 @@ const MAX_LINE_SEARCH = 12;
 const ARMIJO = 1e-4;
 /** Quasi-Newton iterations after which a step that has not converged switches to the exact Newton matrix. */
 const EXACT_AFTER = 8;
+/** Below this sliding speed (m/s) friction acts as a stiff viscous force: smooth static friction (IPC's mollifier). */
+const FRICTION_SLIP_SPEED = 0.01;
 
 interface PinGroup {
   rows: Float64Array;
@@ -150,6 +155,8 @@ export class SoftBody {
   /** Per contact: 1 when the sample was already penetrating at the predicted position (damped, preconditioned). */
   private readonly contactPredicted: Uint8Array;
   private contactStiffness = 0;
+  /** Per surface sample: normal contact force at the end of the last step (N). */
+  private readonly sampleNormalForce: Float64Array;
   private contactDampingCoefficient = 0;
 
   // Grabs live in fixed slots so moving them allocates nothing.
@@ -198,6 +205,7 @@ export class SoftBody {
     this.contacts = new ContactSet(capacity);
     this.factoredContacts = new ContactSet(capacity);
     this.contactPredicted = new Uint8Array(capacity);
+    this.sampleNormalForce = new Float64Array(subspace.surfaceCount);
     this.size = restDiagonal(subspace.surfaceRest);
     this.totalMass = material.density * subspace.massVolume;
     this.applyMaterial();
@@ -325,6 +333,7 @@ export class SoftBody {
     this.q.fill(0);
     this.velocity.fill(0);
     this.lastCorrection.fill(0);
+    this.sampleNormalForce.fill(0);
     this.hasHistory = false;
   }
 
@@ -337,6 +346,7 @@ export class SoftBody {
     this.q.set(q);
     this.velocity.set(velocity);
     this.lastCorrection.fill(0);
+    this.sampleNormalForce.fill(0);
     this.hasHistory = false;
   }
 
@@ -480,6 +490,7 @@ export class SoftBody {
       this.velocityPrev.set(v);
       const inv = 1 / this.hTilde;
       for (let i = 0; i < n; i++) v[i] = (q[i] - this.qCentre[i]) * inv;
+      this.updateNormalForces();
       // An unconverged step restarts with implicit Euler, whose dissipation cannot amplify its error.
       this.hasHistory = this.converged;
     }
@@ -779,6 +790,8 @@ export class SoftBody {
     const c = this.contacts, m = this.m, rows = this.subspace.surfaceRows, rest = this.subspace.surfaceRest;
     const k = h2 * this.contactStiffness;
     const damping = this.hTilde * this.contactDampingCoefficient;
+    const frictionScale = h2 * this.options.friction, slip = FRICTION_SLIP_SPEED * this.hTilde;
+    const ox = this.origin[0], oy = this.origin[1], oz = this.origin[2];
     let energy = 0;
     for (let i = 0; i < c.count; i++) {
       const sample = c.sample[i], r = sample * m;
@@ -790,24 +803,43 @@ export class SoftBody {
         uz += b * q[2 * m + j];
       }
       const nx = c.normal[3 * i], ny = c.normal[3 * i + 1], nz = c.normal[3 * i + 2];
-      const distance =
-        nx * (this.origin[0] + rest[3 * sample] + ux) +
-        ny * (this.origin[1] + rest[3 * sample + 1] + uy) +
-        nz * (this.origin[2] + rest[3 * sample + 2] + uz);
-      const gap = distance - c.offset[i];
+      // Motion over the step, from the start-of-step reference.
+      const dx = ox + rest[3 * sample] + ux - c.reference[3 * i];
+      const dy = oy + rest[3 * sample + 1] + uy - c.reference[3 * i + 1];
+      const dz = oz + rest[3 * sample + 2] + uz - c.reference[3 * i + 2];
+      const along = nx * dx + ny * dy + nz * dz;
+      const gap = along + nx * c.reference[3 * i] + ny * c.reference[3 * i + 1] + nz * c.reference[3 * i + 2] - c.offset[i];
       let force = 0;
       if (gap < 0) {
         energy += 0.5 * k * gap * gap;
         force = k * gap;
       }
-      if (this.contactPredicted[i] === 1 && damping > 0) {
-        // Normal damping on samples in contact: absorbs bounces (velocity along n is (distance - reference) / h~).
-        const approach = distance - c.referenceDistance[i];
-        energy += 0.5 * damping * approach * approach;
-        force += damping * approach;
+      let fx = 0, fy = 0, fz = 0;
+      if (this.contactPredicted[i] === 1) {
+        if (damping > 0) {
+          // Normal damping on samples in contact absorbs bounces.
+          energy += 0.5 * damping * along * along;
+          force += damping * along;
+        }
+        // Coulomb friction against the sliding over the step, with last step's normal force (lagged).
+        const normalForce = this.sampleNormalForce[sample];
+        if (frictionScale > 0 && normalForce > 0) {
+          const tx = dx - along * nx, ty = dy - along * ny, tz = dz - along * nz;
+          const sliding = Math.sqrt(tx * tx + ty * ty + tz * tz);
+          const limit = frictionScale * normalForce;
+          let scale: number;
+          if (sliding < slip) {
+            energy += (0.5 * limit * sliding * sliding) / slip;
+            scale = limit / slip;
+          } else {
+            energy += limit * (sliding - 0.5 * slip);
+            scale = limit / sliding;
+          }
+          fx = scale * tx; fy = scale * ty; fz = scale * tz;
+        }
       }
-      if (force === 0) continue;
-      const fx = force * nx, fy = force * ny, fz = force * nz;
+      fx += force * nx; fy += force * ny; fz += force * nz;
+      if (fx === 0 && fy === 0 && fz === 0) continue;
       for (let j = 0; j < m; j++) {
         const b = rows[r + j];
         g[j] += fx * b;
@@ -816,6 +848,27 @@ export class SoftBody {
       }
     }
     return energy;
+  }
+
+  /** Normal force of each sample at the end of the step (N): next step's friction limit. */
+  private updateNormalForces(): void {
+    const c = this.contacts, m = this.m, rows = this.subspace.surfaceRows, rest = this.subspace.surfaceRest, q = this.q;
+    this.sampleNormalForce.fill(0);
+    for (let i = 0; i < c.count; i++) {
+      const sample = c.sample[i], r = sample * m;
+      let ux = 0, uy = 0, uz = 0;
+      for (let j = 0; j < m; j++) {
+        const b = rows[r + j];
+        ux += b * q[j];
+        uy += b * q[m + j];
+        uz += b * q[2 * m + j];
+      }
+      const gap =
+        c.normal[3 * i] * (this.origin[0] + rest[3 * sample] + ux) +
+        c.normal[3 * i + 1] * (this.origin[1] + rest[3 * sample + 1] + uy) +
+        c.normal[3 * i + 2] * (this.origin[2] + rest[3 * sample + 2] + uz) - c.offset[i];
+      if (gap < 0) this.sampleNormalForce[sample] += -this.contactStiffness * gap;
+    }
   }
 
   /** Finds the samples near an obstacle at the predicted positions and linearises each contact there. */
@@ -844,10 +897,9 @@ export class SoftBody {
         const nx = normal[0], ny = normal[1], nz = normal[2];
         const i = c.count;
         if (!c.add(sample, nx, ny, nz, nx * px + ny * py + nz * pz - distance)) return;
-        c.referenceDistance[i] =
-          nx * (this.origin[0] + rest[3 * sample] + cx) +
-          ny * (this.origin[1] + rest[3 * sample + 1] + cy) +
-          nz * (this.origin[2] + rest[3 * sample + 2] + cz);
+        c.reference[3 * i] = this.origin[0] + rest[3 * sample] + cx;
+        c.reference[3 * i + 1] = this.origin[1] + rest[3 * sample + 1] + cy;
+        c.reference[3 * i + 2] = this.origin[2] + rest[3 * sample + 2] + cz;
         this.contactPredicted[i] = distance < 0 ? 1 : 0;
       }
     }
@@ -881,20 +933,21 @@ export class SoftBody {
     }
   }
 
-  /** Adds h~^2 k_c (n (x) b)(n (x) b)^T (+ damping) of the predicted contacts into a dense n x n matrix. */
+  /** Adds the predicted contacts' Hessian (normal penalty + damping, sticking friction) into a dense n x n matrix. */
   private addContactHessian(matrix: Float64Array): void {
     const c = this.contacts, m = this.m, n = this.n, rows = this.subspace.surfaceRows;
-    const weight = this.hTilde * this.hTilde * this.contactStiffness + this.hTilde * this.contactDampingCoefficient;
+    const normalWeight = this.hTilde * this.hTilde * this.contactStiffness + this.hTilde * this.contactDampingCoefficient;
+    const frictionWeight = (this.hTilde * this.hTilde * this.options.friction) / (FRICTION_SLIP_SPEED * this.hTilde);
     for (let i = 0; i < c.count; i++) {
       if (this.contactPredicted[i] === 0) continue;
       const r = c.sample[i] * m;
+      const tangential = frictionWeight * this.sampleNormalForce[c.sample[i]];
       for (let a = 0; a < 3; a++) {
         const na = c.normal[3 * i + a];
-        if (na === 0) continue;
         for (let b = 0; b < 3; b++) {
           const nb = c.normal[3 * i + b];
-          if (nb === 0) continue;
-          const w = weight * na * nb;
+          const w = normalWeight * na * nb + tangential * ((a === b ? 1 : 0) - na * nb);
+          if (w === 0) continue;
           for (let j = 0; j < m; j++) {
             const wj = w * rows[r + j];
             if (wj === 0) continue;
@@ -959,12 +1012,12 @@ export class SoftBody {
     this.density = this.material.density;
     const s = this.subspace;
     for (let i = 0; i < this.stiffness.length; i++) this.stiffness[i] = lame.mu * s.stiffnessMu[i] + lame.lambda * s.stiffnessLambda[i];
-    // Contact penalty: each sample's share of the mass rides on a 60 Hz spring, so a body sinks g / w^2
-    // (0.07 mm) under its own weight whatever its size, and the contact term stays as well conditioned as
-    // the inertia it competes with (a stiffer penalty only slows the solve down).
+    // Contact penalty: a body resting on a handful of samples must not sink, so each sample's spring holds a
+    // sixteenth of the whole weight at 30 Hz: resting on 5 samples sinks 16 g / (5 w^2) ~ 1 mm, whatever the
+    // size, and the term stays conditioned alike for every body (stiffer only slows the solve).
     const sampleMass = this.totalMass / s.surfaceCount;
-    const contactOmega = 2 * Math.PI * 60;
-    this.contactStiffness = this.options.contactStiffness > 0 ? this.options.contactStiffness : sampleMass * contactOmega * contactOmega;
+    const contactOmega = 2 * Math.PI * 30;
+    this.contactStiffness = this.options.contactStiffness > 0 ? this.options.contactStiffness : (this.totalMass * contactOmega * contactOmega) / 16;
     this.contactDampingCoefficient = 2 * this.options.contactDamping * Math.sqrt(this.contactStiffness * sampleMass);
     this.rebuildPreconditionerBase();
   }
@@ -1051,4 +1104,5 @@ export function validateOptions(o: SolverOptions): void {
   if (!Number.isFinite(o.contactStiffness) || o.contactStiffness < 0) throw new SimParameterError(`contactStiffness must be >= 0, got ${o.contactStiffness}`);
   if (!Number.isFinite(o.contactDamping) || o.contactDamping < 0 || o.contactDamping > 1) throw new SimParameterError(`contactDamping must be in [0, 1], got ${o.contactDamping}`);
   if (!Number.isFinite(o.grabFrequency) || o.grabFrequency <= 0) throw new SimParameterError(`grabFrequency must be positive, got ${o.grabFrequency}`);
+  if (!Number.isFinite(o.friction) || o.friction < 0 || o.friction > 10) throw new SimParameterError(`friction must be in [0, 10], got ${o.friction}`);
 }

@@ -31,14 +31,14 @@ export class ContactSet {
   readonly normal: Float64Array;
   /** Half-space offsets: the sample must satisfy normal . p >= offset. */
   readonly offset: Float64Array;
-  /** normal . p at the start-of-step reference, for contact damping. */
-  readonly referenceDistance: Float64Array;
+  /** The sample's start-of-step reference position (3 per constraint): (p - reference) / h~ is its velocity. */
+  readonly reference: Float64Array;
 
   constructor(readonly capacity: number) {
     this.sample = new Int32Array(capacity);
     this.normal = new Float64Array(3 * capacity);
     this.offset = new Float64Array(capacity);
-    this.referenceDistance = new Float64Array(capacity);
+    this.reference = new Float64Array(3 * capacity);
   }
 
   clear(): void {
@@ -77,6 +77,6 @@ export class ContactSet {
     this.sample.set(other.sample.subarray(0, n));
     this.normal.set(other.normal.subarray(0, 3 * n));
     this.offset.set(other.offset.subarray(0, n));
-    this.referenceDistance.set(other.referenceDistance.subarray(0, n));
+    this.reference.set(other.reference.subarray(0, 3 * n));
   }
 }

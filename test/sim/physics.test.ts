@@ -2,6 +2,7 @@
 
 import { describe, expect, it } from "vitest";
 import { runScenario } from "../../server/scenarios/run-scenario";
+import { FloorContact } from "../../shared/sim";
 import { bodyFor, makeBody } from "./helpers";
 
 describe("elastic energy", () => {
@@ -114,5 +115,34 @@ describe("resting contact", () => {
     expect(landed * result.dt).toBeGreaterThan(0.25);
     expect(landed * result.dt).toBeLessThan(0.4);
     expect(Math.abs(result.final.centroid[1] - 0.1)).toBeLessThan(0.01);
+  });
+});
+
+describe("friction", () => {
+  it("a cube sliding at 1 m/s on the floor stops after about v^2 / (2 mu g), and slides on without friction", async () => {
+    const loaded = await bodyFor("box:0.2x0.2x0.2");
+    const slide = (friction: number) => {
+      const body = makeBody(loaded, { friction }, [0, 0.1, 0]);
+      body.addContactSurface(new FloorContact(0));
+      for (let i = 0; i < 30; i++) body.step(); // settle onto the floor
+      const v = Float64Array.from(body.velocity);
+      v[3] += 1; // constant channel, x translation: 1 m/s
+      body.setState(body.q, v);
+      const start = new Float64Array(3), before = new Float64Array(3), end = new Float64Array(3);
+      body.centroid(start);
+      for (let i = 0; i < 60; i++) {
+        if (i === 54) body.centroid(before);
+        body.step();
+      }
+      body.centroid(end);
+      return { distance: end[0] - start[0], speed: Math.abs(end[0] - before[0]) / (6 / 60) };
+    };
+    const mu = 0.6, coulomb = 1 / (2 * mu * 9.81); // 8.5 cm
+    const rough = slide(mu);
+    expect(rough.distance).toBeGreaterThan(0.6 * coulomb);
+    expect(rough.distance).toBeLessThan(1.5 * coulomb);
+    expect(rough.speed).toBeLessThan(0.01);
+    const smooth = slide(0);
+    expect(smooth.distance).toBeGreaterThan(0.9);
   });
 });
