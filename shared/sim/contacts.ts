@@ -56,27 +56,4 @@ export class ContactSet {
     this.offset[i] = offset;
     return true;
   }
-
-  /** True when both sets hold the same samples with (nearly) the same normals, in the same order. */
-  sameAs(other: ContactSet): boolean {
-    if (other.count !== this.count) return false;
-    for (let i = 0; i < this.count; i++) {
-      if (other.sample[i] !== this.sample[i]) return false;
-      const d =
-        other.normal[3 * i] * this.normal[3 * i] +
-        other.normal[3 * i + 1] * this.normal[3 * i + 1] +
-        other.normal[3 * i + 2] * this.normal[3 * i + 2];
-      if (d < 0.985) return false;
-    }
-    return true;
-  }
-
-  copyFrom(other: ContactSet): void {
-    const n = Math.min(other.count, this.capacity);
-    this.count = n;
-    this.sample.set(other.sample.subarray(0, n));
-    this.normal.set(other.normal.subarray(0, 3 * n));
-    this.offset.set(other.offset.subarray(0, n));
-    this.reference.set(other.reference.subarray(0, 3 * n));
-  }
 }

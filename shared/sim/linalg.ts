@@ -61,16 +61,6 @@ export function dot(a: Float64Array, b: Float64Array, n: number): number {
   return s;
 }
 
-/** y = A x for a symmetric-or-not dense n x n matrix. */
-export function matVec(a: Float64Array, n: number, x: Float64Array, y: Float64Array): void {
-  for (let i = 0; i < n; i++) {
-    const row = i * n;
-    let s = 0;
-    for (let k = 0; k < n; k++) s += a[row + k] * x[k];
-    y[i] = s;
-  }
-}
-
 /**
  * Rotation part of a 3x3 matrix F (row-major), written as a unit quaternion into `quat` [x, y, z, w].
  * Müller et al. 2016, "A robust method to extract the rotational part of deformations": iterates from the
