@@ -38,6 +38,8 @@ export interface SolverOptions {
   grabFrequency: number;
   /** Coulomb friction coefficient of contacts (0 = frictionless). */
   friction: number;
+  /** Quasi-Newton iterations after which an unconverged step switches to the exact Newton matrix (0 = never). */
+  exactAfter: number;
 }
 
 export const DEFAULT_SOLVER_OPTIONS: Readonly<SolverOptions> = Object.freeze({
@@ -45,12 +47,13 @@ export const DEFAULT_SOLVER_OPTIONS: Readonly<SolverOptions> = Object.freeze({
   gravity: [0, -9.81, 0] as [number, number, number],
   damping: 0.002,
   integrator: "bdf2" as Integrator,
-  maxIterations: 20,
+  maxIterations: 24,
   tolerance: 3e-5,
   contactStiffness: 0,
   contactDamping: 0.5,
   grabFrequency: 6,
   friction: 0.6,
+  exactAfter: 16,
 });
 
 export interface StepStats {
@@ -81,8 +84,6 @@ const MAX_GRAB_POINTS = 12;
 const LBFGS_MEMORY = 6;
 const MAX_LINE_SEARCH = 12;
 const ARMIJO = 1e-4;
-/** Quasi-Newton iterations after which a step that has not converged switches to the exact Newton matrix. */
-const EXACT_AFTER = 8;
 /** Below this sliding speed (m/s) friction acts as a stiff viscous force: smooth static friction (IPC's mollifier). */
 const FRICTION_SLIP_SPEED = 0.01;
 
@@ -542,7 +543,7 @@ export class SoftBody {
     const tolerance2 = tolerance * tolerance;
     for (let iter = 0; iter < maxIterations; iter++) {
       iterations++;
-      if (iter === EXACT_AFTER) {
+      if (iter === this.options.exactAfter && iter > 0) {
         // Hard step (violent input, thin parts, large strain): Newton's own matrix at the current iterate.
         this.exactQ = q;
         this.preconditioner.factorAssembled(this.rotation, this.fillExactHessianBound);
@@ -1107,4 +1108,5 @@ export function validateOptions(o: SolverOptions): void {
   if (!Number.isFinite(o.contactDamping) || o.contactDamping < 0 || o.contactDamping > 1) throw new SimParameterError(`contactDamping must be in [0, 1], got ${o.contactDamping}`);
   if (!Number.isFinite(o.grabFrequency) || o.grabFrequency <= 0) throw new SimParameterError(`grabFrequency must be positive, got ${o.grabFrequency}`);
   if (!Number.isFinite(o.friction) || o.friction < 0 || o.friction > 10) throw new SimParameterError(`friction must be in [0, 10], got ${o.friction}`);
+  if (!Number.isInteger(o.exactAfter) || o.exactAfter < 0) throw new SimParameterError(`exactAfter must be a non-negative integer, got ${o.exactAfter}`);
 }
