@@ -1,0 +1,72 @@
+"""Self-supervised losses (METHOD.md section 4) and the ConFIG two-gradient combination."""
+import torch
+
+STENCIL_STEP = 1e-3  # finite-difference step in normalised coordinates ([-1, 1]^3)
+E, NU = 5e5, 0.45
+MU = E / (2 * (1 + NU))
+LAMBDA = E * NU / ((1 + NU) * (1 - 2 * NU))
+
+
+def stencil(points):
+    """(B, P, 3) -> (B, 7P, 3): each point, then +-h along x, y, z."""
+    offsets = torch.zeros(7, 3, dtype=points.dtype, device=points.device)
+    for a in range(3):
+        offsets[1 + 2 * a, a] = STENCIL_STEP
+        offsets[2 + 2 * a, a] = -STENCIL_STEP
+    return (points.unsqueeze(2) + offsets).reshape(points.shape[0], -1, 3)
+
+
+def fields_and_gradients(raw, points_count):
+    """Raw decoder output on the stencil (B, 7P, K) -> unit-RMS fields (B, P, K) and gradients (B, P, K, 3).
+    Each field is divided by its RMS over the P centre points (on-the-fly normalisation)."""
+    b, _, k = raw.shape
+    w = raw.reshape(b, points_count, 7, k)
+    rms = torch.sqrt((w[:, :, 0] ** 2).mean(dim=1, keepdim=True) + 1e-12)  # (B, 1, K)
+    w = w / rms.unsqueeze(2)
+    grad = torch.stack([(w[:, :, 1 + 2 * a] - w[:, :, 2 + 2 * a]) / (2 * STENCIL_STEP) for a in range(3)], dim=-1)
+    return w[:, :, 0], grad
+
+
+def deformation_gradients(points, weights, grads, transforms):
+    """F = I + sum_h (w_h A_h + (A_h x + b_h) grad w_h^T) for transforms (B, T, K+1, 3, 4), the constant channel
+    first. Returns (B, T, P, 3, 3)."""
+    b, p, k = weights.shape
+    ones = torch.ones(b, p, 1, dtype=weights.dtype, device=weights.device)
+    w = torch.cat([ones, weights], dim=-1)  # (B, P, K+1)
+    g = torch.cat([torch.zeros(b, p, 1, 3, dtype=grads.dtype, device=grads.device), grads], dim=2)
+    a, t = transforms[..., :3], transforms[..., 3]
+    u = torch.einsum("bthij,bpj->btphi", a, points) + t.unsqueeze(2)  # (B, T, P, K+1, 3)
+    f = torch.einsum("bph,bthij->btpij", w, a) + torch.einsum("btphi,bphj->btpij", u, g)
+    return f + torch.eye(3, dtype=f.dtype, device=f.device)
+
+
+def elastic_energy_density(f, blend):
+    """Mean of (1 - t) Psi_linear + t Psi_NeoHookean over everything."""
+    eps = 0.5 * (f + f.transpose(-1, -2)) - torch.eye(3, dtype=f.dtype, device=f.device)
+    tr = eps.diagonal(dim1=-2, dim2=-1).sum(-1)
+    linear = MU * (eps * eps).sum((-1, -2)) + 0.5 * LAMBDA * tr * tr
+    if blend <= 0:
+        return linear.mean()
+    j = torch.det(f)
+    i1 = (f * f).sum((-1, -2))
+    neo = 0.5 * MU * (i1 - 3) + 0.5 * LAMBDA * (j - 1) ** 2 - MU * (j - 1)
+    return ((1 - blend) * linear + blend * neo).mean()
+
+
+def orthogonality(weights):
+    """MSE of W^T W / P against I over the K unit-RMS fields (the rigid channel is not among them)."""
+    p, k = weights.shape[1], weights.shape[2]
+    gram = torch.einsum("bpk,bpl->bkl", weights, weights) / p
+    return ((gram - torch.eye(k, dtype=gram.dtype, device=gram.device)) ** 2).mean()
+
+
+def config_direction(g1, g2):
+    """ConFIG (arXiv 2408.11104) for two flattened gradients: a direction with a positive dot product with both,
+    scaled by their projections onto it."""
+    def unit(g):
+        return g / (g.norm() + 1e-20)
+
+    def reject(a, b):  # b minus its component along a
+        return b - (a @ b) / (a @ a + 1e-20) * a
+    v = unit(unit(reject(g1, g2)) + unit(reject(g2, g1)))
+    return (g1 @ v + g2 @ v) * v
