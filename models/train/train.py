@@ -109,10 +109,10 @@ def main(argv=None):
         surf = torch.from_numpy(np.concatenate([surface[idx][:, s_idx], normals[idx][:, s_idx]], axis=-1))
         pts = torch.from_numpy(interior[idx][:, p_idx])
         raw = model(surf, losses.stencil(pts))
-        weights, grads = losses.fields_and_gradients(raw, args.points)
+        normalised, basis, grads = losses.fields_and_gradients(raw, args.points)
         transforms = torch.randn(args.batch, args.transforms, args.fields + 1, 3, 4) * args.transform_scale
-        elastic = losses.elastic_energy_density(losses.deformation_gradients(pts, weights, grads, transforms), blend)
-        ortho = losses.orthogonality(weights)
+        elastic = losses.elastic_energy_density(losses.deformation_gradients(pts, basis, grads, transforms), blend)
+        ortho = losses.orthogonality(normalised)
         g1 = torch.autograd.grad(elastic, params, retain_graph=True, allow_unused=True)
         g2 = torch.autograd.grad(ortho, params, allow_unused=True)
         flat = lambda gs: torch.cat([(g if g is not None else torch.zeros_like(p)).reshape(-1) for g, p in zip(gs, params)])  # noqa: E731

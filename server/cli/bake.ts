@@ -3,7 +3,7 @@
 import { writeFile } from "node:fs/promises";
 import { encodeBakedBody } from "../../shared/skinning";
 import { loadMesh, providerFor, type WeightsSource } from "../scenarios/body-from-mesh";
-import { bakeMesh } from "../../shared/skinning";
+import { bakeMesh, fieldQuality } from "../../shared/skinning";
 import { integerFlag, parseFlags, runCli, UsageError } from "./cli-support";
 
 const USAGE = `usage: npm run bake -- --mesh PATH|box:LxWxH [--handles 16] [--cubature 256] [--weights baseline|model]
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const weights = flags.weights as WeightsSource;
   if (weights !== "baseline" && weights !== "model") throw new UsageError("--weights must be baseline or model");
   const { mesh } = await loadMesh(flags.mesh);
-  const { body, timings } = await bakeMesh(mesh, providerFor(weights), {
+  const { body, timings } = await bakeMesh(mesh, await providerFor(weights), {
     handles: integerFlag(flags, "handles", 16, 1, 64),
     cubature: integerFlag(flags, "cubature", 256, 8, 4096),
     seed: integerFlag(flags, "seed", 1, 0, 2 ** 31 - 1),
@@ -47,6 +47,7 @@ async function main(): Promise<void> {
     surfaceSamples: body.surfacePositions.length / 3,
     massSamples: body.massVolumes.length,
     normalisedVolume: volume,
+    quality: fieldQuality(body),
     bakeMs: timings.total,
     timings,
     ...(typeof flags.out === "string" ? { out: flags.out, bytes } : {}),
@@ -57,7 +58,8 @@ async function main(): Promise<void> {
   }
   process.stdout.write(
     `${summary.mesh}: ${summary.vertices} vertices, ${summary.triangles} triangles -> ${summary.handles} handles (${summary.weights}), ` +
-      `${summary.cubature} cubature points, volume ${volume.toFixed(4)} (normalised units), ${timings.total.toFixed(0)} ms` +
+      `${summary.cubature} cubature points, volume ${volume.toFixed(4)} (normalised units), ${timings.total.toFixed(0)} ms, ` +
+      `quality elastic ${summary.quality.elastic.toPrecision(4)} ortho ${summary.quality.ortho.toPrecision(3)}` +
       (bytes !== undefined ? `, wrote ${bytes} bytes to ${summary.out}` : "") + "\n",
   );
 }

@@ -4,6 +4,7 @@ import { boxMesh, type TriangleMesh } from "../../shared/geometry";
 import { basisRows, SoftBody, Subspace, type Material, type SolverOptions } from "../../shared/sim";
 import { bakeMesh, baselineProvider, handleCount, SkinningError, toSubspaceSource, type BakedBody, type SkinningFieldProvider } from "../../shared/skinning";
 import { readMeshFile } from "../mesh-file";
+import { modelProvider } from "../skinning/model-provider";
 
 export type WeightsSource = "baseline" | "model";
 
@@ -29,9 +30,10 @@ export interface LoadedBody {
   renderRows: Float64Array;
 }
 
-export function providerFor(weights: WeightsSource): SkinningFieldProvider {
+export async function providerFor(weights: WeightsSource): Promise<SkinningFieldProvider> {
   if (weights === "baseline") return baselineProvider;
-  throw new SkinningError('--weights model needs the trained skinning model, which is not shipped yet; use --weights baseline');
+  if (weights === "model") return modelProvider();
+  throw new SkinningError(`unknown weights "${String(weights)}": use baseline or model`);
 }
 
 /** "box:1x0.1x0.1" -> [1, 0.1, 0.1], or null for a file path. */
@@ -53,7 +55,7 @@ export async function loadMesh(spec: string): Promise<{ mesh: TriangleMesh; size
 export async function loadBody(setup: BodySetup): Promise<LoadedBody> {
   const { mesh, size: boxSize } = await loadMesh(setup.mesh);
   const size = boxSize ?? setup.size;
-  const { body: baked, timings } = await bakeMesh(mesh, providerFor(setup.weights), {
+  const { body: baked, timings } = await bakeMesh(mesh, await providerFor(setup.weights), {
     handles: setup.handles,
     cubature: setup.cubature,
     seed: setup.seed,

@@ -1,0 +1,32 @@
+// The shipped skinning model in Node: the ONNX files from models/, run by onnxruntime-node.
+
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { createModelProvider, SkinningError, type OrtModule, type SkinningFieldProvider } from "../../shared/skinning";
+
+export const MODEL_DIRECTORY = path.resolve(import.meta.dirname, "../../models");
+
+let cached: Promise<SkinningFieldProvider> | undefined;
+
+/** The model provider (created once per process). */
+export function modelProvider(directory = MODEL_DIRECTORY): Promise<SkinningFieldProvider> {
+  if (directory !== MODEL_DIRECTORY) return load(directory);
+  cached ??= load(directory).catch((error) => {
+    cached = undefined;
+    throw error;
+  });
+  return cached;
+}
+
+async function load(directory: string): Promise<SkinningFieldProvider> {
+  const read = async (name: string) => {
+    try {
+      return new Uint8Array(await readFile(path.join(directory, name)));
+    } catch {
+      throw new SkinningError(`the skinning model ${path.join(directory, name)} is missing; train and export it (models/train/README.md)`);
+    }
+  };
+  const [encoder, decoder] = await Promise.all([read("skinning-encoder.onnx"), read("skinning-decoder.onnx")]);
+  const ort = (await import("onnxruntime-node")) as unknown as OrtModule;
+  return createModelProvider(ort, { encoder, decoder });
+}

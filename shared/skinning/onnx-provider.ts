@@ -1,0 +1,114 @@
+// Skinning fields from the trained network, run by an injected onnxruntime module (onnxruntime-node on the
+// server and in CLIs, onnxruntime-web in the browser), so this file stays isomorphic.
+// The encoder turns surface points + normals into shape latents once per shape; the decoder maps query points
+// to raw fields in batches. Gradients are central finite differences (6 extra queries a point).
+
+import { SkinningError, type ShapeSamples, type SkinningFieldProvider, type SkinningFields } from "./fields";
+
+/** The part of onnxruntime's API this provider uses (both onnxruntime-node and -web satisfy it). */
+export interface OrtTensor {
+  readonly data: unknown;
+  readonly dims: readonly number[];
+}
+export interface OrtSession {
+  run(feeds: Record<string, OrtTensor>): Promise<Record<string, OrtTensor>>;
+  release?(): Promise<void>;
+}
+export interface OrtModule {
+  Tensor: new (type: "float32", data: Float32Array, dims: readonly number[]) => OrtTensor;
+  InferenceSession: { create(model: Uint8Array, options?: Record<string, unknown>): Promise<OrtSession> };
+}
+
+export interface ModelFiles {
+  encoder: Uint8Array;
+  decoder: Uint8Array;
+}
+
+export interface ModelProviderOptions {
+  /** Execution providers in order of preference, e.g. ["webgpu", "wasm"] in a browser; default ORT's own. */
+  executionProviders?: string[];
+  /** Query points per decoder run. */
+  batchSize?: number;
+  /** Surface points shown to the encoder (the bake passes 4096). */
+  maxSurfacePoints?: number;
+}
+
+/** Finite-difference step for weight gradients, in normalised coordinates (matches training). */
+export const FIELD_GRADIENT_STEP = 1e-3;
+
+export async function createModelProvider(ort: OrtModule, files: ModelFiles, options: ModelProviderOptions = {}): Promise<SkinningFieldProvider> {
+  const sessionOptions = options.executionProviders ? { executionProviders: options.executionProviders } : {};
+  let encoder: OrtSession, decoder: OrtSession;
+  try {
+    encoder = await ort.InferenceSession.create(files.encoder, sessionOptions);
+    decoder = await ort.InferenceSession.create(files.decoder, sessionOptions);
+  } catch (error) {
+    throw new SkinningError(`cannot load the skinning model: ${(error as Error).message}`);
+  }
+  const batchSize = options.batchSize ?? 8192;
+  return {
+    name: "model",
+    async fieldsFor(shape: ShapeSamples, count: number): Promise<SkinningFields> {
+      const n = shape.surfacePoints.length / 3;
+      if (n < 16) throw new SkinningError(`the model needs surface samples, got ${n}`);
+      const surface = new Float32Array(6 * n);
+      for (let i = 0; i < n; i++) {
+        for (let a = 0; a < 3; a++) {
+          surface[6 * i + a] = shape.surfacePoints[3 * i + a];
+          surface[6 * i + 3 + a] = shape.surfaceNormals[3 * i + a];
+        }
+      }
+      const { latents } = await encoder.run({ surface: new ort.Tensor("float32", surface, [1, n, 6]) });
+      const probe = await decoder.run({ latents, points: new ort.Tensor("float32", new Float32Array(3), [1, 1, 3]) });
+      const fieldCount = probe.fields.dims[2];
+      if (fieldCount !== count) throw new SkinningError(`the model predicts ${fieldCount} fields, ${count} were asked for`);
+      return new ModelFields(ort, decoder, latents, fieldCount, batchSize);
+    },
+  };
+}
+
+class ModelFields implements SkinningFields {
+  constructor(
+    private readonly ort: OrtModule,
+    private readonly decoder: OrtSession,
+    private readonly latents: OrtTensor,
+    readonly count: number,
+    private readonly batchSize: number,
+  ) {}
+
+  async evaluate(points: Float64Array, weights: Float64Array, gradients?: Float64Array): Promise<void> {
+    const n = points.length / 3, k = this.count, h = FIELD_GRADIENT_STEP;
+    if (weights.length < n * k) throw new SkinningError(`weights need ${n * k} numbers, got ${weights.length}`);
+    if (gradients && gradients.length < n * k * 3) throw new SkinningError(`gradients need ${n * k * 3} numbers`);
+    const stencil = gradients ? 7 : 1;
+    const perBatch = Math.max(1, Math.floor(this.batchSize / stencil));
+    for (let start = 0; start < n; start += perBatch) {
+      const count = Math.min(perBatch, n - start);
+      const query = new Float32Array(3 * count * stencil);
+      for (let i = 0; i < count; i++) {
+        const x = points[3 * (start + i)], y = points[3 * (start + i) + 1], z = points[3 * (start + i) + 2];
+        for (let s = 0; s < stencil; s++) {
+          const o = 3 * (i * stencil + s);
+          const axis = (s - 1) >> 1, sign = s % 2 === 1 ? 1 : -1;
+          query[o] = x + (axis === 0 ? sign * h : 0);
+          query[o + 1] = y + (axis === 1 ? sign * h : 0);
+          query[o + 2] = z + (axis === 2 ? sign * h : 0);
+        }
+      }
+      const out = await this.decoder.run({ latents: this.latents, points: new this.ort.Tensor("float32", query, [1, count * stencil, 3]) });
+      const raw = out.fields.data as Float32Array;
+      for (let i = 0; i < count; i++) {
+        const base = i * stencil * k;
+        for (let f = 0; f < k; f++) {
+          weights[(start + i) * k + f] = raw[base + f];
+          if (gradients) {
+            for (let a = 0; a < 3; a++) {
+              const plus = raw[base + (1 + 2 * a) * k + f], minus = raw[base + (2 + 2 * a) * k + f];
+              gradients[3 * ((start + i) * k + f) + a] = (plus - minus) / (2 * h);
+            }
+          }
+        }
+      }
+    }
+  }
+}
