@@ -27,7 +27,7 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "runs", "shipped"))
     p.add_argument("--shapes", type=int, default=2400, help="training shapes (indices 0..N-1)")
-    p.add_argument("--steps", type=int, default=3000)
+    p.add_argument("--steps", type=int, default=1800)
     p.add_argument("--batch", type=int, default=4, help="shapes per step")
     p.add_argument("--points", type=int, default=384, help="interior points per shape per step")
     p.add_argument("--surface", type=int, default=512, help="surface points per shape shown to the encoder")

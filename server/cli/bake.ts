@@ -3,7 +3,7 @@
 import { writeFile } from "node:fs/promises";
 import { encodeBakedBody } from "../../shared/skinning";
 import { loadMesh, providerFor, type WeightsSource } from "../scenarios/body-from-mesh";
-import { bakeMesh, fieldQuality } from "../../shared/skinning";
+import { bakeMesh, bakedQuality } from "../../shared/skinning";
 import { integerFlag, parseFlags, runCli, UsageError } from "./cli-support";
 
 const USAGE = `usage: npm run bake -- --mesh PATH|box:LxWxH [--handles 16] [--cubature 256] [--weights baseline|model]
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
     surfaceSamples: body.surfacePositions.length / 3,
     massSamples: body.massVolumes.length,
     normalisedVolume: volume,
-    quality: fieldQuality(body),
+    quality: bakedQuality(body),
     bakeMs: timings.total,
     timings,
     ...(typeof flags.out === "string" ? { out: flags.out, bytes } : {}),
