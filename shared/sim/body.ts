@@ -142,6 +142,7 @@ export class SoftBody {
   private readonly fScratch = new Float64Array(9);
   private readonly pScratch = new Float64Array(9);
   private readonly normalScratch = new Float64Array(3);
+  private readonly pointScratch = new Float64Array(3);
   private readonly quat = new Float64Array([0, 0, 0, 1]);
   readonly rotation = new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]);
   private readonly preconditioner: Preconditioner;
@@ -358,7 +359,12 @@ export class SoftBody {
 
   /** World position of point i of a set (basis rows + rest positions) into out[o..o+2]. */
   pointPosition(rows: Float64Array, rest: Float64Array, i: number, out: Float64Array, o: number): void {
-    const m = this.m, q = this.q, r = i * m;
+    this.positionAt(this.q, rows, rest, i, out, o);
+  }
+
+  /** World position of point i of a set for coordinates q: origin + rest + b(x) . q_a. */
+  private positionAt(q: Float64Array, rows: Float64Array, rest: Float64Array, i: number, out: Float64Array, o: number): void {
+    const m = this.m, r = i * m;
     let ux = 0, uy = 0, uz = 0;
     for (let k = 0; k < m; k++) {
       const b = rows[r + k];
@@ -732,36 +738,27 @@ export class SoftBody {
     return energy;
   }
 
-  /** Adds k/2 |p - target|^2 for one point with basis row at rows[r..]. */
-  private springTerm(q: Float64Array, g: Float64Array, rows: Float64Array, r: number, px: number, py: number, pz: number, tx: number, ty: number, tz: number, k: number): number {
-    const m = this.m;
-    let ux = 0, uy = 0, uz = 0;
-    for (let i = 0; i < m; i++) {
-      const b = rows[r + i];
-      ux += b * q[i];
-      uy += b * q[m + i];
-      uz += b * q[2 * m + i];
-    }
-    const dx = px + ux - tx, dy = py + uy - ty, dz = pz + uz - tz;
+  /** Adds k/2 |p - target|^2 for point i of a set (rows + rest). */
+  private springTerm(q: Float64Array, g: Float64Array, rows: Float64Array, rest: Float64Array, i: number, tx: number, ty: number, tz: number, k: number): number {
+    const m = this.m, r = i * m, p = this.pointScratch;
+    this.positionAt(q, rows, rest, i, p, 0);
+    const dx = p[0] - tx, dy = p[1] - ty, dz = p[2] - tz;
     const kx = k * dx, ky = k * dy, kz = k * dz;
-    for (let i = 0; i < m; i++) {
-      const b = rows[r + i];
-      g[i] += kx * b;
-      g[m + i] += ky * b;
-      g[2 * m + i] += kz * b;
+    for (let j = 0; j < m; j++) {
+      const b = rows[r + j];
+      g[j] += kx * b;
+      g[m + j] += ky * b;
+      g[2 * m + j] += kz * b;
     }
     return 0.5 * k * (dx * dx + dy * dy + dz * dz);
   }
 
   private accumulatePins(q: Float64Array, g: Float64Array, h2: number): number {
     let energy = 0;
-    const ox = this.origin[0], oy = this.origin[1], oz = this.origin[2];
     for (const pin of this.pins) {
       const k = h2 * pin.stiffness;
       for (let i = 0; i < pin.count; i++) {
-        energy += this.springTerm(q, g, pin.rows, i * this.m,
-          ox + pin.rest[3 * i], oy + pin.rest[3 * i + 1], oz + pin.rest[3 * i + 2],
-          pin.targets[3 * i], pin.targets[3 * i + 1], pin.targets[3 * i + 2], k);
+        energy += this.springTerm(q, g, pin.rows, pin.rest, i, pin.targets[3 * i], pin.targets[3 * i + 1], pin.targets[3 * i + 2], k);
       }
     }
     return energy;
@@ -770,7 +767,6 @@ export class SoftBody {
   private accumulateGrabs(q: Float64Array, g: Float64Array, h2: number): number {
     let energy = 0;
     const s = this.subspace, rows = s.surfaceRows, rest = s.surfaceRest;
-    const ox = this.origin[0], oy = this.origin[1], oz = this.origin[2];
     for (let slot = 0; slot < MAX_GRABS; slot++) {
       if (this.grabActive[slot] === 0) continue;
       const k = h2 * this.grabPointStiffness[slot];
@@ -782,8 +778,7 @@ export class SoftBody {
         const tx = this.grabTarget[t] + rot[r] * offX + rot[r + 1] * offY + rot[r + 2] * offZ;
         const ty = this.grabTarget[t + 1] + rot[r + 3] * offX + rot[r + 4] * offY + rot[r + 5] * offZ;
         const tz = this.grabTarget[t + 2] + rot[r + 6] * offX + rot[r + 7] * offY + rot[r + 8] * offZ;
-        energy += this.springTerm(q, g, rows, sample * this.m,
-          ox + rest[3 * sample], oy + rest[3 * sample + 1], oz + rest[3 * sample + 2], tx, ty, tz, k);
+        energy += this.springTerm(q, g, rows, rest, sample, tx, ty, tz, k);
       }
     }
     return energy;
@@ -794,22 +789,16 @@ export class SoftBody {
     const k = h2 * this.contactStiffness;
     const damping = this.hTilde * this.contactDampingCoefficient;
     const frictionScale = h2 * this.options.friction, slip = FRICTION_SLIP_SPEED * this.hTilde;
-    const ox = this.origin[0], oy = this.origin[1], oz = this.origin[2];
+    const p = this.pointScratch;
     let energy = 0;
     for (let i = 0; i < c.count; i++) {
       const sample = c.sample[i], r = sample * m;
-      let ux = 0, uy = 0, uz = 0;
-      for (let j = 0; j < m; j++) {
-        const b = rows[r + j];
-        ux += b * q[j];
-        uy += b * q[m + j];
-        uz += b * q[2 * m + j];
-      }
+      this.positionAt(q, rows, rest, sample, p, 0);
       const nx = c.normal[3 * i], ny = c.normal[3 * i + 1], nz = c.normal[3 * i + 2];
       // Motion over the step, from the start-of-step reference.
-      const dx = ox + rest[3 * sample] + ux - c.reference[3 * i];
-      const dy = oy + rest[3 * sample + 1] + uy - c.reference[3 * i + 1];
-      const dz = oz + rest[3 * sample + 2] + uz - c.reference[3 * i + 2];
+      const dx = p[0] - c.reference[3 * i];
+      const dy = p[1] - c.reference[3 * i + 1];
+      const dz = p[2] - c.reference[3 * i + 2];
       const along = nx * dx + ny * dy + nz * dz;
       const gap = along + nx * c.reference[3 * i] + ny * c.reference[3 * i + 1] + nz * c.reference[3 * i + 2] - c.offset[i];
       let force = 0;
@@ -855,21 +844,12 @@ export class SoftBody {
 
   /** Normal force of each sample at the end of the step (N): next step's friction limit. */
   private updateNormalForces(): void {
-    const c = this.contacts, m = this.m, rows = this.subspace.surfaceRows, rest = this.subspace.surfaceRest, q = this.q;
+    const c = this.contacts, p = this.pointScratch;
     this.sampleNormalForce.fill(0);
     for (let i = 0; i < c.count; i++) {
-      const sample = c.sample[i], r = sample * m;
-      let ux = 0, uy = 0, uz = 0;
-      for (let j = 0; j < m; j++) {
-        const b = rows[r + j];
-        ux += b * q[j];
-        uy += b * q[m + j];
-        uz += b * q[2 * m + j];
-      }
-      const gap =
-        c.normal[3 * i] * (this.origin[0] + rest[3 * sample] + ux) +
-        c.normal[3 * i + 1] * (this.origin[1] + rest[3 * sample + 1] + uy) +
-        c.normal[3 * i + 2] * (this.origin[2] + rest[3 * sample + 2] + uz) - c.offset[i];
+      const sample = c.sample[i];
+      this.positionAt(this.q, this.subspace.surfaceRows, this.subspace.surfaceRest, sample, p, 0);
+      const gap = c.normal[3 * i] * p[0] + c.normal[3 * i + 1] * p[1] + c.normal[3 * i + 2] * p[2] - c.offset[i];
       if (gap < 0) this.sampleNormalForce[sample] += -this.contactStiffness * gap;
     }
   }
