@@ -112,3 +112,16 @@ class ModelFields implements SkinningFields {
     }
   }
 }
+
+/**
+ * Execution providers for onnxruntime-web: WebGPU when the browser gives an adapter, wasm otherwise (and always
+ * as the fallback). `gpu` is `navigator.gpu` where it exists.
+ */
+export async function browserExecutionProviders(gpu?: { requestAdapter(): Promise<unknown> }): Promise<string[]> {
+  if (!gpu) return ["wasm"];
+  try {
+    return (await gpu.requestAdapter()) ? ["webgpu", "wasm"] : ["wasm"];
+  } catch {
+    return ["wasm"];
+  }
+}
