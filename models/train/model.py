@@ -68,8 +68,12 @@ class Encoder(nn.Module):
 
 
 class Decoder(nn.Module):
-    def __init__(self, fields=16, width=128, handle_tokens=32, heads=4, blocks=3):
+    def __init__(self, fields=16, width=128, handle_tokens=32, heads=4, blocks=3, linear_fields=0):
         super().__init__()
+        # The first `linear_fields` fields are the coordinates x, y, z themselves: with affine handles they give
+        # the body quadratic motion (a bent bar thins and bulges), which learned smooth fields alone lacked
+        # (the cantilever came out 6.7x too stiff); the network learns the rest.
+        self.linear_fields = linear_fields
         self.embed = nn.Linear(3 + 6 * OCTAVES, width)
         self.handle_tokens = nn.Parameter(torch.randn(handle_tokens, width) * 0.02)
         self.shape_self = Attention(width, heads)
@@ -78,7 +82,7 @@ class Decoder(nn.Module):
         self.query_to_handles = Attention(width, heads)
         self.head_in = nn.Linear(2 * width, width)
         self.blocks = nn.Sequential(*[ResBlock(width) for _ in range(blocks)])
-        self.head_out = nn.Linear(width, fields)
+        self.head_out = nn.Linear(width, fields - linear_fields)
         nn.init.zeros_(self.head_out.weight)
         nn.init.zeros_(self.head_out.bias)
 
@@ -90,14 +94,17 @@ class Decoder(nn.Module):
         f = self.query_to_shape(e, shape)
         f = self.query_to_handles(f, handles)
         h = torch.nn.functional.elu(self.head_in(torch.cat([e, f], dim=-1)))
-        return self.head_out(self.blocks(h))
+        learned = self.head_out(self.blocks(h))
+        if self.linear_fields == 0:
+            return learned
+        return torch.cat([points[..., : self.linear_fields], learned], dim=-1)
 
 
 class SkinningNet(nn.Module):
-    def __init__(self, fields=16, width=128, latents=64, handle_tokens=32):
+    def __init__(self, fields=16, width=128, latents=64, handle_tokens=32, linear_fields=3):
         super().__init__()
         self.encoder = Encoder(width, latents)
-        self.decoder = Decoder(fields, width, handle_tokens)
+        self.decoder = Decoder(fields, width, handle_tokens, linear_fields=linear_fields)
 
     def forward(self, surface, points):
         return self.decoder(self.encoder(surface), points)

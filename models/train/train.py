@@ -25,7 +25,7 @@ from model import SkinningNet, parameter_count  # noqa: E402
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "runs", "shipped"))
+    p.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "runs", "shipped-linear"))
     p.add_argument("--shapes", type=int, default=2400, help="training shapes (indices 0..N-1)")
     p.add_argument("--steps", type=int, default=1800)
     p.add_argument("--batch", type=int, default=4, help="shapes per step")
@@ -37,6 +37,7 @@ def parse_args(argv=None):
     p.add_argument("--lr-min", type=float, default=5e-5)
     p.add_argument("--width", type=int, default=128)
     p.add_argument("--fields", type=int, default=16)
+    p.add_argument("--linear-fields", type=int, default=3, help="leading fields that are the coordinates x, y, z")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--checkpoint-every", type=int, default=100)
@@ -67,7 +68,7 @@ def main(argv=None):
     surface, normals, interior = shapes.build_dataset(range(args.shapes), cache, seed=args.seed)
     print(f"{len(surface)} shapes ready in {time.time() - t0:.1f} s", flush=True)
 
-    model = SkinningNet(fields=args.fields, width=args.width)
+    model = SkinningNet(fields=args.fields, width=args.width, linear_fields=args.linear_fields)
     optimiser = torch.optim.Adam(model.parameters(), lr=args.lr)
     checkpoint = os.path.join(args.out, "checkpoint.pt")
     step, hours = 0, 0.0

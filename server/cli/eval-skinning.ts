@@ -19,7 +19,7 @@ import { MODEL_DIRECTORY, modelProvider } from "../skinning/model-provider";
 import { integerFlag, parseFlags, runCli } from "./cli-support";
 
 const run = promisify(execFile);
-const USAGE = "usage: npm run eval:skinning -- [--heldout 14] [--optimum-steps 600] [--skip-optimum] [--json]";
+const USAGE = "usage: npm run eval:skinning -- [--heldout 14] [--optimum-steps 600] [--skip-optimum] [--optimum-file OUT.json] [--json]";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const MESHES = path.resolve(ROOT, "../shared/assets/meshes");
 const PYTHON = "/usr/bin/python3";
@@ -89,8 +89,20 @@ async function providerQuality(provider: SkinningFieldProvider, shape: EvalShape
   return fieldQuality({ points: shape.points, weights, gradients, fields: FIELDS });
 }
 
-async function optimumQuality(shapes: EvalShape[], steps: number, dir: string): Promise<Map<string, FieldQuality & { seconds: number }>> {
-  const input = path.join(dir, "optimum-in.json"), output = path.join(dir, "optimum-out.json");
+async function optimumQuality(shapes: EvalShape[], steps: number, dir: string, reuse?: string): Promise<Map<string, FieldQuality & { seconds: number }>> {
+  const input = path.join(dir, "optimum-in.json"), output = reuse ?? path.join(dir, "optimum-out.json");
+  if (!reuse) await trainOptima(shapes, steps, input, output);
+  const results = JSON.parse(readFileSync(output, "utf8")) as { name: string; weights: number[]; gradients: number[]; seconds: number }[];
+  const map = new Map<string, FieldQuality & { seconds: number }>();
+  for (const r of results) {
+    const shape = shapes.find((s) => s.name === r.name);
+    if (!shape) continue;
+    map.set(r.name, { ...fieldQuality({ points: shape.points, weights: Float64Array.from(r.weights), gradients: Float64Array.from(r.gradients), fields: FIELDS }), seconds: r.seconds });
+  }
+  return map;
+}
+
+async function trainOptima(shapes: EvalShape[], steps: number, input: string, output: string): Promise<void> {
   writeFileSync(input, JSON.stringify(shapes.map((s) => ({
     name: s.name,
     interior: Array.from(s.samples.interiorPoints.subarray(0, 3 * 1024)),
@@ -100,13 +112,6 @@ async function optimumQuality(shapes: EvalShape[], steps: number, dir: string): 
   const child = execFile(PYTHON, [path.join(ROOT, "models/train/per_shape.py"), input, output, "--steps", String(steps), "--fields", String(FIELDS)], { maxBuffer: 1 << 26 });
   child.stderr?.on("data", (d) => process.stderr.write(String(d)));
   await new Promise<void>((resolve, reject) => child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`per_shape.py exited with ${code}`)))));
-  const results = JSON.parse(readFileSync(output, "utf8")) as { name: string; weights: number[]; gradients: number[]; seconds: number }[];
-  const map = new Map<string, FieldQuality & { seconds: number }>();
-  for (const r of results) {
-    const shape = shapes.find((s) => s.name === r.name)!;
-    map.set(r.name, { ...fieldQuality({ points: shape.points, weights: Float64Array.from(r.weights), gradients: Float64Array.from(r.gradients), fields: FIELDS }), seconds: r.seconds });
-  }
-  return map;
 }
 
 async function physics(): Promise<Record<string, unknown>> {
@@ -225,7 +230,7 @@ async function inferenceTimes(): Promise<Record<string, number>> {
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
     json: { type: "boolean", default: false }, heldout: { type: "string" }, "optimum-steps": { type: "string" },
-    "skip-optimum": { type: "boolean", default: false }, help: { type: "boolean" },
+    "skip-optimum": { type: "boolean", default: false }, "optimum-file": { type: "string" }, help: { type: "boolean" },
   });
   if (flags.help) {
     process.stdout.write(`${USAGE}\n`);
@@ -240,7 +245,8 @@ async function main(): Promise<void> {
     log(`quality ${shape.name} done`);
   }
   if (!flags["skip-optimum"]) {
-    const optimum = await optimumQuality(shapes, integerFlag(flags, "optimum-steps", 600, 10, 100000), dir);
+    const reuse = typeof flags["optimum-file"] === "string" ? flags["optimum-file"] : undefined;
+    const optimum = await optimumQuality(shapes, integerFlag(flags, "optimum-steps", 600, 10, 100000), dir, reuse);
     for (const row of rows) {
       row.optimum = optimum.get(row.shape);
       if (row.optimum && row.model) row.ratio = objective(row.model) / objective(row.optimum);

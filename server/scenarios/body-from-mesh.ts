@@ -17,6 +17,8 @@ export interface BodySetup {
   /** Largest extent of a mesh file's body, m (a box keeps its own size). */
   size: number;
   seed?: number;
+  /** A provider to use instead of `weights` (evaluations of other fields). */
+  provider?: SkinningFieldProvider;
 }
 
 export interface LoadedBody {
@@ -55,7 +57,7 @@ export async function loadMesh(spec: string): Promise<{ mesh: TriangleMesh; size
 export async function loadBody(setup: BodySetup): Promise<LoadedBody> {
   const { mesh, size: boxSize } = await loadMesh(setup.mesh);
   const size = boxSize ?? setup.size;
-  const { body: baked, timings } = await bakeMesh(mesh, await providerFor(setup.weights), {
+  const { body: baked, timings } = await bakeMesh(mesh, setup.provider ?? (await providerFor(setup.weights)), {
     handles: setup.handles,
     cubature: setup.cubature,
     seed: setup.seed,
