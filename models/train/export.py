@@ -28,7 +28,7 @@ def load(path):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--weights", default=os.path.join(HERE, "runs", "shipped-linear", "weights.pt"))
+    p.add_argument("--weights", default=os.path.join(HERE, "runs", "shipped", "weights.pt"))
     p.add_argument("--out", default=os.path.join(HERE, ".."))
     p.add_argument("--fixture", default=None, help="parity fixture path (default <out>/skinning-parity.json)")
     args = p.parse_args(argv)

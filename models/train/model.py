@@ -70,9 +70,9 @@ class Encoder(nn.Module):
 class Decoder(nn.Module):
     def __init__(self, fields=16, width=128, handle_tokens=32, heads=4, blocks=3, linear_fields=0):
         super().__init__()
-        # The first `linear_fields` fields are the coordinates x, y, z themselves: with affine handles they give
-        # the body quadratic motion (a bent bar thins and bulges), which learned smooth fields alone lacked
-        # (the cantilever came out 6.7x too stiff); the network learns the rest.
+        # Optionally the first `linear_fields` fields are the coordinates x, y, z themselves (quadratic base motion
+        # with affine handles). Tried with 3 because the shipped model's cantilever is far too stiff; halfway
+        # through training it was worse on thin shapes, so the shipped model uses 0.
         self.linear_fields = linear_fields
         self.embed = nn.Linear(3 + 6 * OCTAVES, width)
         self.handle_tokens = nn.Parameter(torch.randn(handle_tokens, width) * 0.02)
@@ -101,7 +101,7 @@ class Decoder(nn.Module):
 
 
 class SkinningNet(nn.Module):
-    def __init__(self, fields=16, width=128, latents=64, handle_tokens=32, linear_fields=3):
+    def __init__(self, fields=16, width=128, latents=64, handle_tokens=32, linear_fields=0):
         super().__init__()
         self.encoder = Encoder(width, latents)
         self.decoder = Decoder(fields, width, handle_tokens, linear_fields=linear_fields)

@@ -25,7 +25,7 @@ from model import SkinningNet, parameter_count  # noqa: E402
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "runs", "shipped-linear"))
+    p.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "runs", "shipped"))
     p.add_argument("--shapes", type=int, default=2400, help="training shapes (indices 0..N-1)")
     p.add_argument("--steps", type=int, default=1800)
     p.add_argument("--batch", type=int, default=4, help="shapes per step")
@@ -37,7 +37,8 @@ def parse_args(argv=None):
     p.add_argument("--lr-min", type=float, default=5e-5)
     p.add_argument("--width", type=int, default=128)
     p.add_argument("--fields", type=int, default=16)
-    p.add_argument("--linear-fields", type=int, default=3, help="leading fields that are the coordinates x, y, z")
+    p.add_argument("--linear-fields", type=int, default=0,
+                   help="leading fields that are the coordinates x, y, z (tried with 3: worse on thin shapes, see the model card)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--checkpoint-every", type=int, default=100)
