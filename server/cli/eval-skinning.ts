@@ -39,7 +39,7 @@ interface EvalShape {
  * normalisation (unit-RMS fields and T ~ 0.05 randn instead of unit-norm fields over ~1,000 points and 0.2 randn:
  * elastic energies 0.016x; MSE over K^2 entries instead of the K(K-1) off-diagonals: (K - 1) / K).
  */
-export function objective(q: FieldQuality): number {
+function objective(q: FieldQuality): number {
   return 0.1 * 0.5 * 0.016 * q.elastic + 1e6 * ((FIELDS - 1) / FIELDS) * q.ortho;
 }
 

@@ -7,11 +7,14 @@
 //   of the fields made orthonormal: that measures the subspace they span, which is all the solver uses.
 // Coordinates are normalised ([-1, 1]^3), so figures compare across shapes of any size.
 
+import { Random } from "../geometry";
+import { choleskyFactor } from "../sim/linalg";
 import { neoHookeanEnergy } from "../sim/material";
 import type { BakedBody } from "./baked-body";
 
 export const QUALITY_TRANSFORMS = 256;
 export const QUALITY_TRANSFORM_SCALE = 0.05;
+const QUALITY_SEED = 256;
 const E = 5e5, NU = 0.45;
 const MU = E / (2 * (1 + NU));
 const LAMBDA = (E * NU) / ((1 + NU) * (1 - 2 * NU));
@@ -59,7 +62,8 @@ export function fieldQuality(s: FieldSamples): FieldQuality {
   }
   ortho = k > 1 ? ortho / (k * (k - 1)) : 0;
   // Orthonormal basis: W L^-T with L L^T = Gram (the same 1e-4 ridge as training).
-  const lower = choleskyLower(gram, k);
+  const lower = Float64Array.from(gram);
+  choleskyFactor(lower, k); // positive definite thanks to the ridge
   const basis = new Float64Array(n * (k + 1)), basisGrad = new Float64Array(n * (k + 1) * 3);
   for (let i = 0; i < n; i++) {
     basis[i * (k + 1)] = 1;
@@ -114,34 +118,10 @@ export function bakedQuality(body: Pick<BakedBody, "cubaturePositions" | "cubatu
   return fieldQuality({ points: body.cubaturePositions, volumes: body.cubatureVolumes, weights, gradients, fields: k });
 }
 
-function choleskyLower(a: Float64Array, n: number): Float64Array {
-  const l = new Float64Array(n * n);
-  for (let j = 0; j < n; j++) {
-    let d = a[j * n + j];
-    for (let p = 0; p < j; p++) d -= l[j * n + p] ** 2;
-    l[j * n + j] = Math.sqrt(Math.max(d, 1e-300));
-    for (let i = j + 1; i < n; i++) {
-      let s = a[i * n + j];
-      for (let p = 0; p < j; p++) s -= l[i * n + p] * l[j * n + p];
-      l[i * n + j] = s / l[j * n + j];
-    }
-  }
-  return l;
-}
-
 /** Deterministic normal(0, 0.05) transforms: count x handles x 12 (row-major 3 x 4). */
 function seededTransforms(count: number, handles: number): Float64Array {
-  let state = 0x2545f491;
-  const uniform = () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) + 0.5) / 4294967296;
-  };
+  const random = new Random(QUALITY_SEED);
   const out = new Float64Array(count * handles * 12);
-  for (let i = 0; i < out.length; i++) {
-    out[i] = QUALITY_TRANSFORM_SCALE * Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
-  }
+  for (let i = 0; i < out.length; i++) out[i] = QUALITY_TRANSFORM_SCALE * random.normal();
   return out;
 }
