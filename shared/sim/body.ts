@@ -107,7 +107,6 @@ export class SoftBody {
   readonly q: Float64Array;
   /** dq/dt. */
   readonly velocity: Float64Array;
-  readonly totalMass: number;
   /** Rest bounding-box diagonal of the surface samples, m. */
   readonly size: number;
   stepCount = 0;
@@ -150,8 +149,6 @@ export class SoftBody {
   private readonly fillExactHessianBound: (matrix: Float64Array) => void;
   /** Exact-Hessian scratch (allocated on first use: most bodies never need it). */
   private exactScratch?: { hessian: Float64Array; rotated: Float64Array; c: Float64Array; work: Float64Array; values: Float64Array; vectors: Float64Array; e: Float64Array };
-  /** Steps that needed the exact Newton matrix (diagnostics, benchmarks). */
-  exactRefreshes = 0;
 
   private readonly pins: PinGroup[] = [];
   private readonly surfaces: ContactSurface[] = [];
@@ -212,8 +209,12 @@ export class SoftBody {
     this.contactPredicted = new Uint8Array(capacity);
     this.sampleNormalForce = new Float64Array(subspace.surfaceCount);
     this.size = restDiagonal(subspace.surfaceRest);
-    this.totalMass = material.density * subspace.massVolume;
     this.applyMaterial();
+  }
+
+  /** kg. */
+  get totalMass(): number {
+    return this.material.density * this.subspace.massVolume;
   }
 
   // ----- configuration -------------------------------------------------------------------------------
@@ -221,7 +222,6 @@ export class SoftBody {
   setMaterial(material: Material): void {
     validateMaterial(material);
     this.material = { ...material };
-    (this as { totalMass: number }).totalMass = material.density * this.subspace.massVolume;
     this.applyMaterial();
   }
 
@@ -507,13 +507,6 @@ export class SoftBody {
     return { iterations, refactored: this.preconditioner.refactorCount !== refactorsBefore, contacts: this.contacts.count };
   }
 
-  /** Solves the step more tightly than real time allows (benchmarks and tests compare against it). */
-  setConvergence(maxIterations: number, tolerance: number): void {
-    validateOptions({ ...this.options, maxIterations, tolerance });
-    this.options.maxIterations = maxIterations;
-    this.options.tolerance = tolerance;
-  }
-
   // ----- internals ---------------------------------------------------------------------------------------
 
   private preconditionerStep = -1;
@@ -553,7 +546,6 @@ export class SoftBody {
         // Hard step (violent input, thin parts, large strain): Newton's own matrix at the current iterate.
         this.exactQ = q;
         this.preconditioner.factorAssembled(this.rotation, this.fillExactHessianBound);
-        this.exactRefreshes++;
         this.exactLagged = true;
         stored = 0;
       }
