@@ -16,13 +16,15 @@ def stencil(points):
     return (points.unsqueeze(2) + offsets).reshape(points.shape[0], -1, 3)
 
 
-def fields_and_gradients(raw, points_count, orthonormal=True):
+def fields_and_gradients(raw, points_count, orthonormal=True, ridge=1e-4):
     """Raw decoder output on the stencil (B, 7P, K) -> unit-RMS fields (B, P, K), and the fields the elastic loss
     sees with their gradients (B, P, K), (B, P, K, 3).
 
     Each field is divided by its RMS over the P centre points (on-the-fly normalisation). The elastic loss sees
-    them orthonormalised (W L^-T with L L^T = W^T W / P): that measures the subspace they span, which is all the
-    solver uses, and makes its minimum the K smoothest orthogonal fields (Rayleigh-Ritz) instead of a collapse."""
+    them orthonormalised (W L^-T with L L^T = W^T W / P + ridge I): that measures the subspace they span, which is
+    all the solver uses, and makes its minimum the K smoothest orthogonal fields (Rayleigh-Ritz) instead of a
+    collapse. The ridge keeps training stable; it also damps directions the fields barely span, which a per-shape
+    optimiser exploits, so per_shape.py uses a far smaller one."""
     b, _, k = raw.shape
     w = raw.reshape(b, points_count, 7, k)
     rms = torch.sqrt((w[:, :, 0] ** 2).mean(dim=1, keepdim=True) + 1e-12)  # (B, 1, K)
@@ -30,7 +32,7 @@ def fields_and_gradients(raw, points_count, orthonormal=True):
     normalised = w[:, :, 0]
     if orthonormal:
         gram = torch.einsum("bpk,bpl->bkl", normalised, normalised) / points_count
-        gram = gram + 1e-4 * torch.eye(k, dtype=gram.dtype, device=gram.device)
+        gram = gram + ridge * torch.eye(k, dtype=gram.dtype, device=gram.device)
         lower = torch.linalg.cholesky(gram)  # (B, K, K)
         # w L^-T for every stencil value: solve L X^T = w^T.
         flat = w.reshape(b, -1, k).transpose(1, 2)  # (B, K, 7P)

@@ -2,7 +2,7 @@
 
 import { boxMesh, type TriangleMesh } from "../../shared/geometry";
 import { basisRows, SoftBody, Subspace, type Material, type SolverOptions } from "../../shared/sim";
-import { bakeMesh, baselineProvider, handleCount, SkinningError, toSubspaceSource, type BakedBody, type SkinningFieldProvider } from "../../shared/skinning";
+import { bakeMesh, baselineProvider, handleCount, orthonormalProvider, SkinningError, toSubspaceSource, type BakedBody, type SkinningFieldProvider } from "../../shared/skinning";
 import { readMeshFile } from "../mesh-file";
 import { modelProvider } from "../skinning/model-provider";
 
@@ -34,7 +34,8 @@ export interface LoadedBody {
 
 export async function providerFor(weights: WeightsSource): Promise<SkinningFieldProvider> {
   if (weights === "baseline") return baselineProvider;
-  if (weights === "model") return modelProvider();
+  // The network's fields are nearly collinear in places; the bake gets an orthonormal basis of their span.
+  if (weights === "model") return orthonormalProvider(await modelProvider());
   throw new SkinningError(`unknown weights "${String(weights)}": use baseline or model`);
 }
 

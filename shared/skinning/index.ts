@@ -4,3 +4,4 @@ export * from "./baked-body";
 export * from "./bake";
 export * from "./onnx-provider";
 export * from "./quality";
+export * from "./orthonormal";

@@ -1,0 +1,100 @@
+// The Pliant server: one HTTP port serves the client, baked bodies and the Colyseus rooms. Used by `npm start`
+// (server/main.ts), by tests and by the load benchmark, each with its own port.
+
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { networkInterfaces } from "node:os";
+import path from "node:path";
+import { matchMaker, Server, LocalPresence, type Presence } from "@colyseus/core";
+import { WebSocketTransport } from "@colyseus/ws-transport";
+import express from "express";
+import { LIMITS, ROOM_NAME } from "../shared/net";
+import type { SkinningFieldProvider } from "../shared/skinning";
+import { configurePlayground } from "./room/playground-config";
+import { PlaygroundRoom } from "./room/playground-room";
+import { BAKE_CACHE_DIRECTORY } from "./world/bake-cache";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const CLIENT_BUILD = path.join(ROOT, "client/dist");
+const PLACEHOLDER_PAGE = path.join(ROOT, "server/placeholder");
+
+export interface ServerSettings {
+  port: number;
+  host: string;
+  /** Colyseus Redis presence and driver: many processes share the matchmaker. */
+  redisUrl?: string;
+  /** Admin token; one is generated when empty. */
+  adminToken?: string;
+  provider?: SkinningFieldProvider;
+  providerKey?: string;
+  /** The address other processes reach this one at (scale-out), host:port. */
+  publicAddress?: string;
+  log?: (line: string) => void;
+}
+
+export interface RunningServer {
+  port: number;
+  adminToken: string;
+  /** Addresses a headset on the local network can open. */
+  urls: string[];
+  close(): Promise<void>;
+}
+
+export async function startServer(settings: ServerSettings): Promise<RunningServer> {
+  const log = settings.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const adminToken = settings.adminToken || randomBytes(12).toString("base64url");
+  configurePlayground({ adminToken, log, ...(settings.provider ? { provider: settings.provider, providerKey: settings.providerKey ?? settings.provider.name } : {}) });
+
+  let presence: Presence = new LocalPresence();
+  let driver: matchMaker.MatchMakerDriver | undefined;
+  if (settings.redisUrl) {
+    const { RedisPresence } = await import("@colyseus/redis-presence");
+    const { RedisDriver } = await import("@colyseus/redis-driver");
+    presence = new RedisPresence(settings.redisUrl);
+    driver = new RedisDriver(settings.redisUrl);
+  }
+  const transport = new WebSocketTransport({ maxPayload: LIMITS.maxPayload });
+  const server = new Server({
+    transport, presence, driver, gracefullyShutdown: false, greet: false, publicAddress: settings.publicAddress,
+    express: (app) => {
+      app.disable("x-powered-by");
+      app.get("/bakes/:hash", async (req, res) => {
+        const hash = String(req.params.hash);
+        if (!/^[0-9a-f]{32}$/.test(hash)) return void res.status(400).type("text/plain").send("a bake hash is 32 hex digits");
+        try {
+          const bytes = await readFile(path.join(BAKE_CACHE_DIRECTORY, `${hash}.bake`));
+          res.type("application/octet-stream").set("Cache-Control", "public, max-age=31536000, immutable").send(bytes);
+        } catch {
+          res.status(404).type("text/plain").send(`no bake ${hash}`);
+        }
+      });
+      app.get("/status", async (_req, res) => {
+        const rooms = await matchMaker.query({ name: ROOM_NAME });
+        res.json({ rooms: rooms.map((r) => ({ roomId: r.roomId, clients: r.clients, maxClients: r.maxClients })) });
+      });
+      app.use(express.static(existsSync(CLIENT_BUILD) ? CLIENT_BUILD : PLACEHOLDER_PAGE, { index: "index.html" }));
+    },
+  });
+  server.define(ROOM_NAME, PlaygroundRoom);
+  await server.listen(settings.port, settings.host);
+  const address = transport.server?.address();
+  const port = typeof address === "object" && address ? address.port : settings.port;
+  return {
+    port,
+    adminToken,
+    urls: lanUrls(settings.host, port),
+    close: async () => {
+      await server.gracefullyShutdown(false);
+    },
+  };
+}
+
+function lanUrls(host: string, port: number): string[] {
+  if (host !== "0.0.0.0" && host !== "::") return [`http://${host}:${port}`];
+  const urls: string[] = [];
+  for (const addresses of Object.values(networkInterfaces())) {
+    for (const a of addresses ?? []) if (a.family === "IPv4" && !a.internal) urls.push(`http://${a.address}:${port}`);
+  }
+  return urls.length ? urls : [`http://localhost:${port}`];
+}

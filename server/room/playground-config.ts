@@ -1,0 +1,31 @@
+// What a process's playground rooms are made of. Set once at start-up by the server (room options cannot carry
+// functions across processes when Redis dispatches room creation, so this lives in the process).
+
+import { PLAYGROUND, type SceneLayout } from "../../shared/scene";
+import { baselineProvider, type SkinningFieldProvider } from "../../shared/skinning";
+
+export interface PlaygroundConfig {
+  layout: SceneLayout;
+  provider: SkinningFieldProvider;
+  /** Identifies the provider's fields in bake cache keys ("baseline", or the model files' hash). */
+  providerKey: string;
+  adminToken: string;
+  /** Log a line per dropped message (rate-limited per client). */
+  log: (line: string) => void;
+}
+
+let config: PlaygroundConfig = {
+  layout: PLAYGROUND,
+  provider: baselineProvider,
+  providerKey: "baseline",
+  adminToken: "",
+  log: (line) => process.stderr.write(`${line}\n`),
+};
+
+export function configurePlayground(next: Partial<PlaygroundConfig>): void {
+  config = { ...config, ...next };
+}
+
+export function playgroundConfig(): PlaygroundConfig {
+  return config;
+}

@@ -1,0 +1,380 @@
+// The playground room: the authoritative world at a fixed 60 Hz. Every client message is validated and
+// rate-limited before it touches the world; the world's fast state leaves as binary snapshots at 20 Hz.
+
+import { timingSafeEqual } from "node:crypto";
+import { Room, type Client } from "@colyseus/core";
+import { MATERIALS, loadRapier, SceneWorld, MAX_POKES } from "../../shared/scene";
+import {
+  BodyState, GrabState, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
+  parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parsePoke, parsePose, snapshotCapacity,
+  type AdminMessage, type Hand, type NoticeMessage, type Parsed,
+} from "../../shared/net";
+import { placeBodies, type PlacedBody } from "../world/playground-bodies";
+import { playgroundConfig } from "./playground-config";
+import { RateLimiter } from "./rate-limiter";
+
+const PALETTE = ["#ef5350", "#42a5f5", "#66bb6a", "#ffa726", "#ab47bc", "#26c6da", "#ec407a", "#d4e157"];
+/** A body none of whose proxy points moved more than this (m) since it was last sent is left out of snapshots. */
+const IDLE_DISTANCE = 3e-4;
+/** Pokes not refreshed for this long end on their own. */
+const POKE_TIMEOUT_TICKS = 30;
+const KICK_CODE = 4001;
+
+interface Seat {
+  client: Client;
+  role: "player" | "spectator";
+  slot: number;
+  limiter: RateLimiter;
+  lastNoticeAt: number;
+  admin: boolean;
+  /** head, left, right poses (7 each) and which are present. */
+  poses: Float64Array;
+  poseMask: number;
+  poseDirty: boolean;
+}
+
+interface HeldGrab {
+  body: number;
+  grab: number;
+  /** GrabState.slot: the grab's index in snapshots. */
+  slot: number;
+  target: Float64Array;
+  moved: boolean;
+}
+
+interface HeldPoke {
+  slot: number;
+  lastTick: number;
+}
+
+export interface TickStats {
+  /** Milliseconds of the last ticks (ring buffer, newest at `cursor - 1`). */
+  durations: Float64Array;
+  cursor: number;
+  count: number;
+  overruns: number;
+}
+
+export class PlaygroundRoom extends Room {
+  override maxClients = MAX_PLAYERS + MAX_SPECTATORS;
+  // Hard backstop; the token bucket below drops (and later kicks) well before this.
+  override maxMessagesPerSecond = 2000;
+  override state = new RoomState();
+
+  private world!: SceneWorld;
+  private placed: PlacedBody[] = [];
+  private seats = new Map<string, Seat>();
+  private grabs = new Map<string, HeldGrab>();
+  private pokes = new Map<string, HeldPoke>();
+  private freePokes: number[] = [];
+  /** Each body's proxy centres when its q was last broadcast. */
+  private lastSent: Float64Array[] = [];
+  private writer!: SnapshotWriter;
+  private ticks = 0;
+  readonly stats: TickStats = { durations: new Float64Array(4096), cursor: 0, count: 0, overruns: 0 };
+
+  override async onCreate(): Promise<void> {
+    const config = playgroundConfig();
+    const rapier = await loadRapier();
+    this.placed = await placeBodies(config.layout.bodies, config.provider, config.providerKey);
+    this.world = new SceneWorld(rapier, config.layout, this.placed.map((p) => p.entity), 1 / TICK_RATE);
+    this.placed.forEach((p, index) => {
+      const spawn = p.entity.spawn;
+      this.state.bodies.set(p.spec.id, new BodyState({
+        id: p.spec.id, index, mesh: p.spec.mesh, material: p.spec.material, bake: p.bake.hash, size: p.entity.size,
+        spawnX: spawn[0], spawnY: spawn[1], spawnZ: spawn[2],
+      }));
+      this.lastSent.push(new Float64Array(p.entity.proxies.centers.length).fill(NaN));
+    });
+    config.layout.props.forEach((spec, index) => {
+      this.state.props.set(spec.id, new PropState({ id: spec.id, index, shape: spec.shape, size: spec.size, color: spec.color }));
+    });
+    for (let i = MAX_POKES - 1; i >= 0; i--) this.freePokes.push(i);
+    const qLength = Math.max(0, ...this.placed.map((p) => p.entity.body.n));
+    this.writer = new SnapshotWriter(snapshotCapacity(this.placed.length, qLength, config.layout.props.length, this.maxClients, 256));
+
+    this.onMessage(MESSAGES.pose, (client, message) => this.guard(client, MESSAGES.pose, parsePose(message), (pose) => {
+      const seat = this.seats.get(client.sessionId)!;
+      seat.poses.set(pose.head, 0);
+      seat.poseMask = 1;
+      if (pose.left) { seat.poses.set(pose.left, 7); seat.poseMask |= 2; }
+      if (pose.right) { seat.poses.set(pose.right, 14); seat.poseMask |= 4; }
+      seat.poseDirty = true;
+      return null;
+    }));
+    this.onMessage(MESSAGES.grabStart, (client, message) =>
+      this.guard(client, MESSAGES.grabStart, parseGrabStart(message, (id) => this.state.bodies.has(id)), (grab) => this.startGrab(client, grab.hand, grab.body, grab.point)));
+    this.onMessage(MESSAGES.grabMove, (client, message) => this.guard(client, MESSAGES.grabMove, parseGrabMove(message), (move) => {
+      const held = this.grabs.get(`${client.sessionId}:${move.hand}`);
+      if (!held) return `no grab held by ${move.hand}`;
+      const bound = this.placed[held.body].entity.proxies.bound;
+      const [x, y, z] = move.target;
+      if (Math.hypot(x - bound[0], y - bound[1], z - bound[2]) > LIMITS.grabStretch + bound[3]) return `grab target is more than ${LIMITS.grabStretch} m from the body`;
+      this.placed[held.body].entity.body.moveGrab(held.grab, x, y, z);
+      held.target[0] = x; held.target[1] = y; held.target[2] = z;
+      held.moved = true;
+      return null;
+    }));
+    this.onMessage(MESSAGES.grabEnd, (client, message) => this.guard(client, MESSAGES.grabEnd, parseGrabEnd(message), (end) => {
+      this.releaseGrab(client.sessionId, end.hand);
+      return null;
+    }));
+    this.onMessage(MESSAGES.poke, (client, message) => this.guard(client, MESSAGES.poke, parsePoke(message), (poke) => this.poke(client, poke.hand, poke.center, poke.radius)));
+    this.onMessage(MESSAGES.admin, (client, message) => this.guard(client, MESSAGES.admin, parseAdmin(message, (id) => this.state.bodies.has(id)), (admin) => this.admin(client, admin)));
+    this.onMessage("*", (client, type) => this.reject(client, `unknown message type "${String(type).slice(0, 40)}"`));
+
+    this.setPatchRate(50);
+    this.setFixedTimestep(() => this.tick(), TICK_RATE);
+  }
+
+  override onJoin(client: Client, options: unknown): void {
+    const join = parseJoinOptions(options);
+    if (!join.ok) throw new Error(join.reason);
+    const { role, name, color, adminToken } = join.value;
+    if (role === "player" && this.playerCount() >= MAX_PLAYERS) throw new Error(`the room is full (${MAX_PLAYERS} players); join as a spectator`);
+    if (role === "spectator" && this.seats.size - this.playerCount() >= MAX_SPECTATORS) throw new Error(`the room is full (${MAX_SPECTATORS} spectators)`);
+    const slot = this.freeSlot();
+    this.seats.set(client.sessionId, {
+      client, role, slot, limiter: new RateLimiter(LIMITS.messagesPerSecond, LIMITS.messageBurst), lastNoticeAt: 0,
+      admin: adminToken !== null && this.tokenMatches(adminToken), poses: new Float64Array(21), poseMask: 0, poseDirty: false,
+    });
+    this.state.players.set(client.sessionId, new PlayerState({
+      name: name || `${role === "player" ? "Player" : "Viewer"} ${slot + 1}`, color: color ?? PALETTE[slot % PALETTE.length], role, slot,
+    }));
+    // A late joiner gets every body and prop now, not only those that move later.
+    client.sendBytes(MESSAGES.snapshot, this.encodeSnapshot(true).slice());
+  }
+
+  override onLeave(client: Client): void {
+    // Whatever the client held is let go at once: the next tick simulates without it.
+    for (const key of [...this.grabs.keys()]) if (key.startsWith(`${client.sessionId}:`)) this.releaseGrab(client.sessionId, key.slice(key.indexOf(":") + 1) as Hand);
+    for (const key of [...this.pokes.keys()]) if (key.startsWith(`${client.sessionId}:`)) this.endPoke(key);
+    this.seats.delete(client.sessionId);
+    this.state.players.delete(client.sessionId);
+  }
+
+  override onDispose(): void {
+    this.world?.dispose();
+  }
+
+  /** The world, for benchmarks and tests in the same process. */
+  get sceneWorld(): SceneWorld {
+    return this.world;
+  }
+
+  // ----- the tick ---------------------------------------------------------------------------------------
+
+  private tick(): void {
+    const started = performance.now();
+    for (const [key, poke] of this.pokes) if (this.world.tick - poke.lastTick > POKE_TIMEOUT_TICKS) this.endPoke(key);
+    this.world.step();
+    this.ticks++;
+    if (this.ticks % TICKS_PER_SNAPSHOT === 0) {
+      const bytes = this.encodeSnapshot(false);
+      if (bytes.byteLength > 8) this.broadcastBytes(MESSAGES.snapshot, bytes, {});
+    }
+    const ms = performance.now() - started;
+    const s = this.stats;
+    s.durations[s.cursor] = ms;
+    s.cursor = (s.cursor + 1) % s.durations.length;
+    s.count++;
+    if (ms > 1000 / TICK_RATE) s.overruns++;
+  }
+
+  private encodeSnapshot(full: boolean): Uint8Array {
+    const w = this.writer;
+    w.begin(this.world.tick);
+    w.section();
+    for (let b = 0; b < this.placed.length; b++) {
+      const entity = this.placed[b].entity, at = entity.proxies.centers, last = this.lastSent[b];
+      let moved = full;
+      for (let i = 0; i < at.length && !moved; i++) moved = !(Math.abs(at[i] - last[i]) <= IDLE_DISTANCE);
+      if (!moved) continue;
+      w.body(b, entity.body.q);
+      if (!full) last.set(at);
+    }
+    w.section();
+    const props = this.world.props;
+    for (let p = 0; p < props.length; p++) {
+      const body = props[p].body;
+      if (!full && body.isSleeping()) continue;
+      const t = body.translation(), r = body.rotation();
+      w.prop(p, t.x, t.y, t.z, r.x, r.y, r.z, r.w);
+    }
+    w.section();
+    for (const seat of this.seats.values()) {
+      if (seat.poseMask === 0 || (!full && !seat.poseDirty)) continue;
+      w.avatar(seat.slot, seat.poseMask, seat.poses);
+      if (!full) seat.poseDirty = false;
+    }
+    w.section();
+    for (const held of this.grabs.values()) {
+      if (!full && !held.moved) continue;
+      w.grab(held.slot, held.target[0], held.target[1], held.target[2]);
+      if (!full) held.moved = false;
+    }
+    return w.finish();
+  }
+
+  // ----- actions ----------------------------------------------------------------------------------------
+
+  /** Runs `apply` on a valid, in-budget message; drops anything else with a logged reason. */
+  private guard<T>(client: Client, type: string, parsed: Parsed<T>, apply: (value: T) => string | null): void {
+    const seat = this.seats.get(client.sessionId);
+    if (!seat) return;
+    if (!seat.limiter.take()) return this.reject(client, `${type}: over ${LIMITS.messagesPerSecond} messages a second`);
+    if (!parsed.ok) return this.reject(client, `${type}: ${parsed.reason}`);
+    try {
+      const problem = apply(parsed.value);
+      if (problem) this.reject(client, `${type}: ${problem}`);
+    } catch (error) {
+      // A solver parameter error from a message is the client's fault, never the room's.
+      this.reject(client, `${type}: ${(error as Error).message}`);
+    }
+  }
+
+  private reject(client: Client, reason: string): void {
+    const seat = this.seats.get(client.sessionId);
+    if (!seat) return;
+    const dropped = seat.limiter.drop();
+    const now = Date.now();
+    if (now - seat.lastNoticeAt > 1000) {
+      seat.lastNoticeAt = now;
+      playgroundConfig().log(`room ${this.roomId}: dropped a message from ${client.sessionId}: ${reason}`);
+      client.send(MESSAGES.notice, { kind: "rejected", message: reason } satisfies NoticeMessage);
+    }
+    if (dropped > LIMITS.kickAfterDropped) this.kick(client, `kicked: ${dropped} messages dropped in 10 s`);
+  }
+
+  private kick(client: Client, message: string): void {
+    playgroundConfig().log(`room ${this.roomId}: ${client.sessionId} ${message}`);
+    client.send(MESSAGES.notice, { kind: "kicked", message } satisfies NoticeMessage);
+    client.leave(KICK_CODE, message);
+  }
+
+  private startGrab(client: Client, hand: Hand, bodyId: string, point: [number, number, number]): string | null {
+    const seat = this.seats.get(client.sessionId)!;
+    if (seat.role === "spectator" && !this.state.spectatorGrabs) {
+      client.send(MESSAGES.grabResult, { hand, body: bodyId, ok: false, reason: "spectators cannot grab in this room" });
+      return "spectators cannot grab in this room";
+    }
+    const index = this.state.bodies.get(bodyId)!.index;
+    const entity = this.placed[index].entity;
+    this.releaseGrab(client.sessionId, hand);
+    const radius = Math.max(LIMITS.grabSlack, 0.08 * entity.size);
+    let grab = -1;
+    try {
+      grab = entity.body.grab(point[0], point[1], point[2], { radius });
+    } catch (error) {
+      client.send(MESSAGES.grabResult, { hand, body: bodyId, ok: false, reason: (error as Error).message });
+      return null;
+    }
+    if (grab < 0) {
+      client.send(MESSAGES.grabResult, { hand, body: bodyId, ok: false, reason: "the point is not on the body's surface" });
+      return null;
+    }
+    const slot = this.freeGrabSlot();
+    const key = `${client.sessionId}:${hand}`;
+    this.grabs.set(key, { body: index, grab, slot, target: Float64Array.from(point), moved: true });
+    this.state.grabs.set(key, new GrabState({ slot, body: bodyId, owner: client.sessionId, hand, x: point[0], y: point[1], z: point[2] }));
+    client.send(MESSAGES.grabResult, { hand, body: bodyId, ok: true });
+    return null;
+  }
+
+  private releaseGrab(sessionId: string, hand: Hand): void {
+    const key = `${sessionId}:${hand}`;
+    const held = this.grabs.get(key);
+    if (!held) return;
+    this.placed[held.body].entity.body.release(held.grab);
+    this.grabs.delete(key);
+    this.state.grabs.delete(key);
+  }
+
+  private freeGrabSlot(): number {
+    const used = new Set([...this.grabs.values()].map((g) => g.slot));
+    let slot = 0;
+    while (used.has(slot)) slot++;
+    return slot;
+  }
+
+  private poke(client: Client, hand: Hand, center: [number, number, number], radius: number): string | null {
+    const seat = this.seats.get(client.sessionId)!;
+    if (seat.role === "spectator" && !this.state.spectatorGrabs) return "spectators cannot poke in this room";
+    const key = `${client.sessionId}:${hand}`;
+    if (radius === 0) {
+      this.endPoke(key);
+      return null;
+    }
+    let held = this.pokes.get(key);
+    if (!held) {
+      const slot = this.freePokes.pop();
+      if (slot === undefined) return "too many pokes in the room right now";
+      held = { slot, lastTick: this.world.tick };
+      this.pokes.set(key, held);
+    }
+    held.lastTick = this.world.tick;
+    this.world.setPoke(held.slot, center[0], center[1], center[2], radius);
+    return null;
+  }
+
+  private endPoke(key: string): void {
+    const held = this.pokes.get(key);
+    if (!held) return;
+    this.world.setPoke(held.slot, 0, 0, 0, 0);
+    this.freePokes.push(held.slot);
+    this.pokes.delete(key);
+  }
+
+  private admin(client: Client, message: AdminMessage): string | null {
+    const seat = this.seats.get(client.sessionId)!;
+    if (!seat.admin && !this.tokenMatches(message.token)) return "wrong admin token";
+    const done = (text: string) => {
+      playgroundConfig().log(`room ${this.roomId}: admin ${client.sessionId}: ${text}`);
+      client.send(MESSAGES.notice, { kind: "admin", message: text } satisfies NoticeMessage);
+      return null;
+    };
+    switch (message.action) {
+      case "reset":
+        for (const key of [...this.grabs.keys()]) this.releaseGrab(key.slice(0, key.indexOf(":")), key.slice(key.indexOf(":") + 1) as Hand);
+        for (const key of [...this.pokes.keys()]) this.endPoke(key);
+        this.world.reset();
+        return done("the room was reset");
+      case "material": {
+        const state = this.state.bodies.get(message.body)!;
+        const preset = MATERIALS[message.material as keyof typeof MATERIALS];
+        const body = this.placed[state.index].entity.body;
+        body.setMaterial(preset);
+        body.setDamping(preset.damping);
+        state.material = message.material;
+        return done(`${message.body} is now ${message.material}`);
+      }
+      case "kick": {
+        const target = this.seats.get(message.sessionId);
+        if (!target) return `no client ${message.sessionId} in this room`;
+        this.kick(target.client, "kicked by an admin");
+        return done(`kicked ${message.sessionId}`);
+      }
+      case "spectator-grabs":
+        this.state.spectatorGrabs = message.allowed;
+        return done(`spectators ${message.allowed ? "may" : "may not"} grab`);
+    }
+  }
+
+  private tokenMatches(token: string): boolean {
+    const expected = Buffer.from(playgroundConfig().adminToken);
+    const given = Buffer.from(token);
+    return expected.length > 0 && given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  private playerCount(): number {
+    let count = 0;
+    for (const seat of this.seats.values()) if (seat.role === "player") count++;
+    return count;
+  }
+
+  private freeSlot(): number {
+    const used = new Set([...this.seats.values()].map((s) => s.slot));
+    for (let slot = 0; slot < 255; slot++) if (!used.has(slot)) return slot;
+    return 255;
+  }
+}

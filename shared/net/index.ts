@@ -1,0 +1,6 @@
+export * from "./protocol";
+export * from "./validate";
+export * from "./snapshot";
+export * from "./state";
+export * from "./network-conditions";
+export * from "./room-client";

@@ -1,0 +1,112 @@
+// The wire protocol of a Pliant room (docs/protocol.md is its prose): names, limits, rates and the shapes of
+// every message. Both the server and clients import it, so the limits they check are the same numbers.
+
+export const ROOM_NAME = "playground";
+export const TICK_RATE = 60;
+/** Server snapshots (soft-body q, props, avatars) per second. */
+export const SNAPSHOT_RATE = 20;
+export const TICKS_PER_SNAPSHOT = TICK_RATE / SNAPSHOT_RATE;
+export const MAX_PLAYERS = 16;
+export const MAX_SPECTATORS = 64;
+
+export type Role = "player" | "spectator";
+export type Hand = "left" | "right" | "pointer";
+export const HANDS: readonly Hand[] = ["left", "right", "pointer"];
+
+export interface JoinOptions {
+  /** 1-24 characters; control characters are removed. */
+  name?: string;
+  /** Default "spectator". */
+  role?: Role;
+  /** "#rrggbb"; default picked by the server. */
+  color?: string;
+  /** Only for admin messages (or pass it in each admin message). */
+  adminToken?: string;
+}
+
+/** A pose: position (m, room frame) and unit quaternion (x, y, z, w). */
+export type Pose = [number, number, number, number, number, number, number];
+
+export interface PoseMessage {
+  head: Pose;
+  left?: Pose | null;
+  right?: Pose | null;
+}
+
+export interface GrabStartMessage {
+  hand: Hand;
+  body: string;
+  /** The grabbed surface point, world metres (where the hand touched or the ray hit). */
+  point: [number, number, number];
+}
+
+export interface GrabMoveMessage {
+  hand: Hand;
+  /** Where the grabbed point should go, world metres. */
+  target: [number, number, number];
+}
+
+export interface GrabEndMessage {
+  hand: Hand;
+}
+
+export interface PokeMessage {
+  hand: Hand;
+  /** Fingertip sphere centre (world metres) and radius (m, 0 ends the poke). */
+  center: [number, number, number];
+  radius: number;
+}
+
+export type AdminAction =
+  | { action: "reset" }
+  | { action: "material"; body: string; material: string }
+  | { action: "kick"; sessionId: string }
+  | { action: "spectator-grabs"; allowed: boolean };
+
+export type AdminMessage = AdminAction & { token: string };
+
+/** Server -> one client: the answer to a grab. */
+export interface GrabResultMessage {
+  hand: Hand;
+  body: string;
+  ok: boolean;
+  reason?: string;
+}
+
+/** Server -> one client: a message was dropped (first of each kind per second), or an admin action's result. */
+export interface NoticeMessage {
+  kind: "rejected" | "admin" | "kicked";
+  message: string;
+}
+
+export const MESSAGES = Object.freeze({
+  pose: "pose",
+  grabStart: "grab-start",
+  grabMove: "grab-move",
+  grabEnd: "grab-end",
+  poke: "poke",
+  admin: "admin",
+  /** server -> client */
+  snapshot: "snapshot",
+  grabResult: "grab-result",
+  notice: "notice",
+  bake: "bake",
+});
+
+export const LIMITS = Object.freeze({
+  nameLength: 24,
+  /** Positions must lie within this distance of the room centre, m. */
+  reach: 10,
+  /** A grab point must lie within this distance of the body's surface, m. */
+  grabSlack: 0.1,
+  /** A grab target may be at most this far from the body's current centre, m (a stretch, not a teleport). */
+  grabStretch: 1.5,
+  pokeRadiusMax: 0.03,
+  /** Token bucket per client: sustained messages per second and burst. */
+  messagesPerSecond: 200,
+  messageBurst: 400,
+  /** Dropped messages within 10 s after which a client is kicked. */
+  kickAfterDropped: 2000,
+  /** Largest message a client may send, bytes. */
+  maxPayload: 4096,
+});

@@ -1,0 +1,404 @@
+// The client side of a Pliant room, for the browser app and for tests in Node: joins, keeps every body's
+// server states, predicts the bodies this client holds with the same solver the server runs, reconciles them
+// with the server's snapshots, and interpolates everything else.
+//
+// Prediction with rollback: a held body is stepped locally at 60 Hz with this client's grabs applied at once.
+// Each snapshot carries the server's q for a tick that already includes this client's inputs sent one round trip
+// ago. The local body is reset to that q (with the velocity the prediction had then) and the frames since are
+// replayed with the grab targets recorded for them, so other players' pulls and the server's contacts flow into
+// the prediction within one round trip. Remote bodies are shown INTERPOLATION_DELAY_MS in the past, between the
+// two snapshots around that time.
+
+import { Client, type Room } from "@colyseus/sdk";
+import { MATERIALS, PLAYGROUND, BoxObstacle, isMaterialName, type SceneLayout } from "../scene";
+import { SoftBody, Subspace } from "../sim";
+import { decodeBakedBody, toSubspaceSource, type BakedBody } from "../skinning";
+import { NetworkSimulator, PERFECT_NETWORK, type NetworkConditions } from "./network-conditions";
+import { MESSAGES, ROOM_NAME, TICK_RATE, type GrabResultMessage, type Hand, type JoinOptions, type NoticeMessage, type Pose } from "./protocol";
+import { decodeSnapshot, type DecodedSnapshot } from "./snapshot";
+
+export const INTERPOLATION_DELAY_MS = 100;
+/** Local prediction history kept for reconciliation, frames (2 s: round trips beyond that are not replayed). */
+const HISTORY = 120;
+const DT = 1 / TICK_RATE;
+const HAND_SLOTS: readonly Hand[] = ["left", "right", "pointer"];
+
+export interface ClientBody {
+  id: string;
+  index: number;
+  baked: BakedBody;
+  /** The local solver body: predicted while held, otherwise only used to evaluate positions. */
+  body: SoftBody;
+  /** Latest server states (time received, q), oldest first. */
+  snapshots: { at: number; tick: number; q: Float64Array }[];
+  /** q shown now. */
+  displayQ: Float64Array;
+  predicting: boolean;
+  /** Largest reconciliation error seen at the last snapshot, m (a grab point's distance), or NaN. */
+  lastReconcileError: number;
+}
+
+/** One predicted frame: the state after it and the grab targets it was stepped with. */
+interface HistoryEntry {
+  at: number;
+  q: Float64Array;
+  v: Float64Array;
+  /** 3 per hand slot (HAND_SLOTS order); NaN where that hand held nothing on this body. */
+  targets: Float64Array;
+}
+
+export interface JoinSettings {
+  /** ws://host:port of the server (http URLs work too). */
+  endpoint: string;
+  options?: JoinOptions;
+  /** Returns the BakedBody bytes of a hash (GET /bakes/<hash> in the app). Defaults to fetch on the endpoint. */
+  fetchBake?: (hash: string) => Promise<Uint8Array>;
+  network?: NetworkConditions;
+  layout?: SceneLayout;
+  /** Join this room id instead of joinOrCreate. */
+  roomId?: string;
+  /** Create a new room instead of joinOrCreate (tests, private sessions). */
+  create?: boolean;
+}
+
+export class PliantRoomClient {
+  readonly bodies = new Map<string, ClientBody>();
+  readonly notices: NoticeMessage[] = [];
+  /** Round-trip time, ms (refreshed every second). */
+  rtt = 0;
+  private readonly network: NetworkSimulator;
+  private readonly held = new Map<Hand, { body: ClientBody; grab: number }>();
+  private readonly pendingGrabs = new Map<Hand, (result: GrabResultMessage) => void>();
+  private readonly history = new Map<string, HistoryEntry[]>();
+  /** Current grab target per hand (world m). */
+  private readonly targets = new Map<Hand, [number, number, number]>();
+  /** Latest target of every grab in the room, by GrabState.slot. */
+  private readonly grabTargets = new Map<number, [number, number, number]>();
+  /** Other people's grabs replicated on bodies this client predicts, by "sessionId:hand". */
+  private readonly replicas = new Map<string, { body: ClientBody; grab: number; slot: number }>();
+  private lastFrame = 0;
+  private accumulator = 0;
+  private pingTimer: ReturnType<typeof setInterval> | undefined;
+  private closed = false;
+  private byIndex: ClientBody[] = [];
+
+  private constructor(readonly room: Room, network: NetworkConditions) {
+    this.network = new NetworkSimulator(network);
+  }
+
+  static async join(settings: JoinSettings): Promise<PliantRoomClient> {
+    const http = settings.endpoint.replace(/^ws/, "http");
+    const client = new Client(settings.endpoint);
+    const options = settings.options ?? {};
+    const room = settings.roomId ? await client.joinById(settings.roomId, options) : settings.create ? await client.create(ROOM_NAME, options) : await client.joinOrCreate(ROOM_NAME, options);
+    const self = new PliantRoomClient(room, settings.network ?? PERFECT_NETWORK);
+    // Messages can arrive before the bodies are built: hold snapshots until then.
+    const early: Uint8Array[] = [];
+    let ready = false;
+    room.onMessage(MESSAGES.snapshot, (bytes: Uint8Array) => {
+      self.network.schedule(true, () => (ready ? self.applySnapshot(bytes) : early.push(bytes)));
+    });
+    room.onMessage(MESSAGES.grabResult, (result: GrabResultMessage) => self.network.schedule(false, () => self.onGrabResult(result)));
+    room.onMessage(MESSAGES.notice, (notice: NoticeMessage) => self.notices.push(notice));
+    await self.waitForState();
+    const fetchBake = settings.fetchBake ?? (async (hash: string) => {
+      const response = await fetch(`${http}/bakes/${hash}`);
+      if (!response.ok) throw new Error(`bake ${hash}: HTTP ${response.status}`);
+      return new Uint8Array(await response.arrayBuffer());
+    });
+    await self.buildBodies(fetchBake, settings.layout ?? PLAYGROUND);
+    ready = true;
+    for (const bytes of early) self.applySnapshot(bytes);
+    self.pingTimer = setInterval(() => room.ping((ms) => (self.rtt = ms + 2 * (settings.network?.latencyMs ?? 0))), 1000);
+    room.ping((ms) => (self.rtt = ms + 2 * (settings.network?.latencyMs ?? 0)));
+    room.onLeave(() => self.stopTimers());
+    return self;
+  }
+
+  get sessionId(): string {
+    return this.room.sessionId;
+  }
+
+  // ----- inputs -----------------------------------------------------------------------------------------
+
+  sendPose(head: Pose, left?: Pose | null, right?: Pose | null): void {
+    this.send(true, MESSAGES.pose, { head, left: left ?? null, right: right ?? null });
+  }
+
+  /** Grabs a body at a surface point: predicted at once, confirmed (or undone) by the server. */
+  grab(hand: Hand, bodyId: string, point: [number, number, number]): Promise<GrabResultMessage> {
+    const body = this.bodies.get(bodyId);
+    if (!body) return Promise.resolve({ hand, body: bodyId, ok: false, reason: `unknown body "${bodyId}"` });
+    this.release(hand, false);
+    this.startPredicting(body);
+    const grab = body.body.grab(point[0], point[1], point[2], { radius: Math.max(0.1, 0.08 * body.body.size) });
+    if (grab >= 0) {
+      this.held.set(hand, { body, grab });
+      this.targets.set(hand, [point[0], point[1], point[2]]);
+    }
+    const result = new Promise<GrabResultMessage>((resolve) => this.pendingGrabs.set(hand, resolve));
+    this.send(false, MESSAGES.grabStart, { hand, body: bodyId, point });
+    return result;
+  }
+
+  moveGrab(hand: Hand, target: [number, number, number]): void {
+    const held = this.held.get(hand);
+    if (held) {
+      held.body.body.moveGrab(held.grab, target[0], target[1], target[2]);
+      this.targets.set(hand, [target[0], target[1], target[2]]);
+    }
+    this.send(true, MESSAGES.grabMove, { hand, target });
+  }
+
+  release(hand: Hand, notify = true): void {
+    const held = this.held.get(hand);
+    if (held) {
+      held.body.body.release(held.grab);
+      this.held.delete(hand);
+      this.targets.delete(hand);
+      if (![...this.held.values()].some((h) => h.body === held.body)) this.stopPredicting(held.body);
+    }
+    if (notify) this.send(false, MESSAGES.grabEnd, { hand });
+  }
+
+  poke(hand: Hand, center: [number, number, number], radius: number): void {
+    this.send(true, MESSAGES.poke, { hand, center, radius });
+  }
+
+  /** Any message, as is (admin actions; tests of hostile input). */
+  sendRaw(type: string, payload: unknown): void {
+    this.room.send(type, payload);
+  }
+
+  // ----- per frame --------------------------------------------------------------------------------------
+
+  /** Advances prediction and interpolation to `now` (ms, Date.now clock). Call once per rendered frame. */
+  update(now = Date.now()): void {
+    if (this.lastFrame === 0) this.lastFrame = now;
+    this.accumulator = Math.min(this.accumulator + (now - this.lastFrame) / 1000, 0.25);
+    this.lastFrame = now;
+    while (this.accumulator >= DT) {
+      this.accumulator -= DT;
+      for (const body of this.bodies.values()) if (body.predicting) this.predictStep(body, now);
+    }
+    for (const body of this.bodies.values()) {
+      if (body.predicting) body.displayQ.set(body.body.q);
+      else this.interpolate(body, now - INTERPOLATION_DELAY_MS);
+    }
+  }
+
+  /** World positions of points (rest positions in body metres + their basis rows) for the shown state. */
+  positions(bodyId: string, rows: Float64Array, rest: Float64Array, out: Float64Array): void {
+    const body = this.bodies.get(bodyId);
+    if (!body) throw new Error(`unknown body "${bodyId}"`);
+    for (let i = 0; i < rest.length / 3; i++) body.body.positionAt(body.displayQ, rows, rest, i, out, 3 * i);
+  }
+
+  /** The latest server q of a body (as received), or undefined before any. */
+  serverQ(bodyId: string): Float64Array | undefined {
+    const s = this.bodies.get(bodyId)?.snapshots;
+    return s && s.length ? s[s.length - 1].q : undefined;
+  }
+
+  async leave(): Promise<void> {
+    this.stopTimers();
+    if (!this.closed) {
+      this.closed = true;
+      // A connection that already dropped never answers the goodbye: do not wait for it.
+      await Promise.race([this.room.leave(true).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000))]);
+    }
+  }
+
+  // ----- internals --------------------------------------------------------------------------------------
+
+  private send(droppable: boolean, type: string, payload: unknown): void {
+    this.network.schedule(droppable, () => {
+      if (!this.closed) this.room.send(type, payload);
+    });
+  }
+
+  private stopTimers(): void {
+    if (this.pingTimer) clearInterval(this.pingTimer);
+    this.pingTimer = undefined;
+  }
+
+  private waitForState(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timeout = setTimeout(() => reject(new Error("no room state within 10 s")), 10_000);
+      const check = () => {
+        const state = this.room.state as { bodies?: { size: number } } | undefined;
+        if (state?.bodies && state.bodies.size > 0) {
+          clearTimeout(timeout);
+          resolve();
+          return true;
+        }
+        return false;
+      };
+      if (!check()) this.room.onStateChange(() => void check());
+    });
+  }
+
+  private async buildBodies(fetchBake: (hash: string) => Promise<Uint8Array>, layout: SceneLayout): Promise<void> {
+    const statics = layout.statics.map((box) => new BoxObstacle(box.half, box.center));
+    const state = this.room.state as { bodies: Map<string, { id: string; index: number; bake: string; size: number; material: string; spawnX: number; spawnY: number; spawnZ: number }> };
+    const entries = [...state.bodies.values()];
+    for (const info of entries) {
+      const baked = decodeBakedBody(await fetchBake(info.bake));
+      const material = isMaterialName(info.material) ? MATERIALS[info.material] : MATERIALS.jelly;
+      const body = new SoftBody(new Subspace(toSubspaceSource(baked, info.size)), material, { damping: material.damping }, [info.spawnX, info.spawnY, info.spawnZ]);
+      for (const s of statics) body.addContactSurface(s);
+      const entry: ClientBody = {
+        id: info.id, index: info.index, baked, body, snapshots: [], displayQ: new Float64Array(body.n), predicting: false, lastReconcileError: NaN,
+      };
+      this.bodies.set(info.id, entry);
+      this.byIndex[info.index] = entry;
+      this.history.set(info.id, []);
+    }
+  }
+
+  private applySnapshot(bytes: Uint8Array): void {
+    let snapshot: DecodedSnapshot;
+    try {
+      snapshot = decodeSnapshot(bytes);
+    } catch {
+      return; // a damaged snapshot is skipped; the next one carries the state again
+    }
+    const now = Date.now();
+    for (const grab of snapshot.grabs) this.grabTargets.set(grab.slot, grab.target);
+    for (const body of this.bodies.values()) if (body.predicting) this.syncReplicas(body);
+    for (const state of snapshot.bodies) {
+      const body = this.byIndex[state.index];
+      if (!body || state.q.length !== body.body.n) continue;
+      body.snapshots.push({ at: now, tick: snapshot.tick, q: state.q });
+      if (body.snapshots.length > 8) body.snapshots.shift();
+      if (body.predicting) this.reconcile(body, state.q, now);
+    }
+  }
+
+  private startPredicting(body: ClientBody): void {
+    if (body.predicting) return;
+    body.predicting = true;
+    // Start from the state shown now, moving as the last two snapshots did.
+    const s = body.snapshots;
+    const velocity = new Float64Array(body.body.n);
+    if (s.length >= 2) {
+      const a = s[s.length - 2], b = s[s.length - 1], dt = Math.max((b.tick - a.tick) * DT, DT);
+      for (let i = 0; i < velocity.length; i++) velocity[i] = (b.q[i] - a.q[i]) / dt;
+    }
+    body.body.setState(s.length ? s[s.length - 1].q : body.displayQ, velocity);
+    this.history.set(body.id, []);
+    this.syncReplicas(body);
+  }
+
+  private stopPredicting(body: ClientBody): void {
+    body.predicting = false;
+    for (const [key, replica] of this.replicas) {
+      if (replica.body !== body) continue;
+      body.body.release(replica.grab);
+      this.replicas.delete(key);
+    }
+  }
+
+  /** Mirrors other people's grabs on a predicted body: created where their hand is now, moved with it, dropped when they let go. */
+  private syncReplicas(body: ClientBody): void {
+    const grabs = (this.room.state as { grabs?: Map<string, { slot: number; body: string; owner: string; x: number; y: number; z: number }> }).grabs;
+    if (!grabs) return;
+    for (const [key, replica] of this.replicas) {
+      const state = grabs.get(key);
+      if (replica.body === body && (!state || state.body !== body.id)) {
+        body.body.release(replica.grab);
+        this.replicas.delete(key);
+      }
+    }
+    for (const [key, state] of grabs) {
+      if (state.owner === this.sessionId || state.body !== body.id) continue;
+      const target = this.grabTargets.get(state.slot) ?? [state.x, state.y, state.z];
+      const replica = this.replicas.get(key);
+      if (replica) {
+        body.body.moveGrab(replica.grab, target[0], target[1], target[2]);
+        continue;
+      }
+      try {
+        const grab = body.body.grab(target[0], target[1], target[2], { radius: Math.max(0.1, 0.08 * body.body.size) });
+        if (grab >= 0) this.replicas.set(key, { body, grab, slot: state.slot });
+      } catch {
+        // The solver's grab slots are full: this pull is left to the server's corrections.
+      }
+    }
+  }
+
+  private predictStep(body: ClientBody, now: number): void {
+    body.body.step();
+    const history = this.history.get(body.id)!;
+    const n = body.body.n;
+    const entry = history.length >= HISTORY ? history.shift()! : { at: 0, q: new Float64Array(n), v: new Float64Array(n), targets: new Float64Array(3 * HAND_SLOTS.length) };
+    entry.at = now;
+    entry.q.set(body.body.q);
+    entry.v.set(body.body.velocity);
+    entry.targets.fill(NaN);
+    HAND_SLOTS.forEach((hand, k) => {
+      const target = this.targets.get(hand);
+      if (target && this.held.get(hand)?.body === body) entry.targets.set(target, 3 * k);
+    });
+    history.push(entry);
+  }
+
+  /** Rolls the prediction back to the server's q one round trip ago and replays the frames since. */
+  private reconcile(body: ClientBody, serverQ: Float64Array, now: number): void {
+    const history = this.history.get(body.id)!;
+    if (history.length === 0) return;
+    const target = now - this.rtt;
+    let k = 0;
+    for (let i = 1; i < history.length; i++) if (Math.abs(history[i].at - target) < Math.abs(history[k].at - target)) k = i;
+    const base = history[k];
+    // Report the error where it matters: at the body's surface samples.
+    const s = body.body.subspace, p = new Float64Array(3), r = new Float64Array(3);
+    let worst = 0;
+    for (let i = 0; i < s.surfaceCount; i += 4) {
+      body.body.positionAt(serverQ, s.surfaceRows, s.surfaceRest, i, p, 0);
+      body.body.positionAt(base.q, s.surfaceRows, s.surfaceRest, i, r, 0);
+      worst = Math.max(worst, Math.hypot(p[0] - r[0], p[1] - r[1], p[2] - r[2]));
+    }
+    body.lastReconcileError = worst;
+    // Rollback and replay.
+    body.body.setState(serverQ, base.v);
+    base.q.set(serverQ);
+    for (let i = k + 1; i < history.length; i++) {
+      const entry = history[i];
+      HAND_SLOTS.forEach((hand, slot) => {
+        const held = this.held.get(hand);
+        const x = entry.targets[3 * slot];
+        if (held && held.body === body && !Number.isNaN(x)) body.body.moveGrab(held.grab, x, entry.targets[3 * slot + 1], entry.targets[3 * slot + 2]);
+      });
+      body.body.step();
+      entry.q.set(body.body.q);
+      entry.v.set(body.body.velocity);
+    }
+    // Back to the current targets.
+    for (const [hand, held] of this.held) {
+      const t = this.targets.get(hand);
+      if (held.body === body && t) body.body.moveGrab(held.grab, t[0], t[1], t[2]);
+    }
+  }
+
+  private interpolate(body: ClientBody, at: number): void {
+    const s = body.snapshots;
+    if (s.length === 0) return;
+    let i = s.length - 1;
+    while (i > 0 && s[i - 1].at > at) i--;
+    const b = s[i], a = i > 0 ? s[i - 1] : b;
+    if (at >= b.at || a === b) {
+      body.displayQ.set(b.q);
+      return;
+    }
+    const t = Math.max(0, Math.min(1, (at - a.at) / Math.max(1, b.at - a.at)));
+    for (let k = 0; k < b.q.length; k++) body.displayQ[k] = a.q[k] + t * (b.q[k] - a.q[k]);
+  }
+
+  private onGrabResult(result: GrabResultMessage): void {
+    const resolve = this.pendingGrabs.get(result.hand);
+    this.pendingGrabs.delete(result.hand);
+    if (!result.ok) this.release(result.hand, false);
+    resolve?.(result);
+  }
+}

@@ -1,0 +1,63 @@
+// The room's synchronised state (Colyseus schema): who is here and what the room holds. It changes rarely
+// (joins, grabs, material changes); the fast-moving numbers travel in binary snapshots (snapshot.ts).
+
+import { schema, t, type SchemaType } from "@colyseus/schema";
+
+export const PlayerState = schema({
+  name: t.string().default(""),
+  color: t.string().default("#ffffff"),
+  role: t.string().default("spectator"),
+  /** Index of this player's avatar in snapshots. */
+  slot: t.uint8().default(0),
+}, "Player");
+export type PlayerState = SchemaType<typeof PlayerState>;
+
+export const BodyState = schema({
+  id: t.string().default(""),
+  /** Index of this body in snapshots. */
+  index: t.uint8().default(0),
+  mesh: t.string().default(""),
+  material: t.string().default("jelly"),
+  /** Content hash of its BakedBody: GET /bakes/<hash> returns the bytes. */
+  bake: t.string().default(""),
+  /** Largest extent, m. */
+  size: t.float32().default(0),
+  /** Rest-frame origin at spawn, world metres. */
+  spawnX: t.float32().default(0),
+  spawnY: t.float32().default(0),
+  spawnZ: t.float32().default(0),
+}, "Body");
+export type BodyState = SchemaType<typeof BodyState>;
+
+export const PropState = schema({
+  id: t.string().default(""),
+  index: t.uint8().default(0),
+  shape: t.string().default("ball"),
+  size: t.float32().default(0),
+  color: t.string().default("#ffffff"),
+}, "Prop");
+export type PropState = SchemaType<typeof PropState>;
+
+/** A held grab, so that clients predicting a body can replicate other people's pulls on it. */
+export const GrabState = schema({
+  /** Index of this grab in snapshots (its target travels there). */
+  slot: t.uint8().default(0),
+  body: t.string().default(""),
+  owner: t.string().default(""),
+  hand: t.string().default(""),
+  /** The grabbed point when the grab started, world metres. */
+  x: t.float32().default(0),
+  y: t.float32().default(0),
+  z: t.float32().default(0),
+}, "Grab");
+export type GrabState = SchemaType<typeof GrabState>;
+
+export const RoomState = schema({
+  players: t.map(PlayerState),
+  bodies: t.map(BodyState),
+  props: t.map(PropState),
+  /** Keyed "sessionId:hand". */
+  grabs: t.map(GrabState),
+  spectatorGrabs: t.boolean().default(false),
+}, "RoomState");
+export type RoomState = SchemaType<typeof RoomState>;

@@ -1,0 +1,146 @@
+// Validation of everything a client sends: types, finite numbers, ranges, lengths. Each parser returns the clean
+// value or a reason the message was dropped; nothing here trusts a field it has not checked.
+
+import { isMaterialName } from "../scene/materials";
+import { HANDS, LIMITS, type AdminMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type JoinOptions, type PokeMessage, type Pose, type PoseMessage, type Role } from "./protocol";
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+const fail = (reason: string): { ok: false; reason: string } => ({ ok: false, reason });
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function vector(value: unknown, name: string): [number, number, number] | string {
+  if (!Array.isArray(value) || value.length !== 3) return `${name} must be an array of 3 numbers`;
+  for (const v of value) {
+    if (typeof v !== "number" || !Number.isFinite(v)) return `${name} must hold finite numbers`;
+    if (Math.abs(v) > LIMITS.reach) return `${name} must lie within ${LIMITS.reach} m of the room centre`;
+  }
+  return [value[0], value[1], value[2]];
+}
+
+function pose(value: unknown, name: string): Pose | string {
+  if (!Array.isArray(value) || value.length !== 7) return `${name} must be [x, y, z, qx, qy, qz, qw]`;
+  if (!value.every((v) => typeof v === "number" && Number.isFinite(v))) return `${name} must hold finite numbers`;
+  const position = vector(value.slice(0, 3), `${name} position`);
+  if (typeof position === "string") return position;
+  const [x, y, z, w] = value.slice(3) as number[];
+  const length = Math.hypot(x, y, z, w);
+  if (Math.abs(length - 1) > 0.05) return `${name} quaternion must have unit length`;
+  return [position[0], position[1], position[2], x / length, y / length, z / length, w / length];
+}
+
+function hand(value: unknown): Hand | string {
+  return typeof value === "string" && (HANDS as readonly string[]).includes(value) ? (value as Hand) : `hand must be one of ${HANDS.join(", ")}`;
+}
+
+function bodyId(value: unknown, known: (id: string) => boolean): string | { error: string } {
+  if (typeof value !== "string" || value.length > 64) return { error: "body must be a body id" };
+  return known(value) ? value : { error: `unknown body "${value}"` };
+}
+
+export function parsePose(message: unknown): Parsed<PoseMessage> {
+  if (!isRecord(message)) return fail("pose must be an object");
+  const head = pose(message.head, "head");
+  if (typeof head === "string") return fail(head);
+  const out: PoseMessage = { head, left: null, right: null };
+  for (const side of ["left", "right"] as const) {
+    if (message[side] === undefined || message[side] === null) continue;
+    const p = pose(message[side], side);
+    if (typeof p === "string") return fail(p);
+    out[side] = p;
+  }
+  return { ok: true, value: out };
+}
+
+export function parseGrabStart(message: unknown, knownBody: (id: string) => boolean): Parsed<GrabStartMessage> {
+  if (!isRecord(message)) return fail("grab-start must be an object");
+  const h = hand(message.hand);
+  if (h !== "left" && h !== "right" && h !== "pointer") return fail(h);
+  const body = bodyId(message.body, knownBody);
+  if (typeof body !== "string") return fail(body.error);
+  const point = vector(message.point, "point");
+  if (typeof point === "string") return fail(point);
+  return { ok: true, value: { hand: h, body, point } };
+}
+
+export function parseGrabMove(message: unknown): Parsed<GrabMoveMessage> {
+  if (!isRecord(message)) return fail("grab-move must be an object");
+  const h = hand(message.hand);
+  if (h !== "left" && h !== "right" && h !== "pointer") return fail(h);
+  const target = vector(message.target, "target");
+  if (typeof target === "string") return fail(target);
+  return { ok: true, value: { hand: h, target } };
+}
+
+export function parseGrabEnd(message: unknown): Parsed<GrabEndMessage> {
+  if (!isRecord(message)) return fail("grab-end must be an object");
+  const h = hand(message.hand);
+  if (h !== "left" && h !== "right" && h !== "pointer") return fail(h);
+  return { ok: true, value: { hand: h } };
+}
+
+export function parsePoke(message: unknown): Parsed<PokeMessage> {
+  if (!isRecord(message)) return fail("poke must be an object");
+  const h = hand(message.hand);
+  if (h !== "left" && h !== "right" && h !== "pointer") return fail(h);
+  const center = vector(message.center, "center");
+  if (typeof center === "string") return fail(center);
+  const radius = message.radius;
+  if (typeof radius !== "number" || !Number.isFinite(radius) || radius < 0 || radius > LIMITS.pokeRadiusMax) {
+    return fail(`radius must be a number in [0, ${LIMITS.pokeRadiusMax}] m`);
+  }
+  return { ok: true, value: { hand: h, center, radius } };
+}
+
+export function parseAdmin(message: unknown, knownBody: (id: string) => boolean): Parsed<AdminMessage> {
+  if (!isRecord(message)) return fail("admin must be an object");
+  if (typeof message.token !== "string" || message.token.length > 256) return fail("admin needs a token");
+  const token = message.token;
+  switch (message.action) {
+    case "reset":
+      return { ok: true, value: { action: "reset", token } };
+    case "material": {
+      const body = bodyId(message.body, knownBody);
+      if (typeof body !== "string") return fail(body.error);
+      if (!isMaterialName(message.material)) return fail("material must be jelly, rubber or dough");
+      return { ok: true, value: { action: "material", body, material: message.material, token } };
+    }
+    case "kick":
+      if (typeof message.sessionId !== "string" || message.sessionId.length > 64) return fail("kick needs a sessionId");
+      return { ok: true, value: { action: "kick", sessionId: message.sessionId, token } };
+    case "spectator-grabs":
+      if (typeof message.allowed !== "boolean") return fail("spectator-grabs needs allowed: true or false");
+      return { ok: true, value: { action: "spectator-grabs", allowed: message.allowed, token } };
+    default:
+      return fail("admin action must be reset, material, kick or spectator-grabs");
+  }
+}
+
+export interface CleanJoin {
+  name: string;
+  role: Role;
+  color: string | null;
+  adminToken: string | null;
+}
+
+export function parseJoinOptions(options: unknown): Parsed<CleanJoin> {
+  const o = isRecord(options) ? options : {};
+  const role = o.role === undefined ? "spectator" : o.role;
+  if (role !== "player" && role !== "spectator") return fail('role must be "player" or "spectator"');
+  let name = "";
+  if (o.name !== undefined) {
+    if (typeof o.name !== "string") return fail("name must be a string");
+    // Printable characters only, trimmed, capped.
+    name = Array.from(o.name.replace(/[\p{Cc}\p{Cf}]/gu, "").trim()).slice(0, LIMITS.nameLength).join("");
+  }
+  let color: string | null = null;
+  if (o.color !== undefined) {
+    if (typeof o.color !== "string" || !/^#[0-9a-fA-F]{6}$/.test(o.color)) return fail('color must be "#rrggbb"');
+    color = o.color.toLowerCase();
+  }
+  const adminToken = typeof o.adminToken === "string" ? o.adminToken.slice(0, 256) : null;
+  return { ok: true, value: { name, role, color, adminToken } };
+}

@@ -1,0 +1,5 @@
+export * from "./obstacles";
+export * from "./materials";
+export * from "./layout";
+export * from "./soft-entity";
+export * from "./world";

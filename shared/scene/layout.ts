@@ -1,0 +1,68 @@
+// The playground: the default room's static scene, rigid props and soft bodies, as data both sides read.
+// Units: metres, y up, the floor at y = 0.
+
+import type { MaterialName } from "./materials";
+
+export interface StaticBoxSpec {
+  name: string;
+  center: [number, number, number];
+  half: [number, number, number];
+}
+
+export interface PropSpec {
+  id: string;
+  shape: "ball" | "block";
+  /** Ball radius or block half extent, m. */
+  size: number;
+  position: [number, number, number];
+  density: number;
+  color: string;
+}
+
+export interface SoftBodySpec {
+  id: string;
+  /** "asset:NAME" (a mesh the server ships), "box:LxWxH" or "sphere:R" (generated), metres. */
+  mesh: string;
+  /** Largest extent of an asset mesh, m. */
+  size: number;
+  material: MaterialName;
+  /** Where the body's lowest point starts (x, z) and how high above the surface below (y). */
+  position: [number, number, number];
+}
+
+export interface SceneLayout {
+  statics: StaticBoxSpec[];
+  props: PropSpec[];
+  bodies: SoftBodySpec[];
+  /** Half extent of the room's floor (square), m: anything beyond is out of the room. */
+  roomHalfExtent: number;
+}
+
+const TABLE_TOP = 0.75;
+
+export const PLAYGROUND: SceneLayout = {
+  roomHalfExtent: 4,
+  statics: [
+    { name: "floor", center: [0, -0.25, 0], half: [4, 0.25, 4] },
+    { name: "table", center: [0, TABLE_TOP - 0.025, -0.6], half: [0.8, 0.025, 0.45] },
+    { name: "table-leg-1", center: [-0.72, (TABLE_TOP - 0.05) / 2, -0.97], half: [0.03, (TABLE_TOP - 0.05) / 2, 0.03] },
+    { name: "table-leg-2", center: [0.72, (TABLE_TOP - 0.05) / 2, -0.97], half: [0.03, (TABLE_TOP - 0.05) / 2, 0.03] },
+    { name: "table-leg-3", center: [-0.72, (TABLE_TOP - 0.05) / 2, -0.23], half: [0.03, (TABLE_TOP - 0.05) / 2, 0.03] },
+    { name: "table-leg-4", center: [0.72, (TABLE_TOP - 0.05) / 2, -0.23], half: [0.03, (TABLE_TOP - 0.05) / 2, 0.03] },
+    { name: "wall-north", center: [0, 1.5, -4.1], half: [4.2, 1.5, 0.1] },
+    { name: "wall-south", center: [0, 1.5, 4.1], half: [4.2, 1.5, 0.1] },
+    { name: "wall-west", center: [-4.1, 1.5, 0], half: [0.1, 1.5, 4.2] },
+    { name: "wall-east", center: [4.1, 1.5, 0], half: [0.1, 1.5, 4.2] },
+  ],
+  props: [
+    { id: "ball-1", shape: "ball", size: 0.06, position: [0.55, TABLE_TOP + 0.06, -0.35], density: 400, color: "#ffb300" },
+    { id: "ball-2", shape: "ball", size: 0.08, position: [-0.9, 0.08, 0.4], density: 300, color: "#7cb342" },
+    { id: "block-1", shape: "block", size: 0.05, position: [-0.55, TABLE_TOP + 0.05, -0.35], density: 600, color: "#8d6e63" },
+    { id: "block-2", shape: "block", size: 0.07, position: [0.9, 0.07, 0.5], density: 600, color: "#5c6bc0" },
+  ],
+  bodies: [
+    { id: "spot", mesh: "asset:spot", size: 0.3, material: "jelly", position: [0, TABLE_TOP + 0.002, -0.6] },
+    { id: "rubber-block", mesh: "box:0.18x0.12x0.12", size: 0.18, material: "rubber", position: [0.45, TABLE_TOP + 0.002, -0.7] },
+    { id: "dough-ball", mesh: "sphere:0.08", size: 0.16, material: "dough", position: [-0.45, TABLE_TOP + 0.002, -0.7] },
+  ],
+};

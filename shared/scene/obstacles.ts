@@ -1,0 +1,172 @@
+// Rigid obstacles as signed distances for the soft-body solver's contacts (shared/sim ContactSurface): static
+// scene boxes, rigid props that Rapier moves, and the proxy spheres of other soft bodies. Nothing here allocates
+// per query; poses are written in place by the world once per tick.
+
+import type { ContactSurface } from "../sim";
+
+/** An obstacle that can say roughly where it is: a bounding sphere (x, y, z, r) for the broad phase. */
+export interface BoundedObstacle extends ContactSurface {
+  boundingSphere(out: Float64Array): void;
+}
+
+/** An oriented box: centre, half extents, rotation (row-major 3x3, body -> world). */
+export class BoxObstacle implements BoundedObstacle {
+  readonly center = new Float64Array(3);
+  readonly half = new Float64Array(3);
+  readonly rotation = new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]);
+
+  constructor(half: ArrayLike<number>, center: ArrayLike<number> = [0, 0, 0]) {
+    this.half.set(half);
+    this.center.set(center);
+  }
+
+  /** Pose from a unit quaternion (x, y, z, w) and a position. */
+  setPose(px: number, py: number, pz: number, qx: number, qy: number, qz: number, qw: number): void {
+    this.center[0] = px; this.center[1] = py; this.center[2] = pz;
+    quaternionToMatrix(qx, qy, qz, qw, this.rotation);
+  }
+
+  boundingSphere(out: Float64Array): void {
+    out[0] = this.center[0]; out[1] = this.center[1]; out[2] = this.center[2];
+    out[3] = Math.hypot(this.half[0], this.half[1], this.half[2]);
+  }
+
+  signedDistance(x: number, y: number, z: number, maxDistance: number, normalOut: Float64Array): number {
+    const r = this.rotation, h = this.half;
+    const dx = x - this.center[0], dy = y - this.center[1], dz = z - this.center[2];
+    // Local coordinates: R^T d.
+    const lx = r[0] * dx + r[3] * dy + r[6] * dz;
+    const ly = r[1] * dx + r[4] * dy + r[7] * dz;
+    const lz = r[2] * dx + r[5] * dy + r[8] * dz;
+    const qx = Math.abs(lx) - h[0], qy = Math.abs(ly) - h[1], qz = Math.abs(lz) - h[2];
+    let nx = 0, ny = 0, nz = 0, distance: number;
+    if (qx > 0 || qy > 0 || qz > 0) {
+      const ox = Math.max(qx, 0), oy = Math.max(qy, 0), oz = Math.max(qz, 0);
+      distance = Math.sqrt(ox * ox + oy * oy + oz * oz);
+      if (distance > maxDistance) return Infinity;
+      nx = (ox / distance) * Math.sign(lx); ny = (oy / distance) * Math.sign(ly); nz = (oz / distance) * Math.sign(lz);
+    } else {
+      // Inside: the nearest face.
+      distance = Math.max(qx, qy, qz);
+      if (distance === qx) nx = lx >= 0 ? 1 : -1;
+      else if (distance === qy) ny = ly >= 0 ? 1 : -1;
+      else nz = lz >= 0 ? 1 : -1;
+    }
+    normalOut[0] = r[0] * nx + r[1] * ny + r[2] * nz;
+    normalOut[1] = r[3] * nx + r[4] * ny + r[5] * nz;
+    normalOut[2] = r[6] * nx + r[7] * ny + r[8] * nz;
+    return distance;
+  }
+}
+
+export class SphereObstacle implements BoundedObstacle {
+  readonly center = new Float64Array(3);
+
+  constructor(public radius: number, center: ArrayLike<number> = [0, 0, 0]) {
+    this.center.set(center);
+  }
+
+  boundingSphere(out: Float64Array): void {
+    out[0] = this.center[0]; out[1] = this.center[1]; out[2] = this.center[2]; out[3] = this.radius;
+  }
+
+  signedDistance(x: number, y: number, z: number, maxDistance: number, normalOut: Float64Array): number {
+    return sphereDistance(this.center, 0, this.radius, x, y, z, maxDistance, normalOut);
+  }
+}
+
+/** A union of spheres (another soft body's proxies), positions updated in place each tick. */
+export class SphereSetObstacle implements BoundedObstacle {
+  readonly centers: Float64Array;
+  /** Bounding sphere of the set, for a cheap early out. */
+  readonly bound = new Float64Array(4);
+
+  constructor(readonly radii: Float64Array) {
+    this.centers = new Float64Array(3 * radii.length);
+  }
+
+  boundingSphere(out: Float64Array): void {
+    out.set(this.bound);
+  }
+
+  /** Call after writing `centers`. */
+  updateBound(): void {
+    const n = this.radii.length, c = this.centers;
+    let cx = 0, cy = 0, cz = 0;
+    for (let i = 0; i < n; i++) { cx += c[3 * i]; cy += c[3 * i + 1]; cz += c[3 * i + 2]; }
+    cx /= n; cy /= n; cz /= n;
+    let r = 0;
+    for (let i = 0; i < n; i++) r = Math.max(r, Math.hypot(c[3 * i] - cx, c[3 * i + 1] - cy, c[3 * i + 2] - cz) + this.radii[i]);
+    this.bound[0] = cx; this.bound[1] = cy; this.bound[2] = cz; this.bound[3] = r;
+  }
+
+  signedDistance(x: number, y: number, z: number, maxDistance: number, normalOut: Float64Array): number {
+    const b = this.bound;
+    if (Math.hypot(x - b[0], y - b[1], z - b[2]) - b[3] > maxDistance) return Infinity;
+    let best = Infinity, bx = 0, by = 0, bz = 0;
+    for (let i = 0; i < this.radii.length; i++) {
+      const d = sphereDistance(this.centers, 3 * i, this.radii[i], x, y, z, maxDistance, normalOut);
+      if (d < best) { best = d; bx = normalOut[0]; by = normalOut[1]; bz = normalOut[2]; }
+    }
+    normalOut[0] = bx; normalOut[1] = by; normalOut[2] = bz;
+    return best;
+  }
+}
+
+/**
+ * The obstacles near one soft body, re-selected once per tick from all of the room's (bounding spheres within
+ * reach): the body queries only these, so idle pokes, far walls and far props cost nothing per sample.
+ */
+export class NearbyObstacles implements ContactSurface {
+  private readonly active: BoundedObstacle[] = [];
+  private count = 0;
+  private readonly sphere = new Float64Array(4);
+  private readonly normal = new Float64Array(3);
+
+  constructor(private readonly all: BoundedObstacle[]) {
+    for (let i = 0; i < all.length; i++) this.active.push(all[i]);
+  }
+
+  /** Keeps the obstacles whose bounding sphere comes within `reach` of the sphere (x, y, z, radius). */
+  select(x: number, y: number, z: number, radius: number, reach: number): void {
+    const s = this.sphere;
+    this.count = 0;
+    for (let i = 0; i < this.all.length; i++) {
+      this.all[i].boundingSphere(s);
+      if (Math.hypot(s[0] - x, s[1] - y, s[2] - z) - s[3] - radius <= reach) this.active[this.count++] = this.all[i];
+    }
+  }
+
+  get selected(): number {
+    return this.count;
+  }
+
+  signedDistance(x: number, y: number, z: number, maxDistance: number, normalOut: Float64Array): number {
+    let best = Infinity;
+    const n = this.normal;
+    for (let i = 0; i < this.count; i++) {
+      const d = this.active[i].signedDistance(x, y, z, maxDistance, n);
+      if (d < best) { best = d; normalOut[0] = n[0]; normalOut[1] = n[1]; normalOut[2] = n[2]; }
+    }
+    return best;
+  }
+}
+
+function sphereDistance(c: Float64Array, o: number, radius: number, x: number, y: number, z: number, maxDistance: number, normalOut: Float64Array): number {
+  const dx = x - c[o], dy = y - c[o + 1], dz = z - c[o + 2];
+  const length = Math.sqrt(dx * dx + dy * dy + dz * dz);
+  const distance = length - radius;
+  if (distance > maxDistance) return Infinity;
+  if (length > 1e-12) {
+    normalOut[0] = dx / length; normalOut[1] = dy / length; normalOut[2] = dz / length;
+  } else {
+    normalOut[0] = 0; normalOut[1] = 1; normalOut[2] = 0;
+  }
+  return distance;
+}
+
+export function quaternionToMatrix(x: number, y: number, z: number, w: number, out: Float64Array): void {
+  out[0] = 1 - 2 * (y * y + z * z); out[1] = 2 * (x * y - z * w); out[2] = 2 * (x * z + y * w);
+  out[3] = 2 * (x * y + z * w); out[4] = 1 - 2 * (x * x + z * z); out[5] = 2 * (y * z - x * w);
+  out[6] = 2 * (x * z - y * w); out[7] = 2 * (y * z + x * w); out[8] = 1 - 2 * (x * x + y * y);
+}

@@ -1,0 +1,141 @@
+// The room's physical world, one fixed step at a time: Rapier for the static scene and the rigid props, the
+// reduced solver for the soft bodies, coupled both ways. Rigid props collide with kinematic proxy spheres that
+// follow each soft body's deformed shape; soft bodies feel the static boxes, the props, each other's proxies and
+// fingertip pokes as penalty contacts (signed distances written in place: no allocation in the step).
+
+import RAPIER from "@dimforge/rapier3d-compat";
+import { BoxObstacle, NearbyObstacles, SphereObstacle, type BoundedObstacle } from "./obstacles";
+import type { PropSpec, SceneLayout } from "./layout";
+import type { SoftEntity } from "./soft-entity";
+
+export type Rapier = typeof RAPIER;
+
+let rapierReady: Promise<Rapier> | undefined;
+
+/** Rapier's wasm, initialised once per process or page. */
+export function loadRapier(): Promise<Rapier> {
+  rapierReady ??= RAPIER.init().then(() => RAPIER);
+  return rapierReady;
+}
+
+/** Most fingertip pokes at once (two hands for 16 players). */
+export const MAX_POKES = 32;
+/** Far away: where idle poke spheres wait. */
+const PARKED = 1e6;
+
+interface Prop {
+  spec: PropSpec;
+  body: RAPIER.RigidBody;
+  obstacle: BoxObstacle | SphereObstacle;
+}
+
+export class SceneWorld {
+  readonly rapier: RAPIER.World;
+  readonly props: Prop[] = [];
+  readonly pokes: SphereObstacle[] = [];
+  private readonly proxyBodies: RAPIER.RigidBody[][] = [];
+  private readonly nearby: NearbyObstacles[] = [];
+  private readonly scratch = { x: 0, y: 0, z: 0 };
+  tick = 0;
+
+  constructor(rapier: Rapier, readonly layout: SceneLayout, readonly bodies: SoftEntity[], readonly dt = 1 / 60) {
+    this.rapier = new rapier.World({ x: 0, y: -9.81, z: 0 });
+    this.rapier.timestep = dt;
+    const statics: BoundedObstacle[] = [];
+    const ground = this.rapier.createRigidBody(rapier.RigidBodyDesc.fixed());
+    for (const box of layout.statics) {
+      this.rapier.createCollider(rapier.ColliderDesc.cuboid(...box.half).setTranslation(...box.center).setFriction(0.7), ground);
+      statics.push(new BoxObstacle(box.half, box.center));
+    }
+    for (const spec of layout.props) {
+      const body = this.rapier.createRigidBody(rapier.RigidBodyDesc.dynamic().setTranslation(...spec.position).setCcdEnabled(true));
+      const collider = spec.shape === "ball" ? rapier.ColliderDesc.ball(spec.size) : rapier.ColliderDesc.cuboid(spec.size, spec.size, spec.size);
+      this.rapier.createCollider(collider.setDensity(spec.density).setRestitution(0.4).setFriction(0.6), body);
+      const obstacle = spec.shape === "ball" ? new SphereObstacle(spec.size, spec.position) : new BoxObstacle([spec.size, spec.size, spec.size], spec.position);
+      this.props.push({ spec, body, obstacle });
+    }
+    for (let i = 0; i < MAX_POKES; i++) this.pokes.push(new SphereObstacle(0.01, [PARKED, PARKED, PARKED]));
+    for (const entity of bodies) {
+      const proxies: RAPIER.RigidBody[] = [];
+      const c = entity.proxies.centers;
+      for (let p = 0; p < entity.proxies.radii.length; p++) {
+        const body = this.rapier.createRigidBody(rapier.RigidBodyDesc.kinematicPositionBased().setTranslation(c[3 * p], c[3 * p + 1], c[3 * p + 2]));
+        this.rapier.createCollider(rapier.ColliderDesc.ball(entity.proxies.radii[p]).setFriction(0.6), body);
+        proxies.push(body);
+      }
+      this.proxyBodies.push(proxies);
+      const nearby = new NearbyObstacles([
+        ...statics, ...this.props.map((p) => p.obstacle), ...bodies.filter((o) => o !== entity).map((o) => o.proxies), ...this.pokes,
+      ]);
+      entity.body.addContactSurface(nearby);
+      this.nearby.push(nearby);
+    }
+  }
+
+  /** Places fingertip sphere `slot` (or parks it with radius 0). */
+  setPoke(slot: number, x: number, y: number, z: number, radius: number): void {
+    const poke = this.pokes[slot];
+    if (radius > 0) {
+      poke.center[0] = x; poke.center[1] = y; poke.center[2] = z;
+      poke.radius = radius;
+    } else {
+      poke.center.fill(PARKED);
+    }
+  }
+
+  /** One fixed step: props and proxies in Rapier, then every soft body. */
+  step(): void {
+    const s = this.scratch;
+    for (let b = 0; b < this.bodies.length; b++) {
+      const centers = this.bodies[b].proxies.centers, proxies = this.proxyBodies[b];
+      for (let p = 0; p < proxies.length; p++) {
+        s.x = centers[3 * p]; s.y = centers[3 * p + 1]; s.z = centers[3 * p + 2];
+        proxies[p].setNextKinematicTranslation(s);
+      }
+    }
+    this.rapier.step();
+    for (const prop of this.props) {
+      const t = prop.body.translation(), r = prop.body.rotation();
+      if (!Number.isFinite(t.x + t.y + t.z) || Math.abs(t.x) > this.layout.roomHalfExtent + 1 || Math.abs(t.z) > this.layout.roomHalfExtent + 1 || t.y < -1) {
+        this.respawnProp(prop);
+        continue;
+      }
+      if (prop.obstacle instanceof BoxObstacle) prop.obstacle.setPose(t.x, t.y, t.z, r.x, r.y, r.z, r.w);
+      else prop.obstacle.center.set([t.x, t.y, t.z]);
+    }
+    for (let b = 0; b < this.bodies.length; b++) {
+      const entity = this.bodies[b], bound = entity.proxies.bound;
+      // Reach: the body's own wobble within a step plus the contact margin.
+      this.nearby[b].select(bound[0], bound[1], bound[2], bound[3] * 1.5, 0.05);
+      entity.body.step();
+      if (!this.insideRoom(entity)) entity.respawn();
+      else entity.updateProxies();
+    }
+    this.tick++;
+  }
+
+  private insideRoom(entity: SoftEntity): boolean {
+    const q = entity.body.q;
+    for (let i = 0; i < q.length; i++) if (!Number.isFinite(q[i])) return false;
+    const b = entity.proxies.bound, limit = this.layout.roomHalfExtent + 0.5;
+    return Math.abs(b[0]) < limit && Math.abs(b[2]) < limit && b[1] > -0.5 && b[1] < 20;
+  }
+
+  respawnProp(prop: Prop): void {
+    prop.body.setTranslation({ x: prop.spec.position[0], y: prop.spec.position[1], z: prop.spec.position[2] }, true);
+    prop.body.setRotation({ x: 0, y: 0, z: 0, w: 1 }, true);
+    prop.body.setLinvel({ x: 0, y: 0, z: 0 }, true);
+    prop.body.setAngvel({ x: 0, y: 0, z: 0 }, true);
+  }
+
+  /** Everything back to its spawn. */
+  reset(): void {
+    for (const prop of this.props) this.respawnProp(prop);
+    for (const entity of this.bodies) entity.respawn();
+    for (let i = 0; i < MAX_POKES; i++) this.setPoke(i, 0, 0, 0, 0);
+  }
+
+  dispose(): void {
+    this.rapier.free();
+  }
+}

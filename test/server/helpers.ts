@@ -1,0 +1,81 @@
+// A real Pliant server on a loopback port for tests, and helpers to drive PliantRoomClients.
+
+import { matchMaker } from "@colyseus/core";
+import { startServer, type RunningServer } from "../../server/app";
+import type { PlaygroundRoom } from "../../server/room/playground-room";
+import { PliantRoomClient, type JoinSettings } from "../../shared/net";
+
+export const ADMIN_TOKEN = "test-admin-token";
+
+export interface TestServer {
+  server: RunningServer;
+  endpoint: string;
+  logs: string[];
+}
+
+export async function startTestServer(): Promise<TestServer> {
+  const logs: string[] = [];
+  const server = await startServer({ port: 0, host: "127.0.0.1", adminToken: ADMIN_TOKEN, log: (line) => logs.push(line) });
+  return { server, endpoint: `ws://127.0.0.1:${server.port}`, logs };
+}
+
+/** The server-side room instance (same process). */
+export function serverRoom(roomId: string): PlaygroundRoom {
+  const room = matchMaker.getLocalRoomById(roomId) as PlaygroundRoom | undefined;
+  if (!room) throw new Error(`no local room ${roomId}`);
+  return room;
+}
+
+/** Joins and keeps the client's frame loop running (as a browser's render loop would). */
+export async function joinClient(server: TestServer, settings: Partial<JoinSettings> = {}): Promise<PliantRoomClient & { stop(): Promise<void> }> {
+  const client = await PliantRoomClient.join({ endpoint: server.endpoint, ...settings });
+  const timer = setInterval(() => client.update(), 8);
+  return Object.assign(client, {
+    stop: async () => {
+      clearInterval(timer);
+      await client.leave();
+    },
+  });
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** World position of surface sample i of a body as the client shows it now. */
+export function shownSurfacePoint(client: PliantRoomClient, bodyId: string, i: number): [number, number, number] {
+  const body = client.bodies.get(bodyId)!;
+  const s = body.body.subspace, out = new Float64Array(3);
+  body.body.positionAt(body.displayQ, s.surfaceRows, s.surfaceRest, i, out, 0);
+  return [out[0], out[1], out[2]];
+}
+
+/** The surface sample highest up as the client shows it. */
+export function topSample(client: PliantRoomClient, bodyId: string): number {
+  const s = client.bodies.get(bodyId)!.body.subspace;
+  let best = 0, bestY = -Infinity;
+  for (let i = 0; i < s.surfaceCount; i++) {
+    const y = shownSurfacePoint(client, bodyId, i)[1];
+    if (y > bestY) { bestY = y; best = i; }
+  }
+  return best;
+}
+
+/** Shown centroid of the body's surface samples. */
+export function shownCentre(client: PliantRoomClient, bodyId: string): [number, number, number] {
+  const s = client.bodies.get(bodyId)!.body.subspace;
+  const c: [number, number, number] = [0, 0, 0];
+  for (let i = 0; i < s.surfaceCount; i++) {
+    const p = shownSurfacePoint(client, bodyId, i);
+    c[0] += p[0] / s.surfaceCount; c[1] += p[1] / s.surfaceCount; c[2] += p[2] / s.surfaceCount;
+  }
+  return c;
+}
+
+/** Pulls a held grab from `from` by `delta` over `seconds`, sending moves at 60 Hz. */
+export async function pull(client: PliantRoomClient, hand: "left" | "right" | "pointer", from: number[], delta: number[], seconds: number): Promise<void> {
+  const frames = Math.round(seconds * 60);
+  for (let f = 1; f <= frames; f++) {
+    const t = f / frames;
+    client.moveGrab(hand, [from[0] + t * delta[0], from[1] + t * delta[1], from[2] + t * delta[2]]);
+    await sleep(1000 / 60);
+  }
+}

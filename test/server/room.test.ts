@@ -1,0 +1,153 @@
+// The playground room end to end: a real server on loopback, real @colyseus/sdk clients (PliantRoomClient),
+// the real solver on both sides.
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { joinClient, pull, serverRoom, shownCentre, shownSurfacePoint, sleep, startTestServer, topSample, type TestServer } from "./helpers";
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+
+afterAll(async () => {
+  await server?.server.close();
+});
+
+const distance = (a: number[], b: number[]) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+
+/** Index of the surface sample farthest along a direction (x: +1 right, -1 left). */
+function extremeSample(client: Awaited<ReturnType<typeof joinClient>>, bodyId: string, sign: number): number {
+  const s = client.bodies.get(bodyId)!.body.subspace;
+  let best = 0, bestX = -Infinity;
+  for (let i = 0; i < s.surfaceCount; i++) {
+    const p = shownSurfacePoint(client, bodyId, i);
+    // Upper half only, so the grab is not on the face resting on the table.
+    if (p[1] < shownCentre(client, bodyId)[1]) continue;
+    if (sign * p[0] > bestX) { bestX = sign * p[0]; best = i; }
+  }
+  return best;
+}
+
+describe("playground room", () => {
+  it("a player's pull deforms the body for another viewer, and it recovers after release", async () => {
+    const a = await joinClient(server, { create: true, options: { name: "A", role: "player" } });
+    const b = await joinClient(server, { roomId: a.room.roomId, options: { name: "B", role: "spectator" } });
+    try {
+      await sleep(300);
+      const top = topSample(b, "spot");
+      const start = shownSurfacePoint(b, "spot", top);
+      // Shape measure that ignores where the body is and how it is turned: the top's distance from the centre.
+      const reach = () => distance(shownSurfacePoint(b, "spot", top), shownCentre(b, "spot"));
+      const restReach = reach();
+      expect((await a.grab("right", "spot", start)).ok).toBe(true);
+      await pull(a, "right", start, [0, 0.2, 0], 1);
+      await sleep(1000);
+      const held = shownSurfacePoint(b, "spot", top);
+      expect(held[1] - start[1]).toBeGreaterThan(0.1);
+      // Stretched, not only lifted.
+      const stretch = reach() - restReach;
+      expect(stretch).toBeGreaterThan(0.01);
+      a.release("right");
+      await sleep(3000);
+      expect(Math.abs(reach() - restReach)).toBeLessThan(stretch / 5);
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
+  });
+
+  it("two players pulling one body apart stretch it more than either alone", async () => {
+    // Measured as a third person (a spectator) sees it.
+    const spread = async (left: boolean, right: boolean) => {
+      const a = await joinClient(server, { create: true, options: { name: "A", role: "player" } });
+      const b = await joinClient(server, { roomId: a.room.roomId, options: { name: "B", role: "player" } });
+      const c = await joinClient(server, { roomId: a.room.roomId, options: { name: "C", role: "spectator" } });
+      try {
+        await sleep(300);
+        const l = extremeSample(c, "dough-ball", -1), r = extremeSample(c, "dough-ball", 1);
+        const lp = shownSurfacePoint(c, "dough-ball", l), rp = shownSurfacePoint(c, "dough-ball", r);
+        const before = distance(lp, rp);
+        const pulls: Promise<void>[] = [];
+        if (left) {
+          expect((await a.grab("right", "dough-ball", lp)).ok).toBe(true);
+          pulls.push(pull(a, "right", lp, [-0.08, 0.04, 0], 0.8));
+        }
+        if (right) {
+          expect((await b.grab("left", "dough-ball", rp)).ok).toBe(true);
+          pulls.push(pull(b, "left", rp, [0.08, 0.04, 0], 0.8));
+        }
+        await Promise.all(pulls);
+        await sleep(800);
+        const seen = distance(shownSurfacePoint(c, "dough-ball", l), shownSurfacePoint(c, "dough-ball", r)) - before;
+        // Each puller's own (predicted) view agrees with the spectator's within 1 cm.
+        for (const [client, pulling] of [[a, left], [b, right]] as const) {
+          if (!pulling) continue;
+          for (const i of [l, r]) expect(distance(shownSurfacePoint(client, "dough-ball", i), shownSurfacePoint(c, "dough-ball", i))).toBeLessThan(0.01);
+        }
+        return seen;
+      } finally {
+        await Promise.all([a.stop(), b.stop(), c.stop()]);
+      }
+    };
+    const leftOnly = await spread(true, false);
+    const rightOnly = await spread(false, true);
+    const both = await spread(true, true);
+    expect(both).toBeGreaterThan(Math.max(leftOnly, rightOnly) + 0.03);
+  });
+
+  it("a late joiner sees the current deformed state", async () => {
+    const a = await joinClient(server, { create: true, options: { name: "A", role: "player" } });
+    try {
+      await sleep(300);
+      const top = topSample(a, "spot");
+      const start = shownSurfacePoint(a, "spot", top);
+      expect((await a.grab("right", "spot", start)).ok).toBe(true);
+      await pull(a, "right", start, [0.05, 0.15, 0], 0.6);
+      await sleep(1500);
+      const late = await joinClient(server, { roomId: a.room.roomId, options: { name: "Late", role: "spectator" } });
+      try {
+        await sleep(300);
+        const room = serverRoom(a.room.roomId);
+        const entity = room.sceneWorld.bodies.find((e) => e.id === "spot")!;
+        const truth = new Float64Array(3);
+        entity.body.pointPosition(entity.subspace.surfaceRows, entity.subspace.surfaceRest, top, truth, 0);
+        const seen = shownSurfacePoint(late, "spot", top);
+        const truthPoint = Array.from(truth);
+        expect(seen[1] - start[1]).toBeGreaterThan(0.08);
+        expect(distance(seen, truthPoint)).toBeLessThan(0.01);
+      } finally {
+        await late.stop();
+      }
+    } finally {
+      await a.stop();
+    }
+  });
+
+  it("a player who disconnects mid-grab releases it before the next tick", async () => {
+    const a = await joinClient(server, { create: true, options: { name: "A", role: "player" } });
+    const roomId = a.room.roomId;
+    const room = serverRoom(roomId);
+    const entity = room.sceneWorld.bodies.find((e) => e.id === "spot")!;
+    await sleep(300);
+    const top = topSample(a, "spot");
+    const start = shownSurfacePoint(a, "spot", top);
+    expect((await a.grab("right", "spot", start)).ok).toBe(true);
+    await pull(a, "right", start, [0, 0.1, 0], 0.3);
+    expect(room.state.grabs.get(`${a.sessionId}:right`)?.body).toBe("spot");
+    const grabs = () => Array.from({ length: 16 }, (_, id) => entity.body.isGrabbing(id)).filter(Boolean).length;
+    expect(grabs()).toBe(1);
+    // Drop the connection without a goodbye, as a headset that loses Wi-Fi would.
+    const tickAtDrop = room.sceneWorld.tick;
+    a.room.connection.close(4010, "network lost");
+    let tickAtRelease = -1;
+    for (let i = 0; i < 500 && tickAtRelease < 0; i++) {
+      if (!room.state.players.has(a.sessionId)) tickAtRelease = room.sceneWorld.tick;
+      else await sleep(2);
+    }
+    expect(tickAtRelease).toBeGreaterThanOrEqual(tickAtDrop);
+    expect(grabs()).toBe(0);
+    expect(room.state.grabs.size).toBe(0);
+    await a.stop();
+  });
+});
