@@ -11,7 +11,7 @@ because the ridge damps the directions the fields no longer span. Here the ridge
 Reads shapes from a JSON file written by the evaluation, writes the orthonormal fields and their
 finite-difference gradients at each shape's evaluation points.
 
-    /usr/bin/python3 models/train/per_shape.py IN.json OUT.json [--steps 300] [--fields 16] [--threads 2]
+    /usr/bin/python3 models/train/per_shape.py IN.json OUT.json [--steps 3000] [--points 512] [--fields 16] [--threads 2]
 """
 import argparse
 import json
@@ -26,7 +26,7 @@ from torch import nn
 sys.path.insert(0, os.path.dirname(__file__))
 import losses  # noqa: E402
 
-RELATIVE_RIDGE = 1e-8
+RELATIVE_RIDGE = 1e-6
 
 
 class FieldMLP(nn.Module):
@@ -42,11 +42,11 @@ class FieldMLP(nn.Module):
 def orthonormaliser(centre_values):
     """(P, K) raw values at the interior points -> (rms (K,), L (K, K)) with the fields (w / rms) L^-T orthonormal."""
     rms = torch.sqrt((centre_values ** 2).mean(dim=0) + 1e-12)
-    w = centre_values / rms
+    w = (centre_values / rms).double()  # float32 Gram matrices of nearly collinear fields fail to factor
     gram = w.T @ w / w.shape[0]
     k = gram.shape[0]
     gram = gram + RELATIVE_RIDGE * gram.diagonal().mean() * torch.eye(k, dtype=gram.dtype)
-    return rms, torch.linalg.cholesky(gram)
+    return rms, torch.linalg.cholesky(gram).to(centre_values.dtype)
 
 
 def orthonormal_on_stencil(raw, points_count, rms, lower):
@@ -59,7 +59,7 @@ def orthonormal_on_stencil(raw, points_count, rms, lower):
     return w[:, 0], grad
 
 
-def optimise(interior, fields, steps, seed=0, transforms=32, scale=0.05):
+def optimise(interior, fields, steps, seed=0, transforms=16, scale=0.05):
     torch.manual_seed(seed)
     model = FieldMLP(fields)
     optimiser = torch.optim.Adam(model.parameters(), lr=1e-3)
@@ -86,7 +86,8 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("input")
     p.add_argument("output")
-    p.add_argument("--steps", type=int, default=300)
+    p.add_argument("--steps", type=int, default=3000)
+    p.add_argument("--points", type=int, default=512, help="interior points the fields are trained on")
     p.add_argument("--fields", type=int, default=16)
     p.add_argument("--threads", type=int, default=2)
     args = p.parse_args()
@@ -95,7 +96,7 @@ def main():
     out = []
     for shape in shapes:
         started = time.time()
-        interior = np.array(shape["interior"], dtype=np.float32).reshape(-1, 3)
+        interior = np.array(shape["interior"], dtype=np.float32).reshape(-1, 3)[:args.points]
         model, history = optimise(interior, args.fields, args.steps)
         query = torch.from_numpy(np.array(shape["points"], dtype=np.float32).reshape(-1, 3))
         with torch.no_grad():

@@ -7,7 +7,7 @@ import { MATERIALS, loadRapier, SceneWorld, MAX_POKES } from "../../shared/scene
 import {
   BodyState, GrabState, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
   parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parsePoke, parsePose, snapshotCapacity,
-  type AdminMessage, type Hand, type NoticeMessage, type Parsed,
+  type AckMessage, type AdminMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type NoticeMessage, type Parsed,
 } from "../../shared/net";
 import { placeBodies, type PlacedBody } from "../world/playground-bodies";
 import { playgroundConfig } from "./playground-config";
@@ -20,6 +20,23 @@ const IDLE_DISTANCE = 3e-4;
 const POKE_TIMEOUT_TICKS = 30;
 const KICK_CODE = 4001;
 
+type GrabInput = ({ kind: "start"; message: GrabStartMessage } | { kind: "move"; message: GrabMoveMessage } | { kind: "end"; message: GrabEndMessage }) & {
+  /** World tick it arrived at. */
+  arrived: number;
+};
+
+/**
+ * After a client's input queue ran empty, wait for this many frames before applying again, so that network jitter
+ * rarely empties it: every tick should apply exactly one frame, as the client's prediction did (an empty tick steps
+ * with a stale target, which the prediction cannot know).
+ */
+const JITTER_FRAMES = 2;
+/** ...but never longer than this many ticks (a last input must not wait for a next one). */
+const JITTER_TICKS = 4;
+
+/** Queued grab inputs a client may have at most (the rate limit keeps honest clients far below). */
+const MAX_QUEUED_INPUTS = 64;
+
 interface Seat {
   client: Client;
   role: "player" | "spectator";
@@ -31,6 +48,14 @@ interface Seat {
   poses: Float64Array;
   poseMask: number;
   poseDirty: boolean;
+  /** Grab inputs not applied yet, in arrival order; one frame (seq) of them is applied per tick. */
+  inputs: GrabInput[];
+  /** The queue ran empty: refill JITTER_FRAMES before applying again. */
+  starved: boolean;
+  /** Last applied input frame, the world tick it was applied at, and whether the client has not been told yet. */
+  ack: number;
+  ackTick: number;
+  ackDirty: boolean;
 }
 
 interface HeldGrab {
@@ -103,22 +128,11 @@ export class PlaygroundRoom extends Room {
       return null;
     }));
     this.onMessage(MESSAGES.grabStart, (client, message) =>
-      this.guard(client, MESSAGES.grabStart, parseGrabStart(message, (id) => this.state.bodies.has(id)), (grab) => this.startGrab(client, grab.hand, grab.body, grab.point)));
-    this.onMessage(MESSAGES.grabMove, (client, message) => this.guard(client, MESSAGES.grabMove, parseGrabMove(message), (move) => {
-      const held = this.grabs.get(`${client.sessionId}:${move.hand}`);
-      if (!held) return `no grab held by ${move.hand}`;
-      const bound = this.placed[held.body].entity.proxies.bound;
-      const [x, y, z] = move.target;
-      if (Math.hypot(x - bound[0], y - bound[1], z - bound[2]) > LIMITS.grabStretch + bound[3]) return `grab target is more than ${LIMITS.grabStretch} m from the body`;
-      this.placed[held.body].entity.body.moveGrab(held.grab, x, y, z);
-      held.target[0] = x; held.target[1] = y; held.target[2] = z;
-      held.moved = true;
-      return null;
-    }));
-    this.onMessage(MESSAGES.grabEnd, (client, message) => this.guard(client, MESSAGES.grabEnd, parseGrabEnd(message), (end) => {
-      this.releaseGrab(client.sessionId, end.hand);
-      return null;
-    }));
+      this.guard(client, MESSAGES.grabStart, parseGrabStart(message, (id) => this.state.bodies.has(id)), (grab) => this.queueInput(client, { kind: "start", message: grab, arrived: this.world.tick })));
+    this.onMessage(MESSAGES.grabMove, (client, message) =>
+      this.guard(client, MESSAGES.grabMove, parseGrabMove(message), (move) => this.queueInput(client, { kind: "move", message: move, arrived: this.world.tick })));
+    this.onMessage(MESSAGES.grabEnd, (client, message) =>
+      this.guard(client, MESSAGES.grabEnd, parseGrabEnd(message), (end) => this.queueInput(client, { kind: "end", message: end, arrived: this.world.tick })));
     this.onMessage(MESSAGES.poke, (client, message) => this.guard(client, MESSAGES.poke, parsePoke(message), (poke) => this.poke(client, poke.hand, poke.center, poke.radius)));
     this.onMessage(MESSAGES.admin, (client, message) => this.guard(client, MESSAGES.admin, parseAdmin(message, (id) => this.state.bodies.has(id)), (admin) => this.admin(client, admin)));
     this.onMessage("*", (client, type) => this.reject(client, `unknown message type "${String(type).slice(0, 40)}"`));
@@ -137,6 +151,7 @@ export class PlaygroundRoom extends Room {
     this.seats.set(client.sessionId, {
       client, role, slot, limiter: new RateLimiter(LIMITS.messagesPerSecond, LIMITS.messageBurst), lastNoticeAt: 0,
       admin: adminToken !== null && this.tokenMatches(adminToken), poses: new Float64Array(21), poseMask: 0, poseDirty: false,
+      inputs: [], starved: true, ack: -1, ackTick: 0, ackDirty: false,
     });
     this.state.players.set(client.sessionId, new PlayerState({
       name: name || `${role === "player" ? "Player" : "Viewer"} ${slot + 1}`, color: color ?? PALETTE[slot % PALETTE.length], role, slot,
@@ -167,9 +182,19 @@ export class PlaygroundRoom extends Room {
   private tick(): void {
     const started = performance.now();
     for (const [key, poke] of this.pokes) if (this.world.tick - poke.lastTick > POKE_TIMEOUT_TICKS) this.endPoke(key);
+    for (const seat of this.seats.values()) {
+      if (seat.inputs.length) this.applyInputs(seat);
+      else seat.starved = true;
+    }
     this.world.step();
     this.ticks++;
     if (this.ticks % TICKS_PER_SNAPSHOT === 0) {
+      // Acks first: on the same socket they arrive before the snapshot they describe.
+      for (const seat of this.seats.values()) {
+        if (!seat.ackDirty && !this.holdsAny(seat)) continue;
+        seat.client.send(MESSAGES.ack, { tick: this.world.tick, seq: seat.ack, lag: this.world.tick - seat.ackTick } satisfies AckMessage);
+        seat.ackDirty = false;
+      }
       const bytes = this.encodeSnapshot(false);
       if (bytes.byteLength > 8) this.broadcastBytes(MESSAGES.snapshot, bytes, {});
     }
@@ -250,6 +275,68 @@ export class PlaygroundRoom extends Room {
     playgroundConfig().log(`room ${this.roomId}: ${client.sessionId} ${message}`);
     client.send(MESSAGES.notice, { kind: "kicked", message } satisfies NoticeMessage);
     client.leave(KICK_CODE, message);
+  }
+
+  private queueInput(client: Client, input: GrabInput): string | null {
+    const seat = this.seats.get(client.sessionId)!;
+    if (seat.inputs.length >= MAX_QUEUED_INPUTS) return `more than ${MAX_QUEUED_INPUTS} grab inputs waiting`;
+    seat.inputs.push(input);
+    return null;
+  }
+
+  /** Applies the oldest frame of a client's grab inputs (more when it has fallen behind). */
+  private applyInputs(seat: Seat): void {
+    const inputs = seat.inputs;
+    let frames = 0;
+    for (let i = 0, last = -1; i < inputs.length; i++) {
+      if (inputs[i].message.seq !== last) { frames++; last = inputs[i].message.seq; }
+    }
+    if (seat.starved && frames < JITTER_FRAMES && this.world.tick - inputs[0].arrived < JITTER_TICKS) return;
+    seat.starved = false;
+    let take = Math.max(1, frames - LIMITS.inputBacklog);
+    while (inputs.length && take > 0) {
+      const seq = inputs[0].message.seq;
+      while (inputs.length && inputs[0].message.seq === seq) {
+        const input = inputs.shift()!;
+        const problem = this.applyInput(seat.client, input);
+        if (problem) this.reject(seat.client, `grab-${input.kind}: ${problem}`);
+      }
+      seat.ack = Math.max(seat.ack, seq);
+      // The world steps once after this: the state after that step is the client's frame `seq`.
+      seat.ackTick = this.world.tick + 1;
+      seat.ackDirty = true;
+      take--;
+    }
+  }
+
+  private applyInput(client: Client, input: GrabInput): string | null {
+    try {
+      switch (input.kind) {
+        case "start":
+          return this.startGrab(client, input.message.hand, input.message.body, input.message.point);
+        case "end":
+          this.releaseGrab(client.sessionId, input.message.hand);
+          return null;
+        case "move": {
+          const held = this.grabs.get(`${client.sessionId}:${input.message.hand}`);
+          if (!held) return `no grab held by ${input.message.hand}`;
+          const bound = this.placed[held.body].entity.proxies.bound;
+          const [x, y, z] = input.message.target;
+          if (Math.hypot(x - bound[0], y - bound[1], z - bound[2]) > LIMITS.grabStretch + bound[3]) return `grab target is more than ${LIMITS.grabStretch} m from the body`;
+          this.placed[held.body].entity.body.moveGrab(held.grab, x, y, z);
+          held.target[0] = x; held.target[1] = y; held.target[2] = z;
+          held.moved = true;
+          return null;
+        }
+      }
+    } catch (error) {
+      return (error as Error).message;
+    }
+  }
+
+  private holdsAny(seat: Seat): boolean {
+    for (const key of this.grabs.keys()) if (key.startsWith(`${seat.client.sessionId}:`)) return true;
+    return false;
   }
 
   private startGrab(client: Client, hand: Hand, bodyId: string, point: [number, number, number]): string | null {

@@ -33,21 +33,40 @@ export interface PoseMessage {
   right?: Pose | null;
 }
 
-export interface GrabStartMessage {
+/**
+ * Grab inputs carry the sender's frame number `seq` (an integer that grows by one per 60 Hz frame). The server
+ * applies one frame of each client's grab inputs per tick, in seq order, and tells the client which frame its
+ * state includes (AckMessage), so a predicting client can line its history up with the server exactly.
+ */
+export interface SequencedInput {
+  seq: number;
+}
+
+export interface GrabStartMessage extends SequencedInput {
   hand: Hand;
   body: string;
   /** The grabbed surface point, world metres (where the hand touched or the ray hit). */
   point: [number, number, number];
 }
 
-export interface GrabMoveMessage {
+export interface GrabMoveMessage extends SequencedInput {
   hand: Hand;
   /** Where the grabbed point should go, world metres. */
   target: [number, number, number];
 }
 
-export interface GrabEndMessage {
+export interface GrabEndMessage extends SequencedInput {
   hand: Hand;
+}
+
+/**
+ * Server -> a client with grab inputs: the snapshot of the same tick includes its inputs up to frame `seq`,
+ * followed by `lag` more ticks in which none of its inputs were waiting. It matches the client's frame seq + lag.
+ */
+export interface AckMessage {
+  tick: number;
+  seq: number;
+  lag: number;
 }
 
 export interface PokeMessage {
@@ -90,6 +109,7 @@ export const MESSAGES = Object.freeze({
   snapshot: "snapshot",
   grabResult: "grab-result",
   notice: "notice",
+  ack: "ack",
   bake: "bake",
 });
 
@@ -107,6 +127,8 @@ export const LIMITS = Object.freeze({
   messageBurst: 400,
   /** Dropped messages within 10 s after which a client is kicked. */
   kickAfterDropped: 2000,
+  /** Grab inputs a client may have waiting on the server; beyond this the oldest frames are applied at once. */
+  inputBacklog: 8,
   /** Largest message a client may send, bytes. */
   maxPayload: 4096,
 });

@@ -2,19 +2,19 @@
 // server states, predicts the bodies this client holds with the same solver the server runs, reconciles them
 // with the server's snapshots, and interpolates everything else.
 //
-// Prediction with rollback: a held body is stepped locally at 60 Hz with this client's grabs applied at once.
-// Each snapshot carries the server's q for a tick that already includes this client's inputs sent one round trip
-// ago. The local body is reset to that q (with the velocity the prediction had then) and the frames since are
-// replayed with the grab targets recorded for them, so other players' pulls and the server's contacts flow into
-// the prediction within one round trip. Remote bodies are shown INTERPOLATION_DELAY_MS in the past, between the
-// two snapshots around that time.
+// Prediction with rollback: a held body is stepped locally at 60 Hz with this client's grabs applied at once,
+// and every frame's grab inputs are sent with the frame's number. The server applies one frame of them per tick
+// and acknowledges which frame its snapshot includes; the local body is reset to the snapshot's q at that frame
+// (with the velocity the prediction had then) and the frames since are replayed with their recorded targets. Other
+// players' grabs on the body are mirrored from the room state, so their pulls are predicted too. Remote bodies
+// are shown INTERPOLATION_DELAY_MS in the past, between the two snapshots around that time.
 
 import { Client, type Room } from "@colyseus/sdk";
 import { MATERIALS, PLAYGROUND, BoxObstacle, isMaterialName, type SceneLayout } from "../scene";
 import { SoftBody, Subspace } from "../sim";
 import { decodeBakedBody, toSubspaceSource, type BakedBody } from "../skinning";
 import { NetworkSimulator, PERFECT_NETWORK, type NetworkConditions } from "./network-conditions";
-import { MESSAGES, ROOM_NAME, TICK_RATE, type GrabResultMessage, type Hand, type JoinOptions, type NoticeMessage, type Pose } from "./protocol";
+import { MESSAGES, ROOM_NAME, TICK_RATE, type AckMessage, type GrabResultMessage, type Hand, type JoinOptions, type NoticeMessage, type Pose } from "./protocol";
 import { decodeSnapshot, type DecodedSnapshot } from "./snapshot";
 
 export const INTERPOLATION_DELAY_MS = 100;
@@ -22,6 +22,8 @@ export const INTERPOLATION_DELAY_MS = 100;
 const HISTORY = 120;
 const DT = 1 / TICK_RATE;
 const HAND_SLOTS: readonly Hand[] = ["left", "right", "pointer"];
+/** Most frames one reconciliation replays; a server further behind (overloaded) is adopted as is instead. */
+const MAX_REPLAY = 30;
 
 export interface ClientBody {
   id: string;
@@ -40,6 +42,8 @@ export interface ClientBody {
 
 /** One predicted frame: the state after it and the grab targets it was stepped with. */
 interface HistoryEntry {
+  /** The frame number (the seq its inputs were sent with). */
+  seq: number;
   at: number;
   q: Float64Array;
   v: Float64Array;
@@ -77,6 +81,10 @@ export class PliantRoomClient {
   /** Other people's grabs replicated on bodies this client predicts, by "sessionId:hand". */
   private readonly replicas = new Map<string, { body: ClientBody; grab: number; slot: number }>();
   private lastFrame = 0;
+  /** This client's frame number: grab inputs are sent with it. */
+  private frame = 0;
+  private lastAck: AckMessage | null = null;
+  private readonly queued: ({ kind: "start"; hand: Hand; body: string; point: [number, number, number] } | { kind: "end"; hand: Hand })[] = [];
   private accumulator = 0;
   private pingTimer: ReturnType<typeof setInterval> | undefined;
   private closed = false;
@@ -100,6 +108,7 @@ export class PliantRoomClient {
     });
     room.onMessage(MESSAGES.grabResult, (result: GrabResultMessage) => self.network.schedule(false, () => self.onGrabResult(result)));
     room.onMessage(MESSAGES.notice, (notice: NoticeMessage) => self.notices.push(notice));
+    room.onMessage(MESSAGES.ack, (ack: AckMessage) => self.network.schedule(true, () => (self.lastAck = ack)));
     await self.waitForState();
     const fetchBake = settings.fetchBake ?? (async (hash: string) => {
       const response = await fetch(`${http}/bakes/${hash}`);
@@ -125,40 +134,26 @@ export class PliantRoomClient {
     this.send(true, MESSAGES.pose, { head, left: left ?? null, right: right ?? null });
   }
 
-  /** Grabs a body at a surface point: predicted at once, confirmed (or undone) by the server. */
+  /**
+   * Grabs a body at a surface point. It applies to the prediction in the next frame and is confirmed (or undone)
+   * by the server: the promise resolves with the server's answer.
+   */
   grab(hand: Hand, bodyId: string, point: [number, number, number]): Promise<GrabResultMessage> {
-    const body = this.bodies.get(bodyId);
-    if (!body) return Promise.resolve({ hand, body: bodyId, ok: false, reason: `unknown body "${bodyId}"` });
-    this.release(hand, false);
-    this.startPredicting(body);
-    const grab = body.body.grab(point[0], point[1], point[2], { radius: Math.max(0.1, 0.08 * body.body.size) });
-    if (grab >= 0) {
-      this.held.set(hand, { body, grab });
-      this.targets.set(hand, [point[0], point[1], point[2]]);
-    }
-    const result = new Promise<GrabResultMessage>((resolve) => this.pendingGrabs.set(hand, resolve));
-    this.send(false, MESSAGES.grabStart, { hand, body: bodyId, point });
-    return result;
+    if (!this.bodies.has(bodyId)) return Promise.resolve({ hand, body: bodyId, ok: false, reason: `unknown body "${bodyId}"` });
+    return new Promise<GrabResultMessage>((resolve) => {
+      this.pendingGrabs.get(hand)?.({ hand, body: bodyId, ok: false, reason: "replaced by a newer grab" });
+      this.pendingGrabs.set(hand, resolve);
+      this.queued.push({ kind: "start", hand, body: bodyId, point });
+    });
   }
 
+  /** Where a held grab should go (world m): applied, and sent, once per frame. */
   moveGrab(hand: Hand, target: [number, number, number]): void {
-    const held = this.held.get(hand);
-    if (held) {
-      held.body.body.moveGrab(held.grab, target[0], target[1], target[2]);
-      this.targets.set(hand, [target[0], target[1], target[2]]);
-    }
-    this.send(true, MESSAGES.grabMove, { hand, target });
+    this.targets.set(hand, [target[0], target[1], target[2]]);
   }
 
-  release(hand: Hand, notify = true): void {
-    const held = this.held.get(hand);
-    if (held) {
-      held.body.body.release(held.grab);
-      this.held.delete(hand);
-      this.targets.delete(hand);
-      if (![...this.held.values()].some((h) => h.body === held.body)) this.stopPredicting(held.body);
-    }
-    if (notify) this.send(false, MESSAGES.grabEnd, { hand });
+  release(hand: Hand): void {
+    this.queued.push({ kind: "end", hand });
   }
 
   poke(hand: Hand, center: [number, number, number], radius: number): void {
@@ -179,7 +174,7 @@ export class PliantRoomClient {
     this.lastFrame = now;
     while (this.accumulator >= DT) {
       this.accumulator -= DT;
-      for (const body of this.bodies.values()) if (body.predicting) this.predictStep(body, now);
+      this.runFrame(now);
     }
     for (const body of this.bodies.values()) {
       if (body.predicting) body.displayQ.set(body.body.q);
@@ -271,7 +266,8 @@ export class PliantRoomClient {
       if (!body || state.q.length !== body.body.n) continue;
       body.snapshots.push({ at: now, tick: snapshot.tick, q: state.q });
       if (body.snapshots.length > 8) body.snapshots.shift();
-      if (body.predicting) this.reconcile(body, state.q, now);
+      const ack = this.lastAck;
+      if (body.predicting && ack && ack.tick === snapshot.tick) this.reconcile(body, state.q, ack.seq + ack.lag);
     }
   }
 
@@ -327,11 +323,47 @@ export class PliantRoomClient {
     }
   }
 
-  private predictStep(body: ClientBody, now: number): void {
+  /** One 60 Hz frame: this frame's grab inputs (applied locally and sent with its number), then the predicted bodies. */
+  private runFrame(now: number): void {
+    const seq = ++this.frame;
+    for (const input of this.queued.splice(0)) {
+      if (input.kind === "start") {
+        const body = this.bodies.get(input.body)!;
+        this.releaseLocal(input.hand);
+        this.startPredicting(body);
+        const grab = body.body.grab(input.point[0], input.point[1], input.point[2], { radius: Math.max(0.1, 0.08 * body.body.size) });
+        if (grab >= 0) this.held.set(input.hand, { body, grab });
+        this.targets.set(input.hand, input.point);
+        this.send(false, MESSAGES.grabStart, { hand: input.hand, body: input.body, point: input.point, seq });
+      } else {
+        this.releaseLocal(input.hand);
+        this.send(false, MESSAGES.grabEnd, { hand: input.hand, seq });
+      }
+    }
+    for (const [hand, held] of this.held) {
+      const target = this.targets.get(hand);
+      if (!target) continue;
+      held.body.body.moveGrab(held.grab, target[0], target[1], target[2]);
+      this.send(true, MESSAGES.grabMove, { hand, target, seq });
+    }
+    for (const body of this.bodies.values()) if (body.predicting) this.predictStep(body, now, seq);
+  }
+
+  private releaseLocal(hand: Hand): void {
+    const held = this.held.get(hand);
+    this.targets.delete(hand);
+    if (!held) return;
+    held.body.body.release(held.grab);
+    this.held.delete(hand);
+    if (![...this.held.values()].some((h) => h.body === held.body)) this.stopPredicting(held.body);
+  }
+
+  private predictStep(body: ClientBody, now: number, seq: number): void {
     body.body.step();
     const history = this.history.get(body.id)!;
     const n = body.body.n;
-    const entry = history.length >= HISTORY ? history.shift()! : { at: 0, q: new Float64Array(n), v: new Float64Array(n), targets: new Float64Array(3 * HAND_SLOTS.length) };
+    const entry = history.length >= HISTORY ? history.shift()! : { seq: 0, at: 0, q: new Float64Array(n), v: new Float64Array(n), targets: new Float64Array(3 * HAND_SLOTS.length) };
+    entry.seq = seq;
     entry.at = now;
     entry.q.set(body.body.q);
     entry.v.set(body.body.velocity);
@@ -343,13 +375,19 @@ export class PliantRoomClient {
     history.push(entry);
   }
 
-  /** Rolls the prediction back to the server's q one round trip ago and replays the frames since. */
-  private reconcile(body: ClientBody, serverQ: Float64Array, now: number): void {
+  /** Rolls the prediction back to the server's q at the frame the server has reached and replays the frames since. */
+  private reconcile(body: ClientBody, serverQ: Float64Array, frame: number): void {
     const history = this.history.get(body.id)!;
-    if (history.length === 0) return;
-    const target = now - this.rtt;
-    let k = 0;
-    for (let i = 1; i < history.length; i++) if (Math.abs(history[i].at - target) < Math.abs(history[k].at - target)) k = i;
+    let k = history.length - 1;
+    while (k >= 0 && history[k].seq > frame) k--;
+    if (k < 0 || history[k].seq !== frame) return; // before this prediction started, or already forgotten
+    if (history.length - 1 - k > MAX_REPLAY) {
+      // Too far behind to replay every frame: adopt the server's state now and predict on from there.
+      body.body.setState(serverQ, history[k].v);
+      history.length = 0;
+      body.lastReconcileError = NaN;
+      return;
+    }
     const base = history[k];
     // Report the error where it matters: at the body's surface samples.
     const s = body.body.subspace, p = new Float64Array(3), r = new Float64Array(3);
@@ -398,7 +436,7 @@ export class PliantRoomClient {
   private onGrabResult(result: GrabResultMessage): void {
     const resolve = this.pendingGrabs.get(result.hand);
     this.pendingGrabs.delete(result.hand);
-    if (!result.ok) this.release(result.hand, false);
+    if (!result.ok) this.releaseLocal(result.hand);
     resolve?.(result);
   }
 }

@@ -36,6 +36,10 @@ function hand(value: unknown): Hand | string {
   return typeof value === "string" && (HANDS as readonly string[]).includes(value) ? (value as Hand) : `hand must be one of ${HANDS.join(", ")}`;
 }
 
+function sequence(value: unknown): number | string {
+  return Number.isInteger(value) && (value as number) >= 0 && (value as number) < 2 ** 31 ? (value as number) : "seq must be an integer in [0, 2^31)";
+}
+
 function bodyId(value: unknown, known: (id: string) => boolean): string | { error: string } {
   if (typeof value !== "string" || value.length > 64) return { error: "body must be a body id" };
   return known(value) ? value : { error: `unknown body "${value}"` };
@@ -63,7 +67,9 @@ export function parseGrabStart(message: unknown, knownBody: (id: string) => bool
   if (typeof body !== "string") return fail(body.error);
   const point = vector(message.point, "point");
   if (typeof point === "string") return fail(point);
-  return { ok: true, value: { hand: h, body, point } };
+  const seq = sequence(message.seq);
+  if (typeof seq === "string") return fail(seq);
+  return { ok: true, value: { hand: h, body, point, seq } };
 }
 
 export function parseGrabMove(message: unknown): Parsed<GrabMoveMessage> {
@@ -72,14 +78,18 @@ export function parseGrabMove(message: unknown): Parsed<GrabMoveMessage> {
   if (h !== "left" && h !== "right" && h !== "pointer") return fail(h);
   const target = vector(message.target, "target");
   if (typeof target === "string") return fail(target);
-  return { ok: true, value: { hand: h, target } };
+  const seq = sequence(message.seq);
+  if (typeof seq === "string") return fail(seq);
+  return { ok: true, value: { hand: h, target, seq } };
 }
 
 export function parseGrabEnd(message: unknown): Parsed<GrabEndMessage> {
   if (!isRecord(message)) return fail("grab-end must be an object");
   const h = hand(message.hand);
   if (h !== "left" && h !== "right" && h !== "pointer") return fail(h);
-  return { ok: true, value: { hand: h } };
+  const seq = sequence(message.seq);
+  if (typeof seq === "string") return fail(seq);
+  return { ok: true, value: { hand: h, seq } };
 }
 
 export function parsePoke(message: unknown): Parsed<PokeMessage> {

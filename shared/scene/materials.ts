@@ -11,7 +11,7 @@ export interface MaterialPreset extends Material {
 }
 
 export const MATERIALS = Object.freeze({
-  jelly: Object.freeze({ youngsModulus: 6e4, poissonRatio: 0.45, density: 1050, damping: 0.004, color: "#4fc3f7" }),
+  jelly: Object.freeze({ youngsModulus: 1.5e5, poissonRatio: 0.45, density: 1050, damping: 0.004, color: "#4fc3f7" }),
   rubber: Object.freeze({ youngsModulus: 6e5, poissonRatio: 0.45, density: 1100, damping: 0.002, color: "#e53935" }),
   dough: Object.freeze({ youngsModulus: 2.5e4, poissonRatio: 0.4, density: 1200, damping: 0.03, color: "#f3d9a4" }),
 } satisfies Record<string, MaterialPreset>);

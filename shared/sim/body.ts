@@ -354,7 +354,9 @@ export class SoftBody {
     this.q.set(q);
     this.velocity.set(velocity);
     this.lastCorrection.fill(0);
-    this.sampleNormalForce.fill(0);
+    // Friction is lagged on the normal forces: re-derive them at the new state, or a resting body would lose its
+    // grip for a step each time a client reconciles.
+    this.updateNormalForces();
     this.nextScheme = "euler";
   }
 
