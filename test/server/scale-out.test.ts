@@ -1,0 +1,88 @@
+// Scale-out: Debian's redis-server on a loopback port, two real server processes sharing it (Colyseus Redis
+// presence and driver), and clients that enter through either process into one room.
+
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createServer } from "node:net";
+import path from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { PliantRoomClient } from "../../shared/net";
+import { sleep } from "./helpers";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const REDIS = "/usr/bin/redis-server";
+const children: ChildProcess[] = [];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+/** Starts a process and resolves once a line of its output matches. */
+function start(command: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    children.push(child);
+    let output = "";
+    const timer = setTimeout(() => reject(new Error(`${command} did not start within 60 s:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (ready.test(output)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`${command} exited with ${code}:\n${output}`)));
+  });
+}
+
+let redisUrl = "";
+const endpoints: string[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(REDIS)) throw new Error(`${REDIS} is missing: apt-get install redis-server (.ci/run installs it)`);
+  const redisPort = await freePort();
+  await start(REDIS, ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {}, /Ready to accept connections/);
+  redisUrl = `redis://127.0.0.1:${redisPort}`;
+  for (let i = 0; i < 2; i++) {
+    const port = await freePort();
+    await start(process.execPath, [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "server/main.ts"], {
+      PORT: String(port), HOST: "127.0.0.1", REDIS_URL: redisUrl, PUBLIC_ADDRESS: `127.0.0.1:${port}`, ADMIN_TOKEN: "scale-out",
+    }, /Pliant is running/);
+    endpoints.push(`ws://127.0.0.1:${port}`);
+  }
+}, 120_000);
+
+afterAll(async () => {
+  for (const child of children.reverse()) child.kill("SIGTERM");
+  await sleep(500);
+});
+
+it("clients entering through either process share one room", async () => {
+  const a = await PliantRoomClient.join({ endpoint: endpoints[0], options: { name: "via A", role: "player" } });
+  // joinOrCreate through the other process finds the room that already exists.
+  const b = await PliantRoomClient.join({ endpoint: endpoints[1], options: { name: "via B", role: "spectator" } });
+  const c = await PliantRoomClient.join({ endpoint: endpoints[1], roomId: a.room.roomId, options: { name: "by id via B", role: "spectator" } });
+  try {
+    expect(b.room.roomId).toBe(a.room.roomId);
+    expect(c.room.roomId).toBe(a.room.roomId);
+    for (let i = 0; i < 100 && (a.room.state as { players: Map<string, unknown> }).players.size < 3; i++) await sleep(50);
+    const names = [...(a.room.state as { players: Map<string, { name: string }> }).players.values()].map((p) => p.name).sort();
+    expect(names).toEqual(["by id via B", "via A", "via B"]);
+    // And the world flows to everyone: snapshots with the bodies arrived through both processes.
+    for (const client of [a, b, c]) {
+      for (let i = 0; i < 100 && !client.serverQ("spot"); i++) await sleep(50);
+      expect(client.serverQ("spot")?.every(Number.isFinite)).toBe(true);
+    }
+  } finally {
+    await Promise.all([a.leave(), b.leave(), c.leave()]);
+  }
+});
