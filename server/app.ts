@@ -38,6 +38,8 @@ export interface RunningServer {
   adminToken: string;
   /** Addresses a headset on the local network can open. */
   urls: string[];
+  /** Bytes written so far to each connected WebSocket (benchmarks). */
+  socketBytesWritten(): number[];
   close(): Promise<void>;
 }
 
@@ -84,6 +86,10 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     port,
     adminToken,
     urls: lanUrls(settings.host, port),
+    socketBytesWritten: () => {
+      const clients = (transport as unknown as { wss: { clients: Set<{ _socket?: { bytesWritten: number } }> } }).wss.clients;
+      return [...clients].map((ws) => ws._socket?.bytesWritten ?? 0);
+    },
     close: async () => {
       await server.gracefullyShutdown(false);
     },

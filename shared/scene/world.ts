@@ -37,6 +37,8 @@ export class SceneWorld {
   private readonly nearby: NearbyObstacles[] = [];
   private readonly scratch = { x: 0, y: 0, z: 0 };
   tick = 0;
+  /** Bodies and props put back at their spawn after leaving the room or going non-finite. */
+  escapes = 0;
 
   constructor(rapier: Rapier, readonly layout: SceneLayout, readonly bodies: SoftEntity[], readonly dt = 1 / 60) {
     this.rapier = new rapier.World({ x: 0, y: -9.81, z: 0 });
@@ -97,6 +99,7 @@ export class SceneWorld {
     for (const prop of this.props) {
       const t = prop.body.translation(), r = prop.body.rotation();
       if (!Number.isFinite(t.x + t.y + t.z) || Math.abs(t.x) > this.layout.roomHalfExtent + 1 || Math.abs(t.z) > this.layout.roomHalfExtent + 1 || t.y < -1) {
+        this.escapes++;
         this.respawnProp(prop);
         continue;
       }
@@ -108,8 +111,12 @@ export class SceneWorld {
       // Reach: the body's own wobble within a step plus the contact margin.
       this.nearby[b].select(bound[0], bound[1], bound[2], bound[3] * 1.5, 0.05);
       entity.body.step();
-      if (!this.insideRoom(entity)) entity.respawn();
-      else entity.updateProxies();
+      if (!this.insideRoom(entity)) {
+        this.escapes++;
+        entity.respawn();
+      } else {
+        entity.updateProxies();
+      }
     }
     this.tick++;
   }

@@ -1,0 +1,86 @@
+// npm run bench:server [-- --json] [--seconds 30] [--players 8] [--spectators 50]
+// Load on a real server on loopback: bots (another process) with 8 players sending poses at 72 Hz and grabbing,
+// and 50 spectators. Reports the room's tick time (p50/p99/max, overruns of the 16.7 ms budget), bytes sent per
+// client per second, the server's CPU and memory, and whether every body stayed finite and in the room. A long
+// --seconds (600) is the soak: memory is compared between its first and last minute.
+
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { matchMaker } from "@colyseus/core";
+import { startServer } from "../../server/app";
+import type { PlaygroundRoom } from "../../server/room/playground-room";
+import { integerFlag, parseFlags } from "../../server/cli/cli-support";
+import { ROOM_NAME, TICK_RATE } from "../../shared/net";
+import { quantile } from "../../server/scenarios/run-scenario";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const flags = parseFlags(process.argv.slice(2), {
+  json: { type: "boolean", default: false }, seconds: { type: "string" }, players: { type: "string" }, spectators: { type: "string" },
+});
+const seconds = integerFlag(flags, "seconds", 30, 5, 7200);
+const players = integerFlag(flags, "players", 8, 0, 16);
+const spectators = integerFlag(flags, "spectators", 50, 0, 64);
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+const server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "bench", log: () => {} });
+const listing = await matchMaker.createRoom(ROOM_NAME, {});
+const room = matchMaker.getLocalRoomById(listing.roomId) as PlaygroundRoom;
+log(`room ${listing.roomId} on port ${server.port}; starting ${players} players and ${spectators} spectators...`);
+const warmup = 10;
+const bots = spawn(process.execPath, [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), path.join(ROOT, "test/bench/server-bots.ts"),
+  `ws://127.0.0.1:${server.port}`, listing.roomId, String(players), String(spectators), String(seconds + warmup + 5)], { stdio: ["ignore", "inherit", "inherit"] });
+for (let i = 0; i < 600 && room.clients.length < players + spectators; i++) await sleep(100);
+if (room.clients.length < players + spectators) throw new Error(`only ${room.clients.length} bots joined`);
+log(`all joined; warming up ${warmup} s, then measuring ${seconds} s...`);
+await sleep(warmup * 1000);
+
+const stats = room.stats;
+const ticksBefore = stats.count, overrunsBefore = stats.overruns, escapesBefore = room.sceneWorld.escapes;
+const bytesBefore = server.socketBytesWritten().reduce((a, b) => a + b, 0);
+const cpuBefore = process.cpuUsage();
+const memory: { rss: number; heap: number }[] = [];
+const started = performance.now();
+const durations: number[] = [];
+let cursor = stats.cursor;
+while (performance.now() - started < seconds * 1000) {
+  await sleep(1000);
+  const m = process.memoryUsage();
+  memory.push({ rss: m.rss, heap: m.heapUsed });
+  while (cursor !== stats.cursor) {
+    durations.push(stats.durations[cursor]);
+    cursor = (cursor + 1) % stats.durations.length;
+  }
+}
+const elapsed = (performance.now() - started) / 1000;
+durations.sort((a, b) => a - b);
+const cpu = process.cpuUsage(cpuBefore);
+const sockets = server.socketBytesWritten();
+const bytesPerClientSecond = (sockets.reduce((a, b) => a + b, 0) - bytesBefore) / sockets.length / elapsed;
+const finite = room.sceneWorld.bodies.every((e) => e.body.q.every(Number.isFinite));
+const minute = Math.min(60, Math.floor(memory.length / 2));
+const meanHeap = (part: typeof memory) => part.reduce((a, b) => a + b.heap, 0) / Math.max(1, part.length);
+const result = {
+  players, spectators, seconds: elapsed,
+  ticks: stats.count - ticksBefore, expectedTicks: Math.round(elapsed * TICK_RATE),
+  tickMs: { p50: quantile(durations, 0.5), p99: quantile(durations, 0.99), max: durations[durations.length - 1] },
+  overruns: stats.overruns - overrunsBefore,
+  bytesPerClientPerSecond: bytesPerClientSecond,
+  serverCpuPercentOfOneCore: (100 * (cpu.user + cpu.system)) / 1e6 / elapsed,
+  rssMiB: memory[memory.length - 1].rss / 2 ** 20,
+  heapMiB: { first: meanHeap(memory.slice(0, minute)) / 2 ** 20, last: meanHeap(memory.slice(-minute)) / 2 ** 20 },
+  allFinite: finite,
+  escapes: room.sceneWorld.escapes - escapesBefore,
+};
+bots.kill("SIGTERM");
+await server.close();
+if (flags.json) {
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+} else {
+  const f = (v: number, d = 2) => v.toFixed(d);
+  process.stdout.write(`| players | spectators | seconds | ticks / expected | tick p50 ms | tick p99 ms | tick max ms | overruns | bytes/client/s | server CPU % | RSS MiB | heap MiB first/last | finite | escapes |\n`);
+  process.stdout.write(`|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n`);
+  process.stdout.write(`| ${players} | ${spectators} | ${f(elapsed, 0)} | ${result.ticks} / ${result.expectedTicks} | ${f(result.tickMs.p50)} | ${f(result.tickMs.p99)} | ${f(result.tickMs.max)} | ${result.overruns} | ${f(bytesPerClientSecond, 0)} | ${f(result.serverCpuPercentOfOneCore, 0)} | ${f(result.rssMiB, 0)} | ${f(result.heapMiB.first, 0)} / ${f(result.heapMiB.last, 0)} | ${finite} | ${result.escapes} |\n`);
+}
+process.exit(0);

@@ -1,0 +1,77 @@
+// Load bots for `npm run bench:server`, in their own process so that their work is not counted as the
+// server's: players that send head and hand poses at 72 Hz and keep grabbing and pulling bodies, and spectators
+// that only watch. Raw @colyseus/sdk clients (no prediction): the server's side is what is measured.
+//
+//   tsx test/bench/server-bots.ts ENDPOINT ROOM_ID PLAYERS SPECTATORS SECONDS
+
+import { Client, type Room } from "@colyseus/sdk";
+import { decodeSnapshot } from "../../shared/net";
+
+const [endpoint, roomId, players, spectators, seconds] = process.argv.slice(2);
+const until = Date.now() + Number(seconds) * 1000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface BodyInfo { id: string; index: number; spawnX: number; spawnY: number; spawnZ: number }
+
+/** Rough centre of each body from the latest snapshot: spawn + the constant handle's translation. */
+function tracker(room: Room) {
+  const centres = new Map<number, [number, number, number]>();
+  room.onMessage("snapshot", (bytes: Uint8Array) => {
+    for (const body of decodeSnapshot(bytes).bodies) {
+      const m = body.q.length / 3;
+      centres.set(body.index, [body.q[3], body.q[m + 3], body.q[2 * m + 3]]);
+    }
+  });
+  room.onMessage("*", () => {});
+  return (info: BodyInfo): [number, number, number] => {
+    const c = centres.get(info.index) ?? [0, 0, 0];
+    return [info.spawnX + c[0], info.spawnY + c[1] + 0.02, info.spawnZ + c[2]];
+  };
+}
+
+async function player(client: Client, n: number): Promise<void> {
+  const room = await client.joinById(roomId, { name: `bot ${n}`, role: "player" });
+  const centreOf = tracker(room);
+  let seq = 0;
+  const head = [Math.sin(n), 1.6, 1 + Math.cos(n)];
+  const pose = setInterval(() => {
+    const t = Date.now() / 1000;
+    room.send("pose", {
+      head: [head[0], head[1] + 0.02 * Math.sin(t), head[2], 0, 0, 0, 1],
+      left: [head[0] - 0.2, 1.2, head[2] - 0.3, 0, 0, 0, 1],
+      right: [head[0] + 0.2, 1.2 + 0.05 * Math.sin(3 * t), head[2] - 0.3, 0, 0, 0, 1],
+    });
+  }, 1000 / 72);
+  while (Date.now() < until) {
+    const bodies = [...((room.state as { bodies?: Map<string, BodyInfo> } | undefined)?.bodies?.values() ?? [])];
+    if (bodies.length === 0) { await sleep(100); continue; }
+    const body = bodies[Math.floor(Math.random() * bodies.length)];
+    const start = centreOf(body);
+    const hand = Math.random() < 0.5 ? "left" : "right";
+    room.send("grab-start", { hand, body: body.id, point: start, seq: ++seq });
+    const frames = 60 + Math.floor(Math.random() * 60);
+    for (let f = 0; f < frames && Date.now() < until; f++) {
+      const a = (f / 60) * Math.PI;
+      room.send("grab-move", { hand, target: [start[0] + 0.08 * Math.sin(a), start[1] + 0.1 * (1 - Math.cos(a)), start[2]], seq: ++seq });
+      await sleep(1000 / 60);
+    }
+    room.send("grab-end", { hand, seq: ++seq });
+    await sleep(300 + Math.random() * 500);
+  }
+  clearInterval(pose);
+  await room.leave();
+}
+
+async function spectator(client: Client, n: number): Promise<void> {
+  const room = await client.joinById(roomId, { name: `viewer ${n}`, role: "spectator" });
+  room.onMessage("*", () => {});
+  while (Date.now() < until) await sleep(200);
+  await room.leave();
+}
+
+const client = new Client(endpoint);
+const jobs: Promise<void>[] = [];
+for (let i = 0; i < Number(players); i++) jobs.push(player(client, i));
+for (let i = 0; i < Number(spectators); i++) jobs.push(spectator(client, i));
+await Promise.all(jobs);
+process.exit(0);
