@@ -1,4 +1,4 @@
-// npm run eval:skinning [-- --json] [--heldout 14] [--optimum-steps 400] [--skip-optimum]
+// npm run eval:skinning [-- --json] [--heldout 14] [--optimum-steps 2500] [--skip-optimum]
 // Evaluates the skinning model against the baseline and a per-shape optimum (a Simplicits-style MLP trained on
 // each shape with the same losses, models/train/per_shape.py) on held-out procedural shapes and the asset
 // meshes; then physics with model weights, pose invariance and inference time. Tables on stdout (JSON with
@@ -19,7 +19,7 @@ import { MODEL_DIRECTORY, modelProvider } from "../skinning/model-provider";
 import { integerFlag, parseFlags, runCli } from "./cli-support";
 
 const run = promisify(execFile);
-const USAGE = "usage: npm run eval:skinning -- [--heldout 14] [--optimum-steps 400] [--skip-optimum] [--optimum-file OUT.json] [--json]";
+const USAGE = "usage: npm run eval:skinning -- [--heldout 14] [--optimum-steps 2500] [--skip-optimum] [--optimum-file OUT.json] [--json]";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const MESHES = path.resolve(ROOT, "../shared/assets/meshes");
 const PYTHON = "/usr/bin/python3";
@@ -256,7 +256,7 @@ async function main(): Promise<void> {
   }
   if (!flags["skip-optimum"]) {
     const reuse = typeof flags["optimum-file"] === "string" ? flags["optimum-file"] : undefined;
-    const optimum = await optimumQuality(shapes, integerFlag(flags, "optimum-steps", 400, 10, 100000), dir, reuse);
+    const optimum = await optimumQuality(shapes, integerFlag(flags, "optimum-steps", 2500, 10, 100000), dir, reuse);
     for (const row of rows) {
       row.optimum = optimum.get(row.shape);
       if (row.optimum && row.delivered) row.ratio = objective(row.delivered) / objective(row.optimum);
