@@ -2,11 +2,12 @@
 // for its deformed shape towards Rapier (props bounce off them) and towards other soft bodies.
 
 import { basisRows, SoftBody, Subspace } from "../sim";
-import { farthestPoints, handleCount, toSubspaceSource, type BakedBody } from "../skinning";
+import { handleCount, toSubspaceSource, type BakedBody } from "../skinning";
 import { SphereSetObstacle } from "./obstacles";
 import type { MaterialPreset } from "./materials";
 
-export const PROXY_SPHERES = 16;
+/** Most proxy spheres a body gets. */
+export const PROXY_SPHERES = 128;
 /** The solver holds at most this many grabs a body. */
 export const MAX_GRABS = 16;
 
@@ -31,28 +32,11 @@ export class SoftEntity {
     this.restDepth = -minY;
     this.spawn = Float64Array.from([position[0], position[1] - minY, position[2]]);
     this.body = new SoftBody(this.subspace, material, { damping: material.damping }, this.spawn);
-    // Proxies: farthest cubature points, each the largest sphere that fits inside the rest surface there.
+    // Proxies: spheres inscribed in the rest shape (centred on dense interior points, radius = distance to the
+    // surface), chosen greedily until they reach every surface sample within a small tolerance, so that a prop
+    // cannot slip between them.
     const h = handleCount(baked);
-    const cubature = baked.cubaturePositions.map((v) => v * s);
-    const count = Math.min(PROXY_SPHERES, cubature.length / 3);
-    const centres = farthestPoints(cubature, count);
-    const radii = new Float64Array(count);
-    const weights = new Float64Array(count * h);
-    const surface = baked.surfacePositions;
-    for (let p = 0; p < count; p++) {
-      let nearest = Infinity;
-      for (let i = 0; i < surface.length / 3; i++) {
-        nearest = Math.min(nearest, Math.hypot(surface[3 * i] * s - centres[3 * p], surface[3 * i + 1] * s - centres[3 * p + 1], surface[3 * i + 2] * s - centres[3 * p + 2]));
-      }
-      radii[p] = Math.max(nearest, 0.05 * size);
-      // Weights of the nearest cubature point (the proxies are cubature points).
-      let best = 0, bestDistance = Infinity;
-      for (let c = 0; c < cubature.length / 3; c++) {
-        const d = Math.hypot(cubature[3 * c] - centres[3 * p], cubature[3 * c + 1] - centres[3 * p + 1], cubature[3 * c + 2] - centres[3 * p + 2]);
-        if (d < bestDistance) { bestDistance = d; best = c; }
-      }
-      weights.set(baked.cubatureWeights.subarray(best * h, (best + 1) * h), p * h);
-    }
+    const { centres, radii, weights } = coveringSpheres(baked, s, Math.max(0.005, 0.025 * size));
     this.proxyRest = centres;
     this.proxyRows = basisRows({ positions: centres, weights }, h);
     this.proxies = new SphereSetObstacle(radii);
@@ -71,4 +55,54 @@ export class SoftEntity {
     this.body.reset();
     this.updateProxies();
   }
+}
+
+/**
+ * Greedy sphere cover of a body's surface samples: candidate centres are the dense interior (mass) points, each
+ * with the largest radius that stays inside the surface (distance to the nearest surface sample or vertex); a
+ * sample counts as covered when it lies within `tolerance` of a sphere. Body metres (scale `s`).
+ */
+function coveringSpheres(baked: BakedBody, s: number, tolerance: number): { centres: Float64Array; radii: Float64Array; weights: Float64Array } {
+  const h = handleCount(baked);
+  const candidates = baked.massPositions, nc = candidates.length / 3;
+  const surface = baked.surfacePositions, ns = surface.length / 3;
+  const vertices = baked.renderPositions, nv = vertices.length / 3;
+  const radius = new Float64Array(nc);
+  for (let c = 0; c < nc; c++) {
+    const x = candidates[3 * c] * s, y = candidates[3 * c + 1] * s, z = candidates[3 * c + 2] * s;
+    let nearest = Infinity;
+    for (let i = 0; i < ns; i++) nearest = Math.min(nearest, Math.hypot(surface[3 * i] * s - x, surface[3 * i + 1] * s - y, surface[3 * i + 2] * s - z));
+    for (let i = 0; i < nv; i++) nearest = Math.min(nearest, Math.hypot(vertices[3 * i] * s - x, vertices[3 * i + 1] * s - y, vertices[3 * i + 2] * s - z));
+    radius[c] = nearest;
+  }
+  // Which samples each candidate reaches, computed once.
+  const reach: Int32Array[] = [];
+  const scratch = new Int32Array(ns);
+  for (let c = 0; c < nc; c++) {
+    const x = candidates[3 * c] * s, y = candidates[3 * c + 1] * s, z = candidates[3 * c + 2] * s, r = radius[c] + tolerance;
+    let count = 0;
+    for (let i = 0; i < ns; i++) if (Math.hypot(surface[3 * i] * s - x, surface[3 * i + 1] * s - y, surface[3 * i + 2] * s - z) <= r) scratch[count++] = i;
+    reach.push(scratch.slice(0, count));
+  }
+  const covered = new Uint8Array(ns);
+  const chosen: number[] = [];
+  while (chosen.length < PROXY_SPHERES) {
+    let best = -1, bestGain = 0;
+    for (let c = 0; c < nc; c++) {
+      let gain = 0;
+      for (const i of reach[c]) gain += 1 - covered[i];
+      // Ties go to the bigger sphere (it also keeps props off the body's inside).
+      if (gain > bestGain || (gain === bestGain && gain > 0 && radius[c] > radius[best])) { best = c; bestGain = gain; }
+    }
+    if (best < 0) break;
+    chosen.push(best);
+    for (const i of reach[best]) covered[i] = 1;
+  }
+  const centres = new Float64Array(3 * chosen.length), radii = new Float64Array(chosen.length), weights = new Float64Array(chosen.length * h);
+  chosen.forEach((c, k) => {
+    for (let a = 0; a < 3; a++) centres[3 * k + a] = candidates[3 * c + a] * s;
+    radii[k] = radius[c];
+    weights.set(baked.massWeights.subarray(c * h, (c + 1) * h), k * h);
+  });
+  return { centres, radii, weights };
 }

@@ -26,6 +26,7 @@ const PARKED = 1e6;
 interface Prop {
   spec: PropSpec;
   body: RAPIER.RigidBody;
+  collider: RAPIER.Collider;
   obstacle: BoxObstacle | SphereObstacle;
 }
 
@@ -34,8 +35,10 @@ export class SceneWorld {
   readonly props: Prop[] = [];
   readonly pokes: SphereObstacle[] = [];
   private readonly proxyBodies: RAPIER.RigidBody[][] = [];
+  private readonly proxyColliders: RAPIER.Collider[][] = [];
   private readonly nearby: NearbyObstacles[] = [];
   private readonly scratch = { x: 0, y: 0, z: 0 };
+  private readonly propSphere = new Float64Array(4);
   tick = 0;
   /** Bodies and props put back at their spawn after leaving the room or going non-finite. */
   escapes = 0;
@@ -52,20 +55,21 @@ export class SceneWorld {
     for (const spec of layout.props) {
       const body = this.rapier.createRigidBody(rapier.RigidBodyDesc.dynamic().setTranslation(...spec.position).setCcdEnabled(true));
       const collider = spec.shape === "ball" ? rapier.ColliderDesc.ball(spec.size) : rapier.ColliderDesc.cuboid(spec.size, spec.size, spec.size);
-      this.rapier.createCollider(collider.setDensity(spec.density).setRestitution(0.4).setFriction(0.6), body);
+      const created = this.rapier.createCollider(collider.setDensity(spec.density).setRestitution(0.4).setFriction(0.6), body);
       const obstacle = spec.shape === "ball" ? new SphereObstacle(spec.size, spec.position) : new BoxObstacle([spec.size, spec.size, spec.size], spec.position);
-      this.props.push({ spec, body, obstacle });
+      this.props.push({ spec, body, collider: created, obstacle });
     }
     for (let i = 0; i < MAX_POKES; i++) this.pokes.push(new SphereObstacle(0.01, [PARKED, PARKED, PARKED]));
     for (const entity of bodies) {
-      const proxies: RAPIER.RigidBody[] = [];
+      const proxies: RAPIER.RigidBody[] = [], colliders: RAPIER.Collider[] = [];
       const c = entity.proxies.centers;
       for (let p = 0; p < entity.proxies.radii.length; p++) {
         const body = this.rapier.createRigidBody(rapier.RigidBodyDesc.kinematicPositionBased().setTranslation(c[3 * p], c[3 * p + 1], c[3 * p + 2]));
-        this.rapier.createCollider(rapier.ColliderDesc.ball(entity.proxies.radii[p]).setFriction(0.6), body);
+        colliders.push(this.rapier.createCollider(rapier.ColliderDesc.ball(entity.proxies.radii[p]).setFriction(0.6), body));
         proxies.push(body);
       }
       this.proxyBodies.push(proxies);
+      this.proxyColliders.push(colliders);
       const nearby = new NearbyObstacles([
         ...statics, ...this.props.map((p) => p.obstacle), ...bodies.filter((o) => o !== entity).map((o) => o.proxies), ...this.pokes,
       ]);
@@ -96,6 +100,7 @@ export class SceneWorld {
       }
     }
     this.rapier.step();
+    this.pushBodiesByProps();
     for (const prop of this.props) {
       const t = prop.body.translation(), r = prop.body.rotation();
       if (!Number.isFinite(t.x + t.y + t.z) || Math.abs(t.x) > this.layout.roomHalfExtent + 1 || Math.abs(t.z) > this.layout.roomHalfExtent + 1 || t.y < -1) {
@@ -119,6 +124,34 @@ export class SceneWorld {
       }
     }
     this.tick++;
+  }
+
+  /**
+   * Rapier stopped the props at the (kinematic) proxy spheres: the impulses it used there push the soft bodies back,
+   * applied on their next step at the proxies' points. Only pairs whose bounding spheres touch are asked.
+   */
+  private pushBodiesByProps(): void {
+    const sphere = this.propSphere;
+    for (const prop of this.props) {
+      if (prop.body.isSleeping()) continue;
+      prop.obstacle.boundingSphere(sphere);
+      for (let b = 0; b < this.bodies.length; b++) {
+        const entity = this.bodies[b], bound = entity.proxies.bound;
+        if (Math.hypot(bound[0] - sphere[0], bound[1] - sphere[1], bound[2] - sphere[2]) > bound[3] + sphere[3] + 0.01) continue;
+        const colliders = this.proxyColliders[b], centres = entity.proxies.centers;
+        for (let p = 0; p < colliders.length; p++) {
+          let impulse = 0;
+          this.rapier.contactPair(colliders[p], prop.collider, (manifold) => {
+            for (let k = 0; k < manifold.numContacts(); k++) impulse += manifold.contactImpulse(k);
+          });
+          if (impulse <= 0) continue;
+          // Along the line from the prop's centre to the proxy's: exact for balls, close enough for blocks.
+          const dx = centres[3 * p] - sphere[0], dy = centres[3 * p + 1] - sphere[1], dz = centres[3 * p + 2] - sphere[2];
+          const length = Math.hypot(dx, dy, dz) || 1, force = impulse / this.dt / length;
+          entity.body.applyForceAt(entity.proxyRows, p, force * dx, force * dy, force * dz);
+        }
+      }
+    }
   }
 
   private insideRoom(entity: SoftEntity): boolean {

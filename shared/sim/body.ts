@@ -162,6 +162,9 @@ export class SoftBody {
   private contactStiffness = 0;
   /** Per surface sample: normal contact force at the end of the last step (N). */
   private readonly sampleNormalForce: Float64Array;
+  /** Generalised external force for the next step (B^T f of point forces), cleared after it. */
+  private readonly externalForce: Float64Array;
+  private hasExternalForce = false;
   private contactDampingCoefficient = 0;
 
   // Grabs live in fixed slots so moving them allocates nothing.
@@ -211,6 +214,7 @@ export class SoftBody {
     this.factoredContacts = new ContactSet(capacity);
     this.contactPredicted = new Uint8Array(capacity);
     this.sampleNormalForce = new Float64Array(subspace.surfaceCount);
+    this.externalForce = new Float64Array(this.n);
     this.size = restDiagonal(subspace.surfaceRest);
     this.applyMaterial();
   }
@@ -261,6 +265,22 @@ export class SoftBody {
     this.pins.push({ rows, rest: Float64Array.from(points.positions), targets, stiffness: k, count });
     this.rebuildPreconditionerBase();
     return count;
+  }
+
+  /**
+   * Adds a force (N, world axes) at point i of a set (basis rows, as from basisRows) for the next step only: how
+   * a rigid prop pushing on the body reaches the solver.
+   */
+  applyForceAt(rows: Float64Array, i: number, fx: number, fy: number, fz: number): void {
+    if (!Number.isFinite(fx) || !Number.isFinite(fy) || !Number.isFinite(fz)) throw new SimParameterError("force must be finite");
+    const m = this.m, r = i * m, f = this.externalForce;
+    for (let k = 0; k < m; k++) {
+      const b = rows[r + k];
+      f[k] += b * fx;
+      f[m + k] += b * fy;
+      f[2 * m + k] += b * fz;
+    }
+    this.hasExternalForce = true;
   }
 
   /**
@@ -508,6 +528,10 @@ export class SoftBody {
       this.updateNormalForces();
       this.nextScheme = this.converged ? "bdf2" : "euler";
     }
+    if (this.hasExternalForce) {
+      this.externalForce.fill(0);
+      this.hasExternalForce = false;
+    }
     this.stepCount++;
     return { iterations, refactored: this.preconditioner.refactorCount !== refactorsBefore, contacts: this.contacts.count };
   }
@@ -669,6 +693,14 @@ export class SoftBody {
       for (let i = 0; i < m; i++) {
         energy -= ga * s.massMoment[i] * q[off + i];
         g[off + i] -= ga * s.massMoment[i];
+      }
+    }
+    // External point forces (e.g. from rigid props): -h~^2 f . q.
+    if (this.hasExternalForce) {
+      const f = this.externalForce;
+      for (let i = 0; i < n; i++) {
+        energy -= h2 * f[i] * q[i];
+        g[i] -= h2 * f[i];
       }
     }
     // Stiffness-proportional damping in the body's rotated frame: h~/2 (q - q_c)^T D (q - q_c).
