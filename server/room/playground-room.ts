@@ -5,7 +5,7 @@ import { timingSafeEqual } from "node:crypto";
 import { Room, type Client } from "@colyseus/core";
 import { MATERIALS, loadRapier, SceneWorld, MAX_POKES } from "../../shared/scene";
 import {
-  BodyState, GrabState, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
+  BodyState, EMPTY_SNAPSHOT_BYTES, GrabState, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
   parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parsePoke, parsePose, snapshotCapacity,
   type AckMessage, type AdminMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type NoticeMessage, type Parsed,
 } from "../../shared/net";
@@ -14,8 +14,9 @@ import { playgroundConfig } from "./playground-config";
 import { RateLimiter } from "./rate-limiter";
 
 const PALETTE = ["#ef5350", "#42a5f5", "#66bb6a", "#ffa726", "#ab47bc", "#26c6da", "#ec407a", "#d4e157"];
-/** A body none of whose proxy points moved more than this (m) since it was last sent is left out of snapshots. */
-const IDLE_DISTANCE = 3e-4;
+/** A body none of whose proxy points moved more than this (m) since it was last sent is left out of snapshots: below
+ * what anyone can see, above the sub-millimetre wobble of a body at rest. */
+const IDLE_DISTANCE = 1e-3;
 /** Pokes not refreshed for this long end on their own. */
 const POKE_TIMEOUT_TICKS = 30;
 const KICK_CODE = 4001;
@@ -30,7 +31,7 @@ type GrabInput = ({ kind: "start"; message: GrabStartMessage } | { kind: "move";
  * rarely empties it: every tick should apply exactly one frame, as the client's prediction did (an empty tick steps
  * with a stale target, which the prediction cannot know).
  */
-const JITTER_FRAMES = 2;
+const JITTER_FRAMES = 3;
 /** ...but never longer than this many ticks (a last input must not wait for a next one). */
 const JITTER_TICKS = 4;
 
@@ -56,6 +57,8 @@ interface Seat {
   ack: number;
   ackTick: number;
   ackDirty: boolean;
+  /** Being kicked: its remaining messages are ignored. */
+  kicked: boolean;
 }
 
 interface HeldGrab {
@@ -151,7 +154,7 @@ export class PlaygroundRoom extends Room {
     this.seats.set(client.sessionId, {
       client, role, slot, limiter: new RateLimiter(LIMITS.messagesPerSecond, LIMITS.messageBurst), lastNoticeAt: 0,
       admin: adminToken !== null && this.tokenMatches(adminToken), poses: new Float64Array(21), poseMask: 0, poseDirty: false,
-      inputs: [], starved: true, ack: -1, ackTick: 0, ackDirty: false,
+      inputs: [], starved: true, ack: -1, ackTick: 0, ackDirty: false, kicked: false,
     });
     this.state.players.set(client.sessionId, new PlayerState({
       name: name || `${role === "player" ? "Player" : "Viewer"} ${slot + 1}`, color: color ?? PALETTE[slot % PALETTE.length], role, slot,
@@ -196,7 +199,7 @@ export class PlaygroundRoom extends Room {
         seat.ackDirty = false;
       }
       const bytes = this.encodeSnapshot(false);
-      if (bytes.byteLength > 8) this.broadcastBytes(MESSAGES.snapshot, bytes, {});
+      if (bytes.byteLength > EMPTY_SNAPSHOT_BYTES) this.broadcastBytes(MESSAGES.snapshot, bytes, {});
     }
     const ms = performance.now() - started;
     const s = this.stats;
@@ -246,7 +249,7 @@ export class PlaygroundRoom extends Room {
   /** Runs `apply` on a valid, in-budget message; drops anything else with a logged reason. */
   private guard<T>(client: Client, type: string, parsed: Parsed<T>, apply: (value: T) => string | null): void {
     const seat = this.seats.get(client.sessionId);
-    if (!seat) return;
+    if (!seat || seat.kicked) return;
     if (!seat.limiter.take()) return this.reject(client, `${type}: over ${LIMITS.messagesPerSecond} messages a second`);
     if (!parsed.ok) return this.reject(client, `${type}: ${parsed.reason}`);
     try {
@@ -272,6 +275,9 @@ export class PlaygroundRoom extends Room {
   }
 
   private kick(client: Client, message: string): void {
+    const seat = this.seats.get(client.sessionId);
+    if (!seat || seat.kicked) return;
+    seat.kicked = true;
     playgroundConfig().log(`room ${this.roomId}: ${client.sessionId} ${message}`);
     client.send(MESSAGES.notice, { kind: "kicked", message } satisfies NoticeMessage);
     client.leave(KICK_CODE, message);

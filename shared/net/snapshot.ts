@@ -10,6 +10,8 @@
 //   u8 grabs,   per grab:  u8 slot (GrabState.slot), 3 x f32 target (m)
 
 export const SNAPSHOT_VERSION = 2;
+/** A snapshot with nothing in it (version, tick, four zero counts): not worth sending. */
+export const EMPTY_SNAPSHOT_BYTES = 9;
 const QUAT = 32767;
 
 export interface BodySnapshot {

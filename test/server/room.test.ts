@@ -49,8 +49,13 @@ describe("playground room", () => {
       const stretch = reach() - restReach;
       expect(stretch).toBeGreaterThan(0.01);
       a.release("right");
-      await sleep(3000);
-      expect(Math.abs(reach() - restReach)).toBeLessThan(stretch / 5);
+      // It springs back (and may bounce about the table for a while).
+      let gap = Infinity;
+      for (let i = 0; i < 60 && gap >= stretch / 5; i++) {
+        await sleep(100);
+        gap = Math.abs(reach() - restReach);
+      }
+      expect(gap).toBeLessThan(stretch / 5);
     } finally {
       await a.stop();
       await b.stop();
