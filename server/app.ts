@@ -11,9 +11,10 @@ import { WebSocketTransport } from "@colyseus/ws-transport";
 import express from "express";
 import { LIMITS, ROOM_NAME } from "../shared/net";
 import type { SkinningFieldProvider } from "../shared/skinning";
-import { configurePlayground } from "./room/playground-config";
+import { configurePlayground, playgroundConfig } from "./room/playground-config";
 import { PlaygroundRoom } from "./room/playground-room";
 import { BAKE_CACHE_DIRECTORY } from "./world/bake-cache";
+import { placeBodies } from "./world/playground-bodies";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const CLIENT_BUILD = path.join(ROOT, "client/dist");
@@ -47,6 +48,10 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   const log = settings.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const adminToken = settings.adminToken || randomBytes(12).toString("base64url");
   configurePlayground({ adminToken, log, ...(settings.provider ? { provider: settings.provider, providerKey: settings.providerKey ?? settings.provider.name } : {}) });
+  // Bake the default scene now (or find it in the cache): a missing asset fails here with a clear message, and the
+  // first person to join does not wait for bakes.
+  const config = playgroundConfig();
+  await placeBodies(config.layout.bodies, config.provider, config.providerKey);
 
   let presence: Presence = new LocalPresence();
   let driver: matchMaker.MatchMakerDriver | undefined;
