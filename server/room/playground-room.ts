@@ -59,6 +59,8 @@ interface Seat {
   ackDirty: boolean;
   /** Being kicked: its remaining messages are ignored. */
   kicked: boolean;
+  /** Grabs it holds now. */
+  holding: number;
 }
 
 interface HeldGrab {
@@ -154,7 +156,7 @@ export class PlaygroundRoom extends Room {
     this.seats.set(client.sessionId, {
       client, role, slot, limiter: new RateLimiter(LIMITS.messagesPerSecond, LIMITS.messageBurst), lastNoticeAt: 0,
       admin: adminToken !== null && this.tokenMatches(adminToken), poses: new Float64Array(21), poseMask: 0, poseDirty: false,
-      inputs: [], starved: true, ack: -1, ackTick: 0, ackDirty: false, kicked: false,
+      inputs: [], starved: true, ack: -1, ackTick: 0, ackDirty: false, kicked: false, holding: 0,
     });
     this.state.players.set(client.sessionId, new PlayerState({
       name: name || `${role === "player" ? "Player" : "Viewer"} ${slot + 1}`, color: color ?? PALETTE[slot % PALETTE.length], role, slot,
@@ -194,7 +196,7 @@ export class PlaygroundRoom extends Room {
     if (this.ticks % TICKS_PER_SNAPSHOT === 0) {
       // Acks first: on the same socket they arrive before the snapshot they describe.
       for (const seat of this.seats.values()) {
-        if (!seat.ackDirty && !this.holdsAny(seat)) continue;
+        if (!seat.ackDirty && seat.holding === 0) continue;
         seat.client.send(MESSAGES.ack, { tick: this.world.tick, seq: seat.ack, lag: this.world.tick - seat.ackTick } satisfies AckMessage);
         seat.ackDirty = false;
       }
@@ -340,11 +342,6 @@ export class PlaygroundRoom extends Room {
     }
   }
 
-  private holdsAny(seat: Seat): boolean {
-    for (const key of this.grabs.keys()) if (key.startsWith(`${seat.client.sessionId}:`)) return true;
-    return false;
-  }
-
   private startGrab(client: Client, hand: Hand, bodyId: string, point: [number, number, number]): string | null {
     const seat = this.seats.get(client.sessionId)!;
     if (seat.role === "spectator" && !this.state.spectatorGrabs) {
@@ -369,6 +366,7 @@ export class PlaygroundRoom extends Room {
     const slot = this.freeGrabSlot();
     const key = `${client.sessionId}:${hand}`;
     this.grabs.set(key, { body: index, grab, slot, target: Float64Array.from(point), moved: true });
+    seat.holding++;
     this.state.grabs.set(key, new GrabState({ slot, body: bodyId, owner: client.sessionId, hand, x: point[0], y: point[1], z: point[2] }));
     client.send(MESSAGES.grabResult, { hand, body: bodyId, ok: true });
     return null;
@@ -380,6 +378,8 @@ export class PlaygroundRoom extends Room {
     if (!held) return;
     this.placed[held.body].entity.body.release(held.grab);
     this.grabs.delete(key);
+    const seat = this.seats.get(sessionId);
+    if (seat) seat.holding--;
     this.state.grabs.delete(key);
   }
 
