@@ -71,7 +71,8 @@ export class PliantRoomClient {
   /** Round-trip time, ms (refreshed every second). */
   rtt = 0;
   private readonly network: NetworkSimulator;
-  private readonly held = new Map<Hand, { body: ClientBody; grab: number }>();
+  /** This client's grabs in the prediction; `exact` once they use the server's samples. */
+  private readonly held = new Map<Hand, { body: ClientBody; grab: number; point: [number, number, number]; exact: boolean }>();
   private readonly pendingGrabs = new Map<Hand, (result: GrabResultMessage) => void>();
   private readonly history = new Map<string, HistoryEntry[]>();
   /** Current grab target per hand (world m). */
@@ -297,8 +298,19 @@ export class PliantRoomClient {
 
   /** Mirrors other people's grabs on a predicted body: created where their hand is now, moved with it, dropped when they let go. */
   private syncReplicas(body: ClientBody): void {
-    const grabs = (this.room.state as { grabs?: Map<string, { slot: number; body: string; owner: string; x: number; y: number; z: number }> }).grabs;
+    type GrabInfo = { slot: number; body: string; owner: string; x: number; y: number; z: number; samples: ArrayLike<number>; offsets: ArrayLike<number> };
+    const grabs = (this.room.state as { grabs?: Map<string, GrabInfo> }).grabs;
     if (!grabs) return;
+    // Our own grabs: once the server says which samples it holds, hold exactly those.
+    for (const [hand, held] of this.held) {
+      if (held.body !== body || held.exact) continue;
+      const state = grabs.get(`${this.sessionId}:${hand}`);
+      if (!state || state.samples.length === 0 || Math.hypot(state.x - held.point[0], state.y - held.point[1], state.z - held.point[2]) > 1e-4) continue;
+      const target = this.targets.get(hand) ?? held.point;
+      body.body.release(held.grab);
+      held.grab = body.body.grabExactly(Array.from(state.samples), Array.from(state.offsets), target[0], target[1], target[2]);
+      held.exact = true;
+    }
     for (const [key, replica] of this.replicas) {
       const state = grabs.get(key);
       if (replica.body === body && (!state || state.body !== body.id)) {
@@ -315,7 +327,9 @@ export class PliantRoomClient {
         continue;
       }
       try {
-        const grab = body.body.grab(target[0], target[1], target[2], { radius: Math.max(0.1, 0.08 * body.body.size) });
+        const grab = state.samples.length > 0
+          ? body.body.grabExactly(Array.from(state.samples), Array.from(state.offsets), target[0], target[1], target[2])
+          : body.body.grab(target[0], target[1], target[2], { radius: Math.max(0.1, 0.08 * body.body.size) });
         if (grab >= 0) this.replicas.set(key, { body, grab, slot: state.slot });
       } catch {
         // The solver's grab slots are full: this pull is left to the server's corrections.
@@ -332,7 +346,7 @@ export class PliantRoomClient {
         this.releaseLocal(input.hand);
         this.startPredicting(body);
         const grab = body.body.grab(input.point[0], input.point[1], input.point[2], { radius: Math.max(0.1, 0.08 * body.body.size) });
-        if (grab >= 0) this.held.set(input.hand, { body, grab });
+        if (grab >= 0) this.held.set(input.hand, { body, grab, point: input.point, exact: false });
         this.targets.set(input.hand, input.point);
         this.send(false, MESSAGES.grabStart, { hand: input.hand, body: input.body, point: input.point, seq });
       } else {

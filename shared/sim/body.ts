@@ -313,11 +313,6 @@ export class SoftBody {
       found = Math.min(found + 1, MAX_GRAB_POINTS);
     }
     if (found === 0) return -1;
-    const stiffness = options.stiffness ?? this.totalMass * (2 * Math.PI * this.options.grabFrequency) ** 2;
-    if (!(stiffness > 0) || !Number.isFinite(stiffness)) throw new SimParameterError(`grab stiffness must be positive, got ${stiffness}`);
-    this.grabActive[slot] = 1;
-    this.grabCount[slot] = found;
-    this.grabPointStiffness[slot] = stiffness / found;
     for (let k = 0; k < found; k++) {
       this.pointPosition(this.subspace.surfaceRows, this.subspace.surfaceRest, best[k], p, 0);
       const o = (slot * MAX_GRAB_POINTS + k) * 3;
@@ -325,6 +320,46 @@ export class SoftBody {
       this.grabOffsets[o + 1] = p[1] - y;
       this.grabOffsets[o + 2] = p[2] - z;
     }
+    return this.activateGrab(slot, found, x, y, z, options.stiffness);
+  }
+
+  /**
+   * Recreates a grab exactly as another copy of this body made it (a server's, for a client that predicts): the
+   * same surface samples held at the same offsets from the target. Returns the grab id.
+   */
+  grabExactly(samples: ArrayLike<number>, offsets: ArrayLike<number>, x: number, y: number, z: number, stiffness?: number): number {
+    const found = samples.length;
+    if (found < 1 || found > MAX_GRAB_POINTS || offsets.length !== 3 * found) throw new SimParameterError(`a grab holds 1 to ${MAX_GRAB_POINTS} samples with 3 offsets each`);
+    if (![x, y, z].every(Number.isFinite)) throw new SimParameterError("grab point must be finite");
+    for (let k = 0; k < found; k++) {
+      if (!Number.isInteger(samples[k]) || samples[k] < 0 || samples[k] >= this.subspace.surfaceCount) throw new SimParameterError(`grab sample ${samples[k]} is not a surface sample`);
+      if (!Number.isFinite(offsets[3 * k]) || !Number.isFinite(offsets[3 * k + 1]) || !Number.isFinite(offsets[3 * k + 2])) throw new SimParameterError("grab offsets must be finite");
+    }
+    const slot = this.grabActive.indexOf(0);
+    if (slot < 0) throw new SimParameterError(`a body holds at most ${MAX_GRABS} grabs`);
+    for (let k = 0; k < found; k++) {
+      this.grabSamples[slot * MAX_GRAB_POINTS + k] = samples[k];
+      for (let a = 0; a < 3; a++) this.grabOffsets[(slot * MAX_GRAB_POINTS + k) * 3 + a] = offsets[3 * k + a];
+    }
+    return this.activateGrab(slot, found, x, y, z, stiffness);
+  }
+
+  /** The surface samples a grab holds and their offsets from its target (to recreate it elsewhere). */
+  grabbedSamples(id: number): { samples: number[]; offsets: number[] } {
+    if (!this.isGrabbing(id)) throw new SimParameterError(`unknown grab ${id}`);
+    const count = this.grabCount[id], base = id * MAX_GRAB_POINTS;
+    return {
+      samples: Array.from(this.grabSamples.subarray(base, base + count)),
+      offsets: Array.from(this.grabOffsets.subarray(3 * base, 3 * (base + count))),
+    };
+  }
+
+  private activateGrab(slot: number, found: number, x: number, y: number, z: number, stiffnessOption?: number): number {
+    const stiffness = stiffnessOption ?? this.totalMass * (2 * Math.PI * this.options.grabFrequency) ** 2;
+    if (!(stiffness > 0) || !Number.isFinite(stiffness)) throw new SimParameterError(`grab stiffness must be positive, got ${stiffness}`);
+    this.grabActive[slot] = 1;
+    this.grabCount[slot] = found;
+    this.grabPointStiffness[slot] = stiffness / found;
     this.grabTarget.set([x, y, z], slot * 3);
     this.grabRotation.set([1, 0, 0, 0, 1, 0, 0, 0, 1], slot * 9);
     this.rebuildPreconditionerBase();
