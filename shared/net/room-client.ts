@@ -38,6 +38,8 @@ export interface ClientBody {
   predicting: boolean;
   /** Largest reconciliation error seen at the last snapshot, m (a grab point's distance), or NaN. */
   lastReconcileError: number;
+  /** The material the local body simulates (follows the room's admin changes). */
+  material: string;
 }
 
 /** One predicted frame: the state after it and the grab targets it was stepped with. */
@@ -110,13 +112,18 @@ export class PliantRoomClient {
     room.onMessage(MESSAGES.grabResult, (result: GrabResultMessage) => self.network.schedule(false, () => self.onGrabResult(result)));
     room.onMessage(MESSAGES.notice, (notice: NoticeMessage) => self.notices.push(notice));
     room.onMessage(MESSAGES.ack, (ack: AckMessage) => self.network.schedule(true, () => (self.lastAck = ack)));
-    await self.waitForState();
     const fetchBake = settings.fetchBake ?? (async (hash: string) => {
       const response = await fetch(`${http}/bakes/${hash}`);
       if (!response.ok) throw new Error(`bake ${hash}: HTTP ${response.status}`);
       return new Uint8Array(await response.arrayBuffer());
     });
-    await self.buildBodies(fetchBake, settings.layout ?? PLAYGROUND);
+    try {
+      await self.waitForState();
+      await self.buildBodies(fetchBake, settings.layout ?? PLAYGROUND);
+    } catch (error) {
+      await self.leave();
+      throw error;
+    }
     ready = true;
     for (const bytes of early) self.applySnapshot(bytes);
     self.pingTimer = setInterval(() => room.ping((ms) => (self.rtt = ms + 2 * (settings.network?.latencyMs ?? 0))), 1000);
@@ -245,6 +252,7 @@ export class PliantRoomClient {
       for (const s of statics) body.addContactSurface(s);
       const entry: ClientBody = {
         id: info.id, index: info.index, baked, body, snapshots: [], displayQ: new Float64Array(body.n), predicting: false, lastReconcileError: NaN,
+        material: isMaterialName(info.material) ? info.material : "jelly",
       };
       this.bodies.set(info.id, entry);
       this.byIndex[info.index] = entry;
@@ -261,6 +269,7 @@ export class PliantRoomClient {
     }
     const now = Date.now();
     for (const grab of snapshot.grabs) this.grabTargets.set(grab.slot, grab.target);
+    this.syncMaterials();
     for (const body of this.bodies.values()) if (body.predicting) this.syncReplicas(body);
     for (const state of snapshot.bodies) {
       const body = this.byIndex[state.index];
@@ -269,6 +278,18 @@ export class PliantRoomClient {
       if (body.snapshots.length > 8) body.snapshots.shift();
       const ack = this.lastAck;
       if (body.predicting && ack && ack.tick === snapshot.tick) this.reconcile(body, state.q, ack.seq + ack.lag);
+    }
+  }
+
+  /** An admin changed a body's material: predict with the new one. */
+  private syncMaterials(): void {
+    const states = (this.room.state as { bodies?: Map<string, { material: string }> }).bodies;
+    for (const body of this.bodies.values()) {
+      const material = states?.get(body.id)?.material;
+      if (!material || material === body.material || !isMaterialName(material)) continue;
+      body.material = material;
+      body.body.setMaterial(MATERIALS[material]);
+      body.body.setDamping(MATERIALS[material].damping);
     }
   }
 
