@@ -231,7 +231,7 @@ function distance2(a: Float64Array, i: number, b: Float64Array, j: number): numb
 }
 
 /** Every (n / limit)-th point, so big sample sets stay cheap and the choice stays deterministic. */
-function strided(points: Float64Array, limit: number): Float64Array {
+export function strided(points: Float64Array, limit: number): Float64Array {
   const n = points.length / 3;
   if (n <= limit) return points;
   const out = new Float64Array(3 * limit);

@@ -4,6 +4,7 @@
 // subspace; the rotated basis is what the bake, the quality figures and the client all see.
 
 import { choleskyFactor } from "../sim/linalg";
+import { strided } from "./baseline";
 import { SkinningError, type ShapeSamples, type SkinningFieldProvider, type SkinningFields } from "./fields";
 
 /** At most this many interior samples define the inner product (evenly strided). */
@@ -73,15 +74,4 @@ class OrthonormalFields implements SkinningFields {
       }
     }
   }
-}
-
-function strided(points: Float64Array, limit: number): Float64Array {
-  const n = points.length / 3;
-  if (n <= limit) return points;
-  const out = new Float64Array(3 * limit);
-  for (let j = 0; j < limit; j++) {
-    const i = Math.floor((j * n) / limit);
-    out.set(points.subarray(3 * i, 3 * i + 3), 3 * j);
-  }
-  return out;
 }
