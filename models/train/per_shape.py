@@ -6,12 +6,13 @@ reduces to its elastic term.
 
 Why not the network's recipe (elastic + orthogonality combined with ConFIG, Gram ridge 1e-4): per shape it
 drifted towards nearly collinear fields (orthogonality 0.14-0.55) whose orthonormalised span looked smooth only
-because the ridge damps the directions the fields no longer span. Here the ridge is 1e-8 of the Gram's trace.
+because the ridge damps the directions the fields no longer span. Here everything is float64 and the ridge is 1e-12
+of the Gram's trace, so nearly collinear fields make the orthonormal basis rough instead of hiding it.
 
 Reads shapes from a JSON file written by the evaluation, writes the orthonormal fields and their
 finite-difference gradients at each shape's evaluation points.
 
-    /usr/bin/python3 models/train/per_shape.py IN.json OUT.json [--steps 3000] [--points 512] [--fields 16] [--threads 2]
+    /usr/bin/python3 models/train/per_shape.py IN.json OUT.json [--steps 3000] [--points 512] [--fields 16] [--threads 2] [--only heldout]
 """
 import argparse
 import json
@@ -26,7 +27,7 @@ from torch import nn
 sys.path.insert(0, os.path.dirname(__file__))
 import losses  # noqa: E402
 
-RELATIVE_RIDGE = 1e-6
+RELATIVE_RIDGE = 1e-12
 
 
 class FieldMLP(nn.Module):
@@ -41,12 +42,12 @@ class FieldMLP(nn.Module):
 
 def orthonormaliser(centre_values):
     """(P, K) raw values at the interior points -> (rms (K,), L (K, K)) with the fields (w / rms) L^-T orthonormal."""
-    rms = torch.sqrt((centre_values ** 2).mean(dim=0) + 1e-12)
-    w = (centre_values / rms).double()  # float32 Gram matrices of nearly collinear fields fail to factor
+    rms = torch.sqrt((centre_values ** 2).mean(dim=0) + 1e-30)
+    w = centre_values / rms
     gram = w.T @ w / w.shape[0]
     k = gram.shape[0]
     gram = gram + RELATIVE_RIDGE * gram.diagonal().mean() * torch.eye(k, dtype=gram.dtype)
-    return rms, torch.linalg.cholesky(gram).to(centre_values.dtype)
+    return rms, torch.linalg.cholesky(gram)
 
 
 def orthonormal_on_stencil(raw, points_count, rms, lower):
@@ -61,17 +62,17 @@ def orthonormal_on_stencil(raw, points_count, rms, lower):
 
 def optimise(interior, fields, steps, seed=0, transforms=16, scale=0.05):
     torch.manual_seed(seed)
-    model = FieldMLP(fields)
+    model = FieldMLP(fields).double()
     optimiser = torch.optim.Adam(model.parameters(), lr=1e-3)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, steps, eta_min=1e-4)
-    pts = torch.from_numpy(interior)
+    pts = torch.from_numpy(interior).double()
     count = pts.shape[0]
     history = []
     for _ in range(steps):
         raw = model(losses.stencil(pts.unsqueeze(0))[0])
         rms, lower = orthonormaliser(raw.reshape(count, 7, fields)[:, 0])
         weights, grads = orthonormal_on_stencil(raw, count, rms, lower)
-        t = torch.randn(1, transforms, fields + 1, 3, 4) * scale
+        t = torch.randn(1, transforms, fields + 1, 3, 4, dtype=torch.float64) * scale
         f = losses.deformation_gradients(pts.unsqueeze(0), weights.unsqueeze(0), grads.unsqueeze(0), t)
         elastic = losses.elastic_energy_density(f, 1.0)
         optimiser.zero_grad()
@@ -90,17 +91,20 @@ def main():
     p.add_argument("--points", type=int, default=512, help="interior points the fields are trained on")
     p.add_argument("--fields", type=int, default=16)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--only", default="", help="comma-separated name prefixes: optimise just those shapes")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     shapes = json.load(open(args.input))
     out = []
+    if args.only:
+        shapes = [s for s in shapes if any(s["name"].startswith(prefix) for prefix in args.only.split(","))]
     for shape in shapes:
         started = time.time()
-        interior = np.array(shape["interior"], dtype=np.float32).reshape(-1, 3)[:args.points]
+        interior = np.array(shape["interior"], dtype=np.float64).reshape(-1, 3)[:args.points]
         model, history = optimise(interior, args.fields, args.steps)
-        query = torch.from_numpy(np.array(shape["points"], dtype=np.float32).reshape(-1, 3))
+        query = torch.from_numpy(np.array(shape["points"], dtype=np.float64).reshape(-1, 3))
         with torch.no_grad():
-            centre = model(torch.from_numpy(interior))
+            centre = model(torch.from_numpy(interior).double())
             rms, lower = orthonormaliser(centre)
             weights, grads = orthonormal_on_stencil(model(losses.stencil(query.unsqueeze(0))[0]), query.shape[0], rms, lower)
         tail = history[-50:]

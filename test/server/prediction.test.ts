@@ -51,9 +51,10 @@ it("the grabber's prediction stays within 1 cm of the server and remote viewers 
     // Remote viewer, 200 ms + the one-way latency after the last input: where the server has the body now.
     const seen = shownSurfacePoint(b, "spot", top), truth = serverPoint(top);
     const remoteGap = Math.hypot(seen[0] - truth[0], seen[1] - truth[1], seen[2] - truth[2]);
-    console.log("reconcile errors (mm)", errors.map((e) => (e * 1000).toFixed(1)).join(" "), "remote gap mm", (remoteGap * 1000).toFixed(1));
-    expect(errors.filter(Number.isFinite).length).toBeGreaterThan(20);
-    expect(Math.max(...errors.filter(Number.isFinite))).toBeLessThan(0.01);
+    const finite = errors.filter(Number.isFinite);
+    const report = `reconciliation errors (mm): ${errors.map((e) => (e * 1000).toFixed(1)).join(" ")}`;
+    expect(finite.length, report).toBeGreaterThan(20);
+    expect(Math.max(...finite), report).toBeLessThan(0.01);
     expect(truth[1] - start[1]).toBeGreaterThan(0.1);
     expect(remoteGap).toBeLessThan(0.01);
   } finally {
