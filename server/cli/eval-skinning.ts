@@ -1,8 +1,8 @@
-// npm run eval:skinning [-- --json] [--heldout 14] [--optimum-steps 2500] [--skip-optimum]
-// Evaluates the skinning model against the baseline and a per-shape optimum (a Simplicits-style MLP trained on
-// each shape with the same losses, models/train/per_shape.py) on held-out procedural shapes and the asset
-// meshes; then physics with model weights, pose invariance and inference time. Tables on stdout (JSON with
-// --json), progress on stderr.
+// npm run eval:skinning [-- --json] [--heldout 14] [--optimum-steps 1500] [--skip-optimum]
+// Evaluates the skinning model (as predicted, and as delivered: orthonormalised) against the baseline and a
+// per-shape optimum (a Simplicits-style MLP trained on each shape for the smoothest orthonormal fields,
+// models/train/per_shape.py) on held-out procedural shapes and the asset meshes; then physics with model weights,
+// pose invariance and inference time. Tables on stdout (JSON with --json), progress on stderr.
 
 import { execFile } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -19,7 +19,7 @@ import { MODEL_DIRECTORY, modelProvider } from "../skinning/model-provider";
 import { integerFlag, parseFlags, runCli } from "./cli-support";
 
 const run = promisify(execFile);
-const USAGE = "usage: npm run eval:skinning -- [--heldout 14] [--optimum-steps 2500] [--skip-optimum] [--optimum-file OUT.json] [--json]";
+const USAGE = "usage: npm run eval:skinning -- [--heldout 14] [--optimum-steps 1500] [--skip-optimum] [--optimum-file OUT.json] [--json]";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const MESHES = path.resolve(ROOT, "../shared/assets/meshes");
 const PYTHON = "/usr/bin/python3";
@@ -256,7 +256,7 @@ async function main(): Promise<void> {
   }
   if (!flags["skip-optimum"]) {
     const reuse = typeof flags["optimum-file"] === "string" ? flags["optimum-file"] : undefined;
-    const optimum = await optimumQuality(shapes, integerFlag(flags, "optimum-steps", 2500, 10, 100000), dir, reuse);
+    const optimum = await optimumQuality(shapes, integerFlag(flags, "optimum-steps", 1500, 10, 100000), dir, reuse);
     for (const row of rows) {
       row.optimum = optimum.get(row.shape);
       if (row.optimum && row.delivered) row.ratio = objective(row.delivered) / objective(row.optimum);
