@@ -61,6 +61,8 @@ interface Seat {
   kicked: boolean;
   /** Grabs it holds now. */
   holding: number;
+  /** Newest grab-move frame queued per hand (moves at or before it are repeats). */
+  lastMove: Map<Hand, number>;
 }
 
 interface HeldGrab {
@@ -156,7 +158,7 @@ export class PlaygroundRoom extends Room {
     this.seats.set(client.sessionId, {
       client, role, slot, limiter: new RateLimiter(LIMITS.messagesPerSecond, LIMITS.messageBurst), lastNoticeAt: 0,
       admin: adminToken !== null && this.tokenMatches(adminToken), poses: new Float64Array(21), poseMask: 0, poseDirty: false,
-      inputs: [], starved: true, ack: -1, ackTick: 0, ackDirty: false, kicked: false, holding: 0,
+      inputs: [], starved: true, ack: -1, ackTick: 0, ackDirty: false, kicked: false, holding: 0, lastMove: new Map(),
     });
     this.state.players.set(client.sessionId, new PlayerState({
       name: name || `${role === "player" ? "Player" : "Viewer"} ${slot + 1}`, color: color ?? PALETTE[slot % PALETTE.length], role, slot,
@@ -288,6 +290,23 @@ export class PlaygroundRoom extends Room {
   private queueInput(client: Client, input: GrabInput): string | null {
     const seat = this.seats.get(client.sessionId)!;
     if (seat.inputs.length >= MAX_QUEUED_INPUTS) return `more than ${MAX_QUEUED_INPUTS} grab inputs waiting`;
+    if (input.kind === "move") {
+      const message = input.message, hand = message.hand;
+      const last = seat.lastMove.get(hand) ?? -1;
+      if (message.seq <= last) return null; // already have it (a repeat carried in `earlier`)
+      // Frames this one says we missed (lost messages): queue them first, oldest first.
+      const earlier = message.earlier ?? [];
+      for (let back = earlier.length / 3; back >= 1; back--) {
+        const seq = message.seq - back;
+        if (seq <= last) continue;
+        const o = 3 * (back - 1);
+        seat.inputs.push({ kind: "move", message: { hand, seq, target: [earlier[o], earlier[o + 1], earlier[o + 2]] }, arrived: input.arrived });
+      }
+      seat.lastMove.set(hand, message.seq);
+    } else {
+      // A new grab or a release starts the hand's move sequence afresh (a grab's first move shares its frame).
+      seat.lastMove.set(input.message.hand, input.kind === "start" ? input.message.seq - 1 : input.message.seq);
+    }
     seat.inputs.push(input);
     return null;
   }

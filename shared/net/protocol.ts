@@ -53,6 +53,11 @@ export interface GrabMoveMessage extends SequencedInput {
   hand: Hand;
   /** Where the grabbed point should go, world metres. */
   target: [number, number, number];
+  /**
+   * The targets of frames seq - 1 and seq - 2 of the same grab (3 numbers each, newest first), so that one lost
+   * message does not cost the server a frame. Optional; at most 6 numbers.
+   */
+  earlier?: number[];
 }
 
 export interface GrabEndMessage extends SequencedInput {

@@ -74,7 +74,7 @@ export class PliantRoomClient {
   rtt = 0;
   private readonly network: NetworkSimulator;
   /** This client's grabs in the prediction; `exact` once they use the server's samples. */
-  private readonly held = new Map<Hand, { body: ClientBody; grab: number; point: [number, number, number]; exact: boolean }>();
+  private readonly held = new Map<Hand, { body: ClientBody; grab: number; point: [number, number, number]; exact: boolean; recent: [number, number, number][] }>();
   private readonly pendingGrabs = new Map<Hand, (result: GrabResultMessage) => void>();
   private readonly history = new Map<string, HistoryEntry[]>();
   /** Current grab target per hand (world m). */
@@ -367,7 +367,7 @@ export class PliantRoomClient {
         this.releaseLocal(input.hand);
         this.startPredicting(body);
         const grab = body.body.grab(input.point[0], input.point[1], input.point[2], { radius: Math.max(0.1, 0.08 * body.body.size) });
-        if (grab >= 0) this.held.set(input.hand, { body, grab, point: input.point, exact: false });
+        if (grab >= 0) this.held.set(input.hand, { body, grab, point: input.point, exact: false, recent: [] });
         this.targets.set(input.hand, input.point);
         this.send(false, MESSAGES.grabStart, { hand: input.hand, body: input.body, point: input.point, seq });
       } else {
@@ -379,7 +379,10 @@ export class PliantRoomClient {
       const target = this.targets.get(hand);
       if (!target) continue;
       held.body.body.moveGrab(held.grab, target[0], target[1], target[2]);
-      this.send(true, MESSAGES.grabMove, { hand, target, seq });
+      // The two previous frames' targets of this grab ride along: a lost message costs the server nothing.
+      this.send(true, MESSAGES.grabMove, { hand, target, seq, earlier: held.recent.flat() });
+      held.recent.unshift([target[0], target[1], target[2]]);
+      if (held.recent.length > 2) held.recent.pop();
     }
     for (const body of this.bodies.values()) if (body.predicting) this.predictStep(body, now, seq);
   }

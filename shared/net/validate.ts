@@ -80,7 +80,17 @@ export function parseGrabMove(message: unknown): Parsed<GrabMoveMessage> {
   if (typeof target === "string") return fail(target);
   const seq = sequence(message.seq);
   if (typeof seq === "string") return fail(seq);
-  return { ok: true, value: { hand: h, target, seq } };
+  const value: GrabMoveMessage = { hand: h, target, seq };
+  if (message.earlier !== undefined) {
+    const earlier = message.earlier;
+    if (!Array.isArray(earlier) || earlier.length > 6 || earlier.length % 3 !== 0) return fail("earlier must hold 0, 3 or 6 numbers");
+    for (let i = 0; i < earlier.length; i += 3) {
+      const v = vector(earlier.slice(i, i + 3), "earlier");
+      if (typeof v === "string") return fail(v);
+    }
+    value.earlier = earlier as number[];
+  }
+  return { ok: true, value };
 }
 
 export function parseGrabEnd(message: unknown): Parsed<GrabEndMessage> {
