@@ -1,18 +1,10 @@
 // A hostile client against a real room: malformed, out-of-range and unauthorised messages and a flood. The room
 // must keep ticking, other people must see nothing odd, the hostile client gets told why and is finally kicked.
 
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { ADMIN_TOKEN, joinClient, serverRoom, shownSurfacePoint, sleep, startTestServer, type TestServer } from "./helpers";
+import { expect, it } from "vitest";
+import { ADMIN_TOKEN, joinClient, serverRoom, shownSurfacePoint, sleep, useTestServer } from "./helpers";
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server?.server.close();
-});
+const server = useTestServer();
 
 it("garbage, forbidden actions and a 1,000 message/s flood change nothing for others and end in a kick", async () => {
   const good = await joinClient(server, { create: true, options: { name: "Good", role: "player" } });

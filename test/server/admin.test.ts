@@ -1,18 +1,10 @@
 // Admin actions with the token, and what a quiet room costs on the wire.
 
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { decodeSnapshot } from "../../shared/net";
-import { ADMIN_TOKEN, joinClient, serverRoom, shownSurfacePoint, sleep, startTestServer, type TestServer } from "./helpers";
+import { ADMIN_TOKEN, joinClient, serverRoom, shownSurfacePoint, sleep, useTestServer } from "./helpers";
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server?.server.close();
-});
+const server = useTestServer();
 
 it("admin actions need the token and do what they say", async () => {
   const admin = await joinClient(server, { create: true, options: { name: "Admin", role: "spectator", adminToken: ADMIN_TOKEN } });

@@ -1,6 +1,7 @@
 // A real Pliant server on a loopback port for tests, and helpers to drive PliantRoomClients.
 
 import { matchMaker } from "@colyseus/core";
+import { afterAll, beforeAll } from "vitest";
 import { startServer, type RunningServer } from "../../server/app";
 import type { PlaygroundRoom } from "../../server/room/playground-room";
 import { PliantRoomClient, type JoinSettings } from "../../shared/net";
@@ -17,6 +18,18 @@ export async function startTestServer(): Promise<TestServer> {
   const logs: string[] = [];
   const server = await startServer({ port: 0, host: "127.0.0.1", adminToken: ADMIN_TOKEN, log: (line) => logs.push(line) });
   return { server, endpoint: `ws://127.0.0.1:${server.port}`, logs };
+}
+
+/** A server for the calling test file: started before its tests, closed after them. */
+export function useTestServer(): TestServer {
+  const holder = { logs: [] as string[] } as unknown as TestServer;
+  beforeAll(async () => {
+    Object.assign(holder, await startTestServer());
+  });
+  afterAll(async () => {
+    await holder.server?.close();
+  });
+  return holder;
 }
 
 /** The server-side room instance (same process). */

@@ -1,19 +1,11 @@
 // Prediction and reconciliation over a bad network: 100 ms round trip, 20 ms jitter, 2% of poses, grab moves and
 // snapshots lost (simulated in the clients, both directions).
 
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { INTERPOLATION_DELAY_MS, SNAPSHOT_RATE, type NetworkConditions } from "../../shared/net";
-import { joinClient, serverRoom, shownSurfacePoint, sleep, startTestServer, topSample, type TestServer } from "./helpers";
+import { joinClient, serverRoom, shownSurfacePoint, sleep, topSample, useTestServer } from "./helpers";
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server?.server.close();
-});
+const server = useTestServer();
 
 const BAD_NETWORK: NetworkConditions = { latencyMs: 50, jitterMs: 20, loss: 0.02 };
 

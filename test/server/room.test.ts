@@ -1,18 +1,10 @@
 // The playground room end to end: a real server on loopback, real @colyseus/sdk clients (PliantRoomClient),
 // the real solver on both sides.
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { joinClient, pull, serverRoom, shownCentre, shownSurfacePoint, sleep, startTestServer, topSample, type TestServer } from "./helpers";
+import { describe, expect, it } from "vitest";
+import { joinClient, pull, serverRoom, shownCentre, shownSurfacePoint, sleep, topSample, useTestServer } from "./helpers";
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server?.server.close();
-});
+const server = useTestServer();
 
 const distance = (a: number[], b: number[]) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 
