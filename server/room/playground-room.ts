@@ -194,6 +194,7 @@ export class PlaygroundRoom extends Room {
       else seat.starved = true;
     }
     this.world.step();
+    for (let b = 0; b < this.placed.length; b++) if (this.world.respawned[b]) this.dropGrabsOn(b);
     this.ticks++;
     if (this.ticks % TICKS_PER_SNAPSHOT === 0) {
       // Acks first: on the same socket they arrive before the snapshot they describe.
@@ -405,6 +406,16 @@ export class PlaygroundRoom extends Room {
     const seat = this.seats.get(sessionId);
     if (seat) seat.holding--;
     this.state.grabs.delete(key);
+  }
+
+  /** A body left the room and was put back at its spawn: the solver let go of it, so must everyone. */
+  private dropGrabsOn(index: number): void {
+    for (const [key, held] of this.grabs) {
+      if (held.body !== index) continue;
+      const sessionId = key.slice(0, key.indexOf(":")), hand = key.slice(key.indexOf(":") + 1) as Hand;
+      this.releaseGrab(sessionId, hand);
+      this.seats.get(sessionId)?.client.send(MESSAGES.grabResult, { hand, body: this.placed[index].spec.id, ok: false, reason: "the body left the room and was put back" });
+    }
   }
 
   private freeGrabSlot(): number {

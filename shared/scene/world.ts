@@ -6,7 +6,7 @@
 import RAPIER from "@dimforge/rapier3d-compat";
 import { BoxObstacle, NearbyObstacles, SphereObstacle, type BoundedObstacle } from "./obstacles";
 import type { PropSpec, SceneLayout } from "./layout";
-import type { SoftEntity } from "./soft-entity";
+import { PROXY_SPHERES, type SoftEntity } from "./soft-entity";
 
 export type Rapier = typeof RAPIER;
 
@@ -39,11 +39,15 @@ export class SceneWorld {
   private readonly nearby: NearbyObstacles[] = [];
   private readonly scratch = { x: 0, y: 0, z: 0 };
   private readonly propSphere = new Float64Array(4);
+  private readonly proxyImpulse = new Float64Array(PROXY_SPHERES);
+  /** 1 for each body put back at its spawn by the last step (its grabs are gone): the room drops them too. */
+  readonly respawned: Uint8Array;
   tick = 0;
   /** Bodies and props put back at their spawn after leaving the room or going non-finite. */
   escapes = 0;
 
   constructor(rapier: Rapier, readonly layout: SceneLayout, readonly bodies: SoftEntity[], readonly dt = 1 / 60) {
+    this.respawned = new Uint8Array(bodies.length);
     this.rapier = new rapier.World({ x: 0, y: -9.81, z: 0 });
     this.rapier.timestep = dt;
     const statics: BoundedObstacle[] = [];
@@ -111,6 +115,7 @@ export class SceneWorld {
       if (prop.obstacle instanceof BoxObstacle) prop.obstacle.setPose(t.x, t.y, t.z, r.x, r.y, r.z, r.w);
       else prop.obstacle.center.set([t.x, t.y, t.z]);
     }
+    this.respawned.fill(0);
     for (let b = 0; b < this.bodies.length; b++) {
       const entity = this.bodies[b], bound = entity.proxies.bound;
       // Reach: the body's own wobble within a step plus the contact margin.
@@ -118,6 +123,7 @@ export class SceneWorld {
       entity.body.step();
       if (!this.insideRoom(entity)) {
         this.escapes++;
+        this.respawned[b] = 1;
         entity.respawn();
       } else {
         entity.updateProxies();
@@ -138,16 +144,27 @@ export class SceneWorld {
       for (let b = 0; b < this.bodies.length; b++) {
         const entity = this.bodies[b], bound = entity.proxies.bound;
         if (Math.hypot(bound[0] - sphere[0], bound[1] - sphere[1], bound[2] - sphere[2]) > bound[3] + sphere[3] + 0.01) continue;
-        const colliders = this.proxyColliders[b], centres = entity.proxies.centers;
+        const colliders = this.proxyColliders[b], centres = entity.proxies.centers, impulses = this.proxyImpulse;
+        let total = 0;
         for (let p = 0; p < colliders.length; p++) {
           let impulse = 0;
           this.rapier.contactPair(colliders[p], prop.collider, (manifold) => {
             for (let k = 0; k < manifold.numContacts(); k++) impulse += manifold.contactImpulse(k);
           });
-          if (impulse <= 0) continue;
+          impulses[p] = impulse;
+          total += impulse;
+        }
+        if (!(total > 0)) continue;
+        // A prop caught between a body's (kinematic, unyielding) proxies and the scene can take any impulse Rapier
+        // needs; what it can really pass on is bounded by its own momentum and weight (x2 for a bounce).
+        const v = prop.body.linvel();
+        const limit = prop.body.mass() * (2 * Math.hypot(v.x, v.y, v.z) + 2 * 9.81 * this.dt);
+        const scale = total > limit ? limit / total : 1;
+        for (let p = 0; p < colliders.length; p++) {
+          if (impulses[p] <= 0) continue;
           // Along the line from the prop's centre to the proxy's: exact for balls, close enough for blocks.
           const dx = centres[3 * p] - sphere[0], dy = centres[3 * p + 1] - sphere[1], dz = centres[3 * p + 2] - sphere[2];
-          const length = Math.hypot(dx, dy, dz) || 1, force = impulse / this.dt / length;
+          const length = Math.hypot(dx, dy, dz) || 1, force = (scale * impulses[p]) / this.dt / length;
           entity.body.applyForceAt(entity.proxyRows, p, force * dx, force * dy, force * dz);
         }
       }
