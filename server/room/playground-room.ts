@@ -20,6 +20,9 @@ const IDLE_DISTANCE = 1e-3;
 /** Pokes not refreshed for this long end on their own. */
 const POKE_TIMEOUT_TICKS = 30;
 const KICK_CODE = 4001;
+/** A grab slips when its material is this far (m), or this share of the body's size, from its target. */
+const GRAB_SLIP_DISTANCE = 0.15;
+const GRAB_SLIP_FRACTION = 0.6;
 
 type GrabInput = ({ kind: "start"; message: GrabStartMessage } | { kind: "move"; message: GrabMoveMessage } | { kind: "end"; message: GrabEndMessage }) & {
   /** World tick it arrived at. */
@@ -195,6 +198,7 @@ export class PlaygroundRoom extends Room {
     }
     this.world.step();
     for (let b = 0; b < this.placed.length; b++) if (this.world.respawned[b]) this.dropGrabsOn(b);
+    if (this.grabs.size) this.slipOverstretchedGrabs();
     this.ticks++;
     if (this.ticks % TICKS_PER_SNAPSHOT === 0) {
       // Acks first: on the same socket they arrive before the snapshot they describe.
@@ -406,6 +410,22 @@ export class PlaygroundRoom extends Room {
     const seat = this.seats.get(sessionId);
     if (seat) seat.holding--;
     this.state.grabs.delete(key);
+  }
+
+  /**
+   * A grab that cannot bring its material anywhere near its target (hands pulling one body far apart, a target
+   * behind a wall) slips out of the hand, as it would in real life: that keeps stiff grab springs from tearing a
+   * soft body apart faster than the solver can follow.
+   */
+  private slipOverstretchedGrabs(): void {
+    for (const [key, held] of this.grabs) {
+      const entity = this.placed[held.body].entity;
+      const limit = Math.max(GRAB_SLIP_DISTANCE, GRAB_SLIP_FRACTION * entity.size);
+      if (entity.body.grabStretch(held.grab) <= limit) continue;
+      const sessionId = key.slice(0, key.indexOf(":")), hand = key.slice(key.indexOf(":") + 1) as Hand;
+      this.releaseGrab(sessionId, hand);
+      this.seats.get(sessionId)?.client.send(MESSAGES.grabResult, { hand, body: entity.id, ok: false, reason: "the body slipped out of your hand" });
+    }
   }
 
   /** A body left the room and was put back at its spawn: the solver let go of it, so must everyone. */

@@ -41,7 +41,11 @@ export class SoftEntity {
     this.proxyRows = basisRows({ positions: centres, weights }, h);
     this.proxies = new SphereSetObstacle(radii);
     this.updateProxies();
+    this.restBoundRadius = this.proxies.bound[3];
   }
+
+  /** Radius of the proxies' bounding sphere at rest, m. */
+  readonly restBoundRadius: number;
 
   /** Moves the proxy spheres to the body's current deformed positions. */
   updateProxies(): void {

@@ -20,6 +20,8 @@ export function loadRapier(): Promise<Rapier> {
 
 /** Most fingertip pokes at once (two hands for 16 players). */
 export const MAX_POKES = 32;
+/** A body whose proxies spread over this many times their rest radius is put back at its spawn. */
+const EXPLODED_BOUND = 4;
 /** Far away: where idle poke spheres wait. */
 const PARKED = 1e6;
 
@@ -175,7 +177,9 @@ export class SceneWorld {
     const q = entity.body.q;
     for (let i = 0; i < q.length; i++) if (!Number.isFinite(q[i])) return false;
     const b = entity.proxies.bound, limit = this.layout.roomHalfExtent + 0.5;
-    return Math.abs(b[0]) < limit && Math.abs(b[2]) < limit && b[1] > -0.5 && b[1] < 20;
+    // Stretched to several times its size, a body has left physics (the solver lost it): treat it as gone too.
+    const intact = b[3] < EXPLODED_BOUND * entity.restBoundRadius;
+    return intact && Math.abs(b[0]) < limit && Math.abs(b[2]) < limit && b[1] > -0.5 && b[1] < 20;
   }
 
   respawnProp(prop: Prop): void {

@@ -344,6 +344,24 @@ export class SoftBody {
     return this.activateGrab(slot, found, x, y, z, stiffness);
   }
 
+  /** How far (m, mean over its samples) a grab's samples are from where it pulls them: how hard it is pulling. */
+  grabStretch(id: number): number {
+    if (!this.isGrabbing(id)) throw new SimParameterError(`unknown grab ${id}`);
+    const s = this.subspace, p = this.pointScratch, t = 3 * id, r = 9 * id, rot = this.grabRotation;
+    let total = 0;
+    for (let j = 0; j < this.grabCount[id]; j++) {
+      const oo = (id * MAX_GRAB_POINTS + j) * 3;
+      const offX = this.grabOffsets[oo], offY = this.grabOffsets[oo + 1], offZ = this.grabOffsets[oo + 2];
+      this.positionAt(this.q, s.surfaceRows, s.surfaceRest, this.grabSamples[id * MAX_GRAB_POINTS + j], p, 0);
+      total += Math.hypot(
+        p[0] - (this.grabTarget[t] + rot[r] * offX + rot[r + 1] * offY + rot[r + 2] * offZ),
+        p[1] - (this.grabTarget[t + 1] + rot[r + 3] * offX + rot[r + 4] * offY + rot[r + 5] * offZ),
+        p[2] - (this.grabTarget[t + 2] + rot[r + 6] * offX + rot[r + 7] * offY + rot[r + 8] * offZ),
+      );
+    }
+    return total / this.grabCount[id];
+  }
+
   /** The surface samples a grab holds and their offsets from its target (to recreate it elsewhere). */
   grabbedSamples(id: number): { samples: number[]; offsets: number[] } {
     if (!this.isGrabbing(id)) throw new SimParameterError(`unknown grab ${id}`);
