@@ -14,7 +14,7 @@ import type { SkinningFieldProvider } from "../shared/skinning";
 import { configurePlayground, playgroundConfig } from "./room/playground-config";
 import { PlaygroundRoom } from "./room/playground-room";
 import { BAKE_CACHE_DIRECTORY } from "./world/bake-cache";
-import { placeBodies } from "./world/playground-bodies";
+import { bakeBodies } from "./world/playground-bodies";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const CLIENT_BUILD = path.join(ROOT, "client/dist");
@@ -51,7 +51,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   // Bake the default scene now (or find it in the cache): a missing asset fails here with a clear message, and the
   // first person to join does not wait for bakes.
   const config = playgroundConfig();
-  await placeBodies(config.layout.bodies, config.provider, config.providerKey);
+  await bakeBodies(config.layout.bodies, config.provider, config.providerKey);
 
   let presence: Presence = new LocalPresence();
   let driver: matchMaker.MatchMakerDriver | undefined;

@@ -7,7 +7,7 @@ import { MATERIALS, loadRapier, SceneWorld, MAX_POKES } from "../../shared/scene
 import {
   BodyState, EMPTY_SNAPSHOT_BYTES, GrabState, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
   parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parsePoke, parsePose, snapshotCapacity,
-  type AckMessage, type AdminMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type NoticeMessage, type Parsed,
+  type AckMessage, type AdminMessage, type GrabResultMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type NoticeMessage, type Parsed,
 } from "../../shared/net";
 import { placeBodies, type PlacedBody } from "../world/playground-bodies";
 import { playgroundConfig } from "./playground-config";
@@ -69,6 +69,8 @@ interface Seat {
 }
 
 interface HeldGrab {
+  sessionId: string;
+  hand: Hand;
   body: number;
   grab: number;
   /** GrabState.slot: the grab's index in snapshots. */
@@ -172,7 +174,7 @@ export class PlaygroundRoom extends Room {
 
   override onLeave(client: Client): void {
     // Whatever the client held is let go at once: the next tick simulates without it.
-    for (const key of [...this.grabs.keys()]) if (key.startsWith(`${client.sessionId}:`)) this.releaseGrab(client.sessionId, key.slice(key.indexOf(":") + 1) as Hand);
+    for (const held of [...this.grabs.values()]) if (held.sessionId === client.sessionId) this.releaseGrab(held.sessionId, held.hand);
     for (const key of [...this.pokes.keys()]) if (key.startsWith(`${client.sessionId}:`)) this.endPoke(key);
     this.seats.delete(client.sessionId);
     this.state.players.delete(client.sessionId);
@@ -389,7 +391,7 @@ export class PlaygroundRoom extends Room {
     }
     const slot = this.freeGrabSlot();
     const key = `${client.sessionId}:${hand}`;
-    this.grabs.set(key, { body: index, grab, slot, target: Float64Array.from(point), moved: true });
+    this.grabs.set(key, { sessionId: client.sessionId, hand, body: index, grab, slot, target: Float64Array.from(point), moved: true });
     seat.holding++;
     const held = entity.body.grabbedSamples(grab);
     this.state.grabs.set(key, new GrabState({
@@ -418,24 +420,22 @@ export class PlaygroundRoom extends Room {
    * soft body apart faster than the solver can follow.
    */
   private slipOverstretchedGrabs(): void {
-    for (const [key, held] of this.grabs) {
+    for (const held of this.grabs.values()) {
       const entity = this.placed[held.body].entity;
       const limit = Math.max(GRAB_SLIP_DISTANCE, GRAB_SLIP_FRACTION * entity.size);
-      if (entity.body.grabStretch(held.grab) <= limit) continue;
-      const sessionId = key.slice(0, key.indexOf(":")), hand = key.slice(key.indexOf(":") + 1) as Hand;
-      this.releaseGrab(sessionId, hand);
-      this.seats.get(sessionId)?.client.send(MESSAGES.grabResult, { hand, body: entity.id, ok: false, reason: "the body slipped out of your hand" });
+      if (entity.body.grabStretch(held.grab) > limit) this.letGo(held, "the body slipped out of your hand");
     }
   }
 
   /** A body left the room and was put back at its spawn: the solver let go of it, so must everyone. */
   private dropGrabsOn(index: number): void {
-    for (const [key, held] of this.grabs) {
-      if (held.body !== index) continue;
-      const sessionId = key.slice(0, key.indexOf(":")), hand = key.slice(key.indexOf(":") + 1) as Hand;
-      this.releaseGrab(sessionId, hand);
-      this.seats.get(sessionId)?.client.send(MESSAGES.grabResult, { hand, body: this.placed[index].spec.id, ok: false, reason: "the body left the room and was put back" });
-    }
+    for (const held of this.grabs.values()) if (held.body === index) this.letGo(held, "the body left the room and was put back");
+  }
+
+  /** Ends a grab the holder did not release, and tells them why. */
+  private letGo(held: HeldGrab, reason: string): void {
+    this.releaseGrab(held.sessionId, held.hand);
+    this.seats.get(held.sessionId)?.client.send(MESSAGES.grabResult, { hand: held.hand, body: this.placed[held.body].spec.id, ok: false, reason } satisfies GrabResultMessage);
   }
 
   private freeGrabSlot(): number {
@@ -483,7 +483,7 @@ export class PlaygroundRoom extends Room {
     };
     switch (message.action) {
       case "reset":
-        for (const key of [...this.grabs.keys()]) this.releaseGrab(key.slice(0, key.indexOf(":")), key.slice(key.indexOf(":") + 1) as Hand);
+        for (const held of [...this.grabs.values()]) this.releaseGrab(held.sessionId, held.hand);
         for (const key of [...this.pokes.keys()]) this.endPoke(key);
         this.world.reset();
         return done("the room was reset");

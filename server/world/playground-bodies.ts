@@ -5,6 +5,7 @@ import { boxMesh, sphereMesh, type TriangleMesh } from "../../shared/geometry";
 import { MATERIALS, SoftEntity, type SoftBodySpec } from "../../shared/scene";
 import { SkinningError, type SkinningFieldProvider } from "../../shared/skinning";
 import { readMeshFile } from "../mesh-file";
+import { parseBoxSpec } from "../scenarios/body-from-mesh";
 import { cachedBake, type CachedBake } from "./bake-cache";
 
 export const ASSET_DIRECTORY = path.resolve(import.meta.dirname, "../assets");
@@ -19,8 +20,8 @@ export async function meshForSpec(spec: SoftBodySpec): Promise<{ mesh: TriangleM
   const [kind, value] = spec.mesh.split(":", 2);
   if (kind === "asset" && /^[a-z0-9-]+$/.test(value ?? "")) return { mesh: await readMeshFile(path.join(ASSET_DIRECTORY, `${value}.obj`)), size: spec.size };
   if (kind === "box") {
-    const sides = (value ?? "").split("x").map(Number);
-    if (sides.length === 3 && sides.every((v) => v > 0 && v <= 2)) return { mesh: boxMesh(sides[0], sides[1], sides[2]), size: Math.max(...sides) };
+    const [x, y, z] = parseBoxSpec(spec.mesh)!;
+    return { mesh: boxMesh(x, y, z), size: Math.max(x, y, z) };
   }
   if (kind === "sphere") {
     const radius = Number(value);
@@ -29,12 +30,19 @@ export async function meshForSpec(spec: SoftBodySpec): Promise<{ mesh: TriangleM
   throw new SkinningError(`unknown soft-body mesh "${spec.mesh}": use asset:NAME, box:LxWxH or sphere:R (metres)`);
 }
 
-export async function placeBodies(specs: SoftBodySpec[], provider: SkinningFieldProvider, providerKey: string): Promise<PlacedBody[]> {
-  const placed: PlacedBody[] = [];
+/** Bakes (or finds in the cache) every body of a layout. */
+export async function bakeBodies(specs: SoftBodySpec[], provider: SkinningFieldProvider, providerKey: string): Promise<{ spec: SoftBodySpec; size: number; bake: CachedBake }[]> {
+  const baked = [];
   for (const spec of specs) {
     const { mesh, size } = await meshForSpec(spec);
-    const bake = await cachedBake(mesh, provider, providerKey, { handles: 16, cubature: 256 });
-    placed.push({ spec, bake, entity: new SoftEntity(spec.id, bake.body, size, MATERIALS[spec.material], spec.position) });
+    baked.push({ spec, size, bake: await cachedBake(mesh, provider, providerKey, { handles: 16, cubature: 256 }) });
   }
-  return placed;
+  return baked;
+}
+
+/** A room's bodies: baked, then placed as solver bodies with their proxies. */
+export async function placeBodies(specs: SoftBodySpec[], provider: SkinningFieldProvider, providerKey: string): Promise<PlacedBody[]> {
+  return (await bakeBodies(specs, provider, providerKey)).map(({ spec, size, bake }) => ({
+    spec, bake, entity: new SoftEntity(spec.id, bake.body, size, MATERIALS[spec.material], spec.position),
+  }));
 }

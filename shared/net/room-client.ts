@@ -46,7 +46,6 @@ export interface ClientBody {
 interface HistoryEntry {
   /** The frame number (the seq its inputs were sent with). */
   seq: number;
-  at: number;
   q: Float64Array;
   v: Float64Array;
   /** 3 per hand slot (HAND_SLOTS order); NaN where that hand held nothing on this body. */
@@ -84,6 +83,8 @@ export class PliantRoomClient {
   /** Other people's grabs replicated on bodies this client predicts, by "sessionId:hand". */
   private readonly replicas = new Map<string, { body: ClientBody; grab: number; slot: number }>();
   private lastFrame = 0;
+  private readonly pointScratch = new Float64Array(3);
+  private readonly otherPointScratch = new Float64Array(3);
   /** This client's frame number: grab inputs are sent with it. */
   private frame = 0;
   private lastAck: AckMessage | null = null;
@@ -182,7 +183,7 @@ export class PliantRoomClient {
     this.lastFrame = now;
     while (this.accumulator >= DT) {
       this.accumulator -= DT;
-      this.runFrame(now);
+      this.runFrame();
     }
     for (const body of this.bodies.values()) {
       if (body.predicting) body.displayQ.set(body.body.q);
@@ -359,7 +360,7 @@ export class PliantRoomClient {
   }
 
   /** One 60 Hz frame: this frame's grab inputs (applied locally and sent with its number), then the predicted bodies. */
-  private runFrame(now: number): void {
+  private runFrame(): void {
     const seq = ++this.frame;
     for (const input of this.queued.splice(0)) {
       if (input.kind === "start") {
@@ -384,7 +385,7 @@ export class PliantRoomClient {
       held.recent.unshift([target[0], target[1], target[2]]);
       if (held.recent.length > 2) held.recent.pop();
     }
-    for (const body of this.bodies.values()) if (body.predicting) this.predictStep(body, now, seq);
+    for (const body of this.bodies.values()) if (body.predicting) this.predictStep(body, seq);
   }
 
   private releaseLocal(hand: Hand): void {
@@ -396,13 +397,12 @@ export class PliantRoomClient {
     if (![...this.held.values()].some((h) => h.body === held.body)) this.stopPredicting(held.body);
   }
 
-  private predictStep(body: ClientBody, now: number, seq: number): void {
+  private predictStep(body: ClientBody, seq: number): void {
     body.body.step();
     const history = this.history.get(body.id)!;
     const n = body.body.n;
-    const entry = history.length >= HISTORY ? history.shift()! : { seq: 0, at: 0, q: new Float64Array(n), v: new Float64Array(n), targets: new Float64Array(3 * HAND_SLOTS.length) };
+    const entry = history.length >= HISTORY ? history.shift()! : { seq: 0, q: new Float64Array(n), v: new Float64Array(n), targets: new Float64Array(3 * HAND_SLOTS.length) };
     entry.seq = seq;
-    entry.at = now;
     entry.q.set(body.body.q);
     entry.v.set(body.body.velocity);
     entry.targets.fill(NaN);
@@ -428,7 +428,7 @@ export class PliantRoomClient {
     }
     const base = history[k];
     // Report the error where it matters: at the body's surface samples.
-    const s = body.body.subspace, p = new Float64Array(3), r = new Float64Array(3);
+    const s = body.body.subspace, p = this.pointScratch, r = this.otherPointScratch;
     let worst = 0;
     for (let i = 0; i < s.surfaceCount; i += 4) {
       body.body.positionAt(serverQ, s.surfaceRows, s.surfaceRest, i, p, 0);

@@ -32,8 +32,8 @@ function pose(value: unknown, name: string): Pose | string {
   return [position[0], position[1], position[2], x / length, y / length, z / length, w / length];
 }
 
-function hand(value: unknown): Hand | string {
-  return typeof value === "string" && (HANDS as readonly string[]).includes(value) ? (value as Hand) : `hand must be one of ${HANDS.join(", ")}`;
+function hand(value: unknown): Hand | { error: string } {
+  return typeof value === "string" && (HANDS as readonly string[]).includes(value) ? (value as Hand) : { error: `hand must be one of ${HANDS.join(", ")}` };
 }
 
 function sequence(value: unknown): number | string {
@@ -62,7 +62,7 @@ export function parsePose(message: unknown): Parsed<PoseMessage> {
 export function parseGrabStart(message: unknown, knownBody: (id: string) => boolean): Parsed<GrabStartMessage> {
   if (!isRecord(message)) return fail("grab-start must be an object");
   const h = hand(message.hand);
-  if (h !== "left" && h !== "right" && h !== "pointer") return fail(h);
+  if (typeof h !== "string") return fail(h.error);
   const body = bodyId(message.body, knownBody);
   if (typeof body !== "string") return fail(body.error);
   const point = vector(message.point, "point");
@@ -75,7 +75,7 @@ export function parseGrabStart(message: unknown, knownBody: (id: string) => bool
 export function parseGrabMove(message: unknown): Parsed<GrabMoveMessage> {
   if (!isRecord(message)) return fail("grab-move must be an object");
   const h = hand(message.hand);
-  if (h !== "left" && h !== "right" && h !== "pointer") return fail(h);
+  if (typeof h !== "string") return fail(h.error);
   const target = vector(message.target, "target");
   if (typeof target === "string") return fail(target);
   const seq = sequence(message.seq);
@@ -96,7 +96,7 @@ export function parseGrabMove(message: unknown): Parsed<GrabMoveMessage> {
 export function parseGrabEnd(message: unknown): Parsed<GrabEndMessage> {
   if (!isRecord(message)) return fail("grab-end must be an object");
   const h = hand(message.hand);
-  if (h !== "left" && h !== "right" && h !== "pointer") return fail(h);
+  if (typeof h !== "string") return fail(h.error);
   const seq = sequence(message.seq);
   if (typeof seq === "string") return fail(seq);
   return { ok: true, value: { hand: h, seq } };
@@ -105,7 +105,7 @@ export function parseGrabEnd(message: unknown): Parsed<GrabEndMessage> {
 export function parsePoke(message: unknown): Parsed<PokeMessage> {
   if (!isRecord(message)) return fail("poke must be an object");
   const h = hand(message.hand);
-  if (h !== "left" && h !== "right" && h !== "pointer") return fail(h);
+  if (typeof h !== "string") return fail(h.error);
   const center = vector(message.center, "center");
   if (typeof center === "string") return fail(center);
   const radius = message.radius;

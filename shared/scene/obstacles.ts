@@ -2,7 +2,7 @@
 // scene boxes, rigid props that Rapier moves, and the proxy spheres of other soft bodies. Nothing here allocates
 // per query; poses are written in place by the world once per tick.
 
-import type { ContactSurface } from "../sim";
+import { quaternionToMatrix, type ContactSurface } from "../sim";
 
 /** An obstacle that can say roughly where it is: a bounding sphere (x, y, z, r) for the broad phase. */
 export interface BoundedObstacle extends ContactSurface {
@@ -14,6 +14,7 @@ export class BoxObstacle implements BoundedObstacle {
   readonly center = new Float64Array(3);
   readonly half = new Float64Array(3);
   readonly rotation = new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]);
+  private readonly quaternion = new Float64Array(4);
 
   constructor(half: ArrayLike<number>, center: ArrayLike<number> = [0, 0, 0]) {
     this.half.set(half);
@@ -23,7 +24,9 @@ export class BoxObstacle implements BoundedObstacle {
   /** Pose from a unit quaternion (x, y, z, w) and a position. */
   setPose(px: number, py: number, pz: number, qx: number, qy: number, qz: number, qw: number): void {
     this.center[0] = px; this.center[1] = py; this.center[2] = pz;
-    quaternionToMatrix(qx, qy, qz, qw, this.rotation);
+    const quaternion = this.quaternion;
+    quaternion[0] = qx; quaternion[1] = qy; quaternion[2] = qz; quaternion[3] = qw;
+    quaternionToMatrix(quaternion, this.rotation);
   }
 
   boundingSphere(out: Float64Array): void {
@@ -163,10 +166,4 @@ function sphereDistance(c: Float64Array, o: number, radius: number, x: number, y
     normalOut[0] = 0; normalOut[1] = 1; normalOut[2] = 0;
   }
   return distance;
-}
-
-export function quaternionToMatrix(x: number, y: number, z: number, w: number, out: Float64Array): void {
-  out[0] = 1 - 2 * (y * y + z * z); out[1] = 2 * (x * y - z * w); out[2] = 2 * (x * z + y * w);
-  out[3] = 2 * (x * y + z * w); out[4] = 1 - 2 * (x * x + z * z); out[5] = 2 * (y * z - x * w);
-  out[6] = 2 * (x * z - y * w); out[7] = 2 * (y * z + x * w); out[8] = 1 - 2 * (x * x + y * y);
 }

@@ -21,15 +21,12 @@ export class SoftEntity {
   readonly proxies: SphereSetObstacle;
   /** Where the body starts: origin of its rest frame, world metres. */
   readonly spawn: Float64Array;
-  /** Lowest rest point below the body origin, m (positive). */
-  readonly restDepth: number;
 
   constructor(readonly id: string, readonly baked: BakedBody, readonly size: number, material: MaterialPreset, position: ArrayLike<number>) {
     this.subspace = new Subspace(toSubspaceSource(baked, size));
     const s = size / 2;
     let minY = Infinity;
     for (let i = 1; i < baked.renderPositions.length; i += 3) minY = Math.min(minY, baked.renderPositions[i] * s);
-    this.restDepth = -minY;
     this.spawn = Float64Array.from([position[0], position[1] - minY, position[2]]);
     this.body = new SoftBody(this.subspace, material, { damping: material.damping }, this.spawn);
     // Proxies: spheres inscribed in the rest shape (centred on dense interior points, radius = distance to the

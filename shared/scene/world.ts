@@ -37,11 +37,16 @@ export class SceneWorld {
   readonly props: Prop[] = [];
   readonly pokes: SphereObstacle[] = [];
   private readonly proxyBodies: RAPIER.RigidBody[][] = [];
-  private readonly proxyColliders: RAPIER.Collider[][] = [];
+  /** Proxy collider handle -> body index * PROXY_SPHERES + proxy index. */
+  private readonly proxyOwner = new Map<number, number>();
   private readonly nearby: NearbyObstacles[] = [];
   private readonly scratch = { x: 0, y: 0, z: 0 };
   private readonly propSphere = new Float64Array(4);
-  private readonly proxyImpulse = new Float64Array(PROXY_SPHERES);
+  /** Per body: contact impulse of each proxy with the prop being visited, and their sum. */
+  private readonly proxyImpulse: Float64Array[];
+  private readonly bodyImpulse: Float64Array;
+  private currentProp: Prop | undefined;
+  private pairImpulse = 0;
   /** 1 for each body put back at its spawn by the last step (its grabs are gone): the room drops them too. */
   readonly respawned: Uint8Array;
   tick = 0;
@@ -50,6 +55,8 @@ export class SceneWorld {
 
   constructor(rapier: Rapier, readonly layout: SceneLayout, readonly bodies: SoftEntity[], readonly dt = 1 / 60) {
     this.respawned = new Uint8Array(bodies.length);
+    this.proxyImpulse = bodies.map(() => new Float64Array(PROXY_SPHERES));
+    this.bodyImpulse = new Float64Array(bodies.length);
     this.rapier = new rapier.World({ x: 0, y: -9.81, z: 0 });
     this.rapier.timestep = dt;
     const statics: BoundedObstacle[] = [];
@@ -67,15 +74,15 @@ export class SceneWorld {
     }
     for (let i = 0; i < MAX_POKES; i++) this.pokes.push(new SphereObstacle(0.01, [PARKED, PARKED, PARKED]));
     for (const entity of bodies) {
-      const proxies: RAPIER.RigidBody[] = [], colliders: RAPIER.Collider[] = [];
+      const proxies: RAPIER.RigidBody[] = [];
       const c = entity.proxies.centers;
       for (let p = 0; p < entity.proxies.radii.length; p++) {
         const body = this.rapier.createRigidBody(rapier.RigidBodyDesc.kinematicPositionBased().setTranslation(c[3 * p], c[3 * p + 1], c[3 * p + 2]));
-        colliders.push(this.rapier.createCollider(rapier.ColliderDesc.ball(entity.proxies.radii[p]).setFriction(0.6), body));
+        const collider = this.rapier.createCollider(rapier.ColliderDesc.ball(entity.proxies.radii[p]).setFriction(0.6), body);
+        this.proxyOwner.set(collider.handle, this.proxyBodies.length * PROXY_SPHERES + p);
         proxies.push(body);
       }
       this.proxyBodies.push(proxies);
-      this.proxyColliders.push(colliders);
       const nearby = new NearbyObstacles([
         ...statics, ...this.props.map((p) => p.obstacle), ...bodies.filter((o) => o !== entity).map((o) => o.proxies), ...this.pokes,
       ]);
@@ -136,33 +143,28 @@ export class SceneWorld {
 
   /**
    * Rapier stopped the props at the (kinematic) proxy spheres: the impulses it used there push the soft bodies back,
-   * applied on their next step at the proxies' points. Only pairs whose bounding spheres touch are asked.
+   * applied on their next step at the proxies' points. Only the props' actual contact pairs are visited, through
+   * callbacks made once (nothing is allocated per pair).
    */
   private pushBodiesByProps(): void {
     const sphere = this.propSphere;
     for (const prop of this.props) {
       if (prop.body.isSleeping()) continue;
+      this.bodyImpulse.fill(0);
+      for (const impulses of this.proxyImpulse) impulses.fill(0);
+      this.currentProp = prop;
+      this.rapier.contactPairsWith(prop.collider, this.collectProxyContact);
       prop.obstacle.boundingSphere(sphere);
       for (let b = 0; b < this.bodies.length; b++) {
-        const entity = this.bodies[b], bound = entity.proxies.bound;
-        if (Math.hypot(bound[0] - sphere[0], bound[1] - sphere[1], bound[2] - sphere[2]) > bound[3] + sphere[3] + 0.01) continue;
-        const colliders = this.proxyColliders[b], centres = entity.proxies.centers, impulses = this.proxyImpulse;
-        let total = 0;
-        for (let p = 0; p < colliders.length; p++) {
-          let impulse = 0;
-          this.rapier.contactPair(colliders[p], prop.collider, (manifold) => {
-            for (let k = 0; k < manifold.numContacts(); k++) impulse += manifold.contactImpulse(k);
-          });
-          impulses[p] = impulse;
-          total += impulse;
-        }
+        const total = this.bodyImpulse[b];
         if (!(total > 0)) continue;
         // A prop caught between a body's (kinematic, unyielding) proxies and the scene can take any impulse Rapier
         // needs; what it can really pass on is bounded by its own momentum and weight (x2 for a bounce).
         const v = prop.body.linvel();
         const limit = prop.body.mass() * (2 * Math.hypot(v.x, v.y, v.z) + 2 * 9.81 * this.dt);
         const scale = total > limit ? limit / total : 1;
-        for (let p = 0; p < colliders.length; p++) {
+        const entity = this.bodies[b], centres = entity.proxies.centers, impulses = this.proxyImpulse[b];
+        for (let p = 0; p < impulses.length; p++) {
           if (impulses[p] <= 0) continue;
           // Along the line from the prop's centre to the proxy's: exact for balls, close enough for blocks.
           const dx = centres[3 * p] - sphere[0], dy = centres[3 * p + 1] - sphere[1], dz = centres[3 * p + 2] - sphere[2];
@@ -172,6 +174,22 @@ export class SceneWorld {
       }
     }
   }
+
+  /** contactPairsWith callback: adds a proxy's contact impulse with the current prop to its body's tally. */
+  private readonly collectProxyContact = (other: RAPIER.Collider): void => {
+    const owner = this.proxyOwner.get(other.handle);
+    if (owner === undefined) return;
+    this.pairImpulse = 0;
+    this.rapier.contactPair(other, this.currentProp!.collider, this.addManifoldImpulse);
+    if (!(this.pairImpulse > 0)) return;
+    const b = Math.floor(owner / PROXY_SPHERES), p = owner % PROXY_SPHERES;
+    this.proxyImpulse[b][p] += this.pairImpulse;
+    this.bodyImpulse[b] += this.pairImpulse;
+  };
+
+  private readonly addManifoldImpulse = (manifold: RAPIER.TempContactManifold): void => {
+    for (let k = 0; k < manifold.numContacts(); k++) this.pairImpulse += manifold.contactImpulse(k);
+  };
 
   private insideRoom(entity: SoftEntity): boolean {
     const q = entity.body.q;

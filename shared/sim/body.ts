@@ -9,7 +9,7 @@
 // and an Armijo line search; everything runs in preallocated arrays.
 
 import { ContactSet, type ContactSurface } from "./contacts";
-import { dot, extractRotation, quaternionToMatrix, symmetricEigen } from "./linalg";
+import { dot, dotRange, extractRotation, quaternionToMatrix, symmetricEigen } from "./linalg";
 import {
   lameParameters, neoHookeanEnergy, neoHookeanEnergyAndStress, neoHookeanHessianProjected, SimParameterError, validateMaterial, type Material,
 } from "./material";
@@ -799,17 +799,8 @@ export class SoftBody {
     }
     let energy = 0;
     for (let i = 0; i < n; i++) {
-      // Four accumulators: this n^2 product is the hottest loop after elasticity.
-      let r0 = 0, r1 = 0, r2 = 0, r3 = 0, j = 0;
-      const off = i * n;
-      for (; j + 3 < n; j += 4) {
-        r0 += k[off + j] * e[j];
-        r1 += k[off + j + 1] * e[j + 1];
-        r2 += k[off + j + 2] * e[j + 2];
-        r3 += k[off + j + 3] * e[j + 3];
-      }
-      for (; j < n; j++) r0 += k[off + j] * e[j];
-      y[i] = coefficient * (r0 + r1 + r2 + r3);
+      // This n^2 product is the hottest loop after elasticity.
+      y[i] = coefficient * dotRange(k, i * n, e, 0, n);
       energy += 0.5 * e[i] * y[i];
     }
     // g += (R (x) I) y

@@ -28,31 +28,22 @@ export function choleskyMirror(a: Float64Array, n: number): void {
 
 /** Solves L L^T x = b in place (b becomes x) with a factor from choleskyFactor + choleskyMirror. */
 export function choleskySolve(l: Float64Array, n: number, b: Float64Array): void {
-  // Both sweeps read rows, with four accumulators (the solve runs every quasi-Newton iteration).
-  for (let i = 0; i < n; i++) {
-    const row = i * n;
-    let s0 = 0, s1 = 0, s2 = 0, s3 = 0, k = 0;
-    for (; k + 3 < i; k += 4) {
-      s0 += l[row + k] * b[k];
-      s1 += l[row + k + 1] * b[k + 1];
-      s2 += l[row + k + 2] * b[k + 2];
-      s3 += l[row + k + 3] * b[k + 3];
-    }
-    for (; k < i; k++) s0 += l[row + k] * b[k];
-    b[i] = (b[i] - (s0 + s1 + s2 + s3)) / l[row + i];
+  // Both sweeps read rows (the solve runs every quasi-Newton iteration).
+  for (let i = 0; i < n; i++) b[i] = (b[i] - dotRange(l, i * n, b, 0, i)) / l[i * n + i];
+  for (let i = n - 1; i >= 0; i--) b[i] = (b[i] - dotRange(l, i * n, b, i + 1, n)) / l[i * n + i];
+}
+
+/** sum_k a[offset + k] * b[k] for k in [from, to), with four accumulators (hot loops: the solve, the damping product). */
+export function dotRange(a: Float64Array, offset: number, b: Float64Array, from: number, to: number): number {
+  let s0 = 0, s1 = 0, s2 = 0, s3 = 0, k = from;
+  for (; k + 3 < to; k += 4) {
+    s0 += a[offset + k] * b[k];
+    s1 += a[offset + k + 1] * b[k + 1];
+    s2 += a[offset + k + 2] * b[k + 2];
+    s3 += a[offset + k + 3] * b[k + 3];
   }
-  for (let i = n - 1; i >= 0; i--) {
-    const row = i * n;
-    let s0 = 0, s1 = 0, s2 = 0, s3 = 0, k = i + 1;
-    for (; k + 3 < n; k += 4) {
-      s0 += l[row + k] * b[k];
-      s1 += l[row + k + 1] * b[k + 1];
-      s2 += l[row + k + 2] * b[k + 2];
-      s3 += l[row + k + 3] * b[k + 3];
-    }
-    for (; k < n; k++) s0 += l[row + k] * b[k];
-    b[i] = (b[i] - (s0 + s1 + s2 + s3)) / l[row + i];
-  }
+  for (; k < to; k++) s0 += a[offset + k] * b[k];
+  return s0 + s1 + s2 + s3;
 }
 
 export function dot(a: Float64Array, b: Float64Array, n: number): number {
