@@ -23,7 +23,7 @@ const HISTORY = 120;
 const DT = 1 / TICK_RATE;
 const HAND_SLOTS: readonly Hand[] = ["left", "right", "pointer"];
 /** Most frames one reconciliation replays; a server further behind (overloaded) is adopted as is instead. */
-const MAX_REPLAY = 30;
+const MAX_REPLAY = 60;
 
 export interface ClientBody {
   id: string;
