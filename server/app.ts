@@ -19,6 +19,8 @@ import { bakeBodies } from "./world/playground-bodies";
 const ROOT = path.resolve(import.meta.dirname, "..");
 const CLIENT_BUILD = path.join(ROOT, "client/dist");
 const PLACEHOLDER_PAGE = path.join(ROOT, "server/placeholder");
+/** Controller and hand models for WebXR, served by us: headsets at a trade show may have no internet. */
+const INPUT_PROFILES = path.join(ROOT, "node_modules/@webxr-input-profiles/assets/dist/profiles");
 
 export interface ServerSettings {
   port: number;
@@ -80,6 +82,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
         const rooms = await matchMaker.query({ name: ROOM_NAME });
         res.json({ rooms: rooms.map((r) => ({ roomId: r.roomId, clients: r.clients, maxClients: r.maxClients })) });
       });
+      app.use("/profiles", express.static(INPUT_PROFILES, { maxAge: "1d" }));
       app.use(express.static(existsSync(CLIENT_BUILD) ? CLIENT_BUILD : PLACEHOLDER_PAGE, { index: "index.html" }));
     },
   });

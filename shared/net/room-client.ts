@@ -69,6 +69,10 @@ export interface JoinSettings {
 export class PliantRoomClient {
   readonly bodies = new Map<string, ClientBody>();
   readonly notices: NoticeMessage[] = [];
+  /** Latest pose of every rigid prop that has moved, by PropState.index: position (3) then quaternion (4). */
+  readonly props = new Map<number, Float64Array>();
+  /** Latest head and hand poses of every player, by PlayerState.slot (mask: 1 head, 2 left, 4 right). */
+  readonly avatars = new Map<number, { mask: number; poses: Float64Array }>();
   /** Round-trip time, ms (refreshed every second). */
   rtt = 0;
   private readonly network: NetworkSimulator;
@@ -135,6 +139,15 @@ export class PliantRoomClient {
 
   get sessionId(): string {
     return this.room.sessionId;
+  }
+
+  get roomId(): string {
+    return this.room.roomId;
+  }
+
+  /** Hands of this client that hold a body now (predicted; the server may still refuse a fresh grab). */
+  heldBody(hand: Hand): string | undefined {
+    return this.held.get(hand)?.body.id;
   }
 
   // ----- inputs -----------------------------------------------------------------------------------------
@@ -270,6 +283,13 @@ export class PliantRoomClient {
     }
     const now = Date.now();
     for (const grab of snapshot.grabs) this.grabTargets.set(grab.slot, grab.target);
+    for (const prop of snapshot.props) {
+      const pose = this.props.get(prop.index) ?? new Float64Array(7);
+      pose.set(prop.position, 0);
+      pose.set(prop.quaternion, 3);
+      this.props.set(prop.index, pose);
+    }
+    for (const avatar of snapshot.avatars) this.avatars.set(avatar.slot, { mask: avatar.mask, poses: avatar.poses });
     this.syncMaterials();
     for (const body of this.bodies.values()) if (body.predicting) this.syncReplicas(body);
     for (const state of snapshot.bodies) {

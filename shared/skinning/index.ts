@@ -5,3 +5,4 @@ export * from "./bake";
 export * from "./onnx-provider";
 export * from "./quality";
 export * from "./orthonormal";
+export * from "./render-influences";

@@ -1,0 +1,117 @@
+// The Pliant page: the live room at once (spectator), a join form for a player seat, Enter VR / AR where the
+// browser offers them, and the desktop cameras otherwise.
+
+import { Canvas, useThree } from "@react-three/fiber";
+import { XR } from "@react-three/xr";
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from "react";
+import type { PliantRoomClient } from "../../shared/net";
+import { BakeLoader } from "./bake/bake-loader";
+import { installDebugHooks, setDebugScene } from "./debug-hooks";
+import { JoinPanel, LoadingPanel, Notices, SessionButtons, StatusPanel } from "./hud/hud";
+import { XRHud } from "./hud/xr-hud";
+import { MouseDrag } from "./interaction/mouse-drag";
+import { XRInteraction } from "./interaction/xr-interaction";
+import { SoftBodyMesh } from "./render/soft-body-mesh";
+import { FrameDriver } from "./room/frame-driver";
+import { RoomConnection } from "./room/room-connection";
+import { usePlayers, useRoomFlags } from "./room/room-hooks";
+import { Avatars } from "./scene/avatars";
+import { Lights, Props, RoomStatics } from "./scene/room-scene";
+import { SpectatorCamera, type CameraMode } from "./view/spectator-camera";
+import type { AppXRStore, EmulatedDevice } from "./xr/xr-store";
+
+export function App({ store, emulated }: { store: AppXRStore; emulated?: EmulatedDevice }) {
+  const loader = useMemo(() => new BakeLoader(location.href.split(/[?#]/)[0]), []);
+  const connection = useMemo(() => new RoomConnection(location.origin, loader), [loader]);
+  useEffect(() => {
+    connection.start();
+    installDebugHooks({ connection, store, emulated });
+    return () => void connection.close();
+  }, [connection, store, emulated]);
+  const state = useSyncExternalStore(connection.subscribe, () => connection.snapshot);
+  const client = state.client;
+  const players = usePlayers(client);
+  const { spectatorGrabs } = useRoomFlags(client);
+  const xrMode = useSyncExternalStore(store.subscribe, () => store.getState().mode);
+  const [cameraMode, setCameraMode] = useState<CameraMode>(() => (new URLSearchParams(location.search).get("camera") === "auto" ? "auto" : "orbit"));
+  const [dragging, setDragging] = useState(false);
+  const [joining, setJoining] = useState(false);
+  const [joinError, setJoinError] = useState<string | null>(null);
+  const [notices, setNotices] = useState<string[]>([]);
+  const [support, setSupport] = useState({ vr: false, ar: false });
+  const notice = useCallback((message: string) => setNotices((list) => [...list.slice(-4), message]), []);
+
+  useEffect(() => {
+    const xr = navigator.xr;
+    if (!xr) return;
+    void Promise.all([xr.isSessionSupported("immersive-vr").catch(() => false), xr.isSessionSupported("immersive-ar").catch(() => false)]).then(([vr, ar]) => setSupport({ vr, ar }));
+  }, [emulated]);
+
+  const join = useCallback(async (name: string, color: string) => {
+    setJoining(true);
+    setJoinError(null);
+    try {
+      await connection.joinAsPlayer(name, color);
+    } catch (error) {
+      setJoinError(error instanceof Error ? error.message : String(error));
+    } finally {
+      setJoining(false);
+    }
+  }, [connection]);
+
+  const enter = useCallback((mode: "vr" | "ar") => {
+    // The session request must stay inside the click: join in parallel.
+    void (mode === "vr" ? store.enterVR() : store.enterAR()).catch((error: unknown) => notice(`cannot enter ${mode.toUpperCase()}: ${error instanceof Error ? error.message : String(error)}`));
+    if (connection.snapshot.role !== "player") void join(localStorage.getItem("pliant-name") ?? "Guest", localStorage.getItem("pliant-color") ?? "#ff7043");
+  }, [store, connection, join, notice]);
+
+  const role = state.role;
+  const canGrab = role === "player" || spectatorGrabs;
+  const passthrough = xrMode === "immersive-ar";
+  return (
+    <>
+      <Canvas shadows dpr={[1, 2]} camera={{ fov: 55, near: 0.02, far: 60 }} gl={{ antialias: true }}>
+        <XR store={store}>
+          {!passthrough && <color attach="background" args={["#1a1f27"]} />}
+          <SceneHook />
+          <FrameDriver client={client} />
+          <Lights />
+          <RoomStatics passthrough={passthrough} />
+          {client && <RoomContents client={client} loader={loader} players={players} />}
+          {client && <XRInteraction client={client} canGrab={role === "player"} onNotice={notice} />}
+          {client && <MouseDrag client={client} enabled={canGrab && !xrMode} onDragging={setDragging} />}
+          <SpectatorCamera client={client} mode={cameraMode} dragging={dragging} />
+          <XRHud connection={state} />
+        </XR>
+      </Canvas>
+      <div style={{ position: "fixed", inset: 12, display: "flex", flexDirection: "column", gap: 8, alignItems: "flex-start", pointerEvents: "none" }}>
+        <StatusPanel connection={state} players={players.filter((p) => p.role === "player").length} />
+        <LoadingPanel loader={loader} />
+        {role === "spectator" && state.status === "connected" && <JoinPanel onJoin={(n, c) => void join(n, c)} busy={joining} error={joinError} />}
+        <SessionButtons vr={support.vr} ar={support.ar} onEnter={enter} cameraMode={cameraMode} onCameraMode={setCameraMode} />
+        <Notices messages={notices} />
+      </div>
+    </>
+  );
+}
+
+function RoomContents({ client, loader, players }: { client: PliantRoomClient; loader: BakeLoader; players: ReturnType<typeof usePlayers> }) {
+  const infos = client.room.state as { bodies: Map<string, { id: string; bake: string; size: number }> };
+  return (
+    <>
+      {[...client.bodies.values()].map((body) => {
+        const info = infos.bodies.get(body.id);
+        const bake = info && loader.get(info.bake);
+        return bake && info ? <SoftBodyMesh key={`${body.id}:${body.material}`} body={body} bake={bake} size={info.size} /> : null;
+      })}
+      <Props client={client} />
+      <Avatars client={client} players={players} />
+    </>
+  );
+}
+
+function SceneHook() {
+  const scene = useThree((s) => s.scene);
+  useEffect(() => setDebugScene(scene), [scene]);
+  return null;
+}

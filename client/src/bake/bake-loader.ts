@@ -1,0 +1,85 @@
+// The page's side of the bake worker: one request per hash, progress per hash for the loading UI.
+
+import type { RenderInfluences } from "../../../shared/skinning";
+import type { BakeReply, BakeStage } from "./bake-messages";
+
+export interface LoadedBake {
+  bytes: Uint8Array;
+  influences: RenderInfluences;
+  cached: boolean;
+  ms: number;
+}
+
+export interface BakeProgress {
+  stage: BakeStage | "ready" | "error";
+  fraction: number;
+  message?: string;
+}
+
+export class BakeLoader {
+  private worker: Worker | undefined;
+  private readonly requests = new Map<string, { promise: Promise<LoadedBake>; resolve: (bake: LoadedBake) => void; reject: (error: Error) => void }>();
+  private readonly loaded = new Map<string, LoadedBake>();
+  readonly progress = new Map<string, BakeProgress>();
+  private readonly listeners = new Set<() => void>();
+
+  constructor(private readonly baseUrl: string) {}
+
+  /** The baked body bytes and GPU tables of a hash; loads once, later calls share the result. */
+  load(hash: string): Promise<LoadedBake> {
+    const existing = this.requests.get(hash);
+    if (existing) return existing.promise;
+    let resolve!: (bake: LoadedBake) => void, reject!: (error: Error) => void;
+    const promise = new Promise<LoadedBake>((a, b) => { resolve = a; reject = b; });
+    this.requests.set(hash, { promise, resolve, reject });
+    this.setProgress(hash, { stage: "download", fraction: 0 });
+    this.ensureWorker().postMessage({ hash, url: new URL(`bakes/${hash}`, this.baseUrl).href });
+    return promise;
+  }
+
+  /** Already loaded (synchronous, for render code). */
+  get(hash: string): LoadedBake | undefined {
+    return this.loaded.get(hash);
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    this.worker = new Worker(new URL("./bake-worker.ts", import.meta.url), { type: "module", name: "pliant-bakes" });
+    this.worker.onmessage = (event: MessageEvent<BakeReply>) => this.onReply(event.data);
+    this.worker.onerror = (event) => {
+      for (const [hash, request] of this.requests) {
+        if (this.loaded.has(hash)) continue;
+        this.setProgress(hash, { stage: "error", fraction: 0, message: event.message });
+        request.reject(new Error(`bake worker failed: ${event.message}`));
+      }
+    };
+    return this.worker;
+  }
+
+  private onReply(reply: BakeReply): void {
+    const request = this.requests.get(reply.hash);
+    if (!request) return;
+    if (reply.type === "progress") {
+      this.setProgress(reply.hash, { stage: reply.stage, fraction: reply.fraction });
+    } else if (reply.type === "ready") {
+      const bake = { bytes: reply.bytes, influences: reply.influences, cached: reply.cached, ms: reply.ms };
+      this.loaded.set(reply.hash, bake);
+      this.setProgress(reply.hash, { stage: "ready", fraction: 1 });
+      request.resolve(bake);
+    } else {
+      this.setProgress(reply.hash, { stage: "error", fraction: 0, message: reply.message });
+      this.requests.delete(reply.hash); // a later join may try again
+      request.reject(new Error(reply.message));
+    }
+  }
+
+  private setProgress(hash: string, progress: BakeProgress): void {
+    this.progress.set(hash, progress);
+    for (const listener of this.listeners) listener();
+  }
+}

@@ -1,0 +1,52 @@
+// window.pliant: a small handle on the running app for the browser tests, the frame benchmark and curious
+// developers (console). Read-only views plus the emulated headset when ?emulate is set.
+
+import type * as THREE from "three";
+import { frameStats } from "./hud/frame-stats";
+import { xrInputs } from "./interaction/xr-inputs";
+import type { RoomConnection } from "./room/room-connection";
+import type { AppXRStore, EmulatedDevice } from "./xr/xr-store";
+
+let scene: THREE.Scene | null = null;
+
+export function setDebugScene(next: THREE.Scene): void {
+  scene = next;
+}
+
+export function installDebugHooks({ connection, store, emulated }: { connection: RoomConnection; store: AppXRStore; emulated?: EmulatedDevice }): void {
+  const point = new Float64Array(3);
+  const hooks = {
+    connection,
+    store,
+    device: emulated?.device,
+    inputs: xrInputs,
+    frameStats,
+    get client() {
+      return connection.snapshot.client;
+    },
+    /** True once the room's bodies are on screen. */
+    get ready(): boolean {
+      const client = connection.snapshot.client;
+      if (!client || !scene) return false;
+      let meshes = 0;
+      scene.traverse((o) => { if (o.name.startsWith("soft-body-")) meshes++; });
+      return meshes === client.bodies.size && meshes > 0;
+    },
+    /** World position of surface sample i of a body, as shown now. */
+    surfacePoint(bodyId: string, i: number): [number, number, number] {
+      const body = connection.snapshot.client?.bodies.get(bodyId);
+      if (!body) throw new Error(`unknown body ${bodyId}`);
+      const s = body.body.subspace;
+      body.body.positionAt(body.displayQ, s.surfaceRows, s.surfaceRest, i, point, 0);
+      return [point[0], point[1], point[2]];
+    },
+    surfaceCount(bodyId: string): number {
+      return connection.snapshot.client?.bodies.get(bodyId)?.body.subspace.surfaceCount ?? 0;
+    },
+    /** Shows or hides every soft body (pixel checks compare the two). */
+    setBodiesVisible(visible: boolean): void {
+      scene?.traverse((o) => { if (o.name.startsWith("soft-body-")) o.visible = visible; });
+    },
+  };
+  (window as unknown as { pliant: typeof hooks }).pliant = hooks;
+}

@@ -1,0 +1,106 @@
+// The page's overlay: connection state, round trip, frame rate and simulation time; loading progress per body;
+// the join form; the Enter VR / Enter AR buttons and the camera switch.
+
+import { useEffect, useState } from "react";
+import type { BakeLoader } from "../bake/bake-loader";
+import type { ConnectionState } from "../room/room-connection";
+import type { CameraMode } from "../view/spectator-camera";
+import { frameStats } from "./frame-stats";
+
+const panel: React.CSSProperties = { background: "rgba(17, 20, 26, 0.78)", borderRadius: 10, padding: "8px 12px", pointerEvents: "auto", backdropFilter: "blur(6px)" };
+const button: React.CSSProperties = { background: "#4fc3f7", color: "#0b1118", border: 0, borderRadius: 8, padding: "8px 14px", font: "600 14px system-ui, sans-serif", cursor: "pointer" };
+const STATUS_COLOR = { connecting: "#ffb300", connected: "#66bb6a", reconnecting: "#ffb300", failed: "#ef5350" } as const;
+
+export function useHudNumbers(connection: ConnectionState) {
+  const [numbers, setNumbers] = useState({ rtt: 0, fps: 0, simMs: 0, frameMs: 0 });
+  useEffect(() => {
+    const timer = setInterval(() => {
+      const interval = frameStats.mean(frameStats.interval);
+      setNumbers({
+        rtt: connection.client?.rtt ?? 0,
+        fps: interval > 0 ? 1000 / interval : 0,
+        simMs: frameStats.mean(frameStats.simulation),
+        frameMs: frameStats.mean(frameStats.simulation) + frameStats.mean(frameStats.scene) + frameStats.mean(frameStats.render),
+      });
+    }, 500);
+    return () => clearInterval(timer);
+  }, [connection.client]);
+  return numbers;
+}
+
+export function StatusPanel({ connection, players }: { connection: ConnectionState; players: number }) {
+  const n = useHudNumbers(connection);
+  return (
+    <div style={panel} data-testid="hud">
+      <div>
+        <span style={{ color: STATUS_COLOR[connection.status] }}>●</span>{" "}
+        <span data-testid="connection-status">{connection.status}</span>
+        {connection.status === "connected" && <> · {connection.role} · {players} {players === 1 ? "player" : "players"}</>}
+      </div>
+      <div style={{ opacity: 0.8, fontVariantNumeric: "tabular-nums" }}>
+        {n.rtt.toFixed(0)} ms RTT · {n.fps.toFixed(0)} fps · sim {n.simMs.toFixed(2)} ms · CPU {n.frameMs.toFixed(2)} ms
+      </div>
+      {connection.error && <div style={{ color: "#ffab91" }} data-testid="connection-error">{connection.error}</div>}
+    </div>
+  );
+}
+
+export function LoadingPanel({ loader }: { loader: BakeLoader }) {
+  const [, force] = useState(0);
+  useEffect(() => loader.subscribe(() => force((v) => v + 1)), [loader]);
+  const rows = [...loader.progress].map(([hash, progress]) => ({ hash, progress })).filter((r) => r.progress.stage !== "ready");
+  if (!rows.length) return null;
+  return (
+    <div style={panel} data-testid="loading">
+      {rows.map(({ hash, progress }) => (
+        <div key={hash}>
+          {progress!.stage === "error" ? `body failed to load: ${progress!.message}` : `${progress!.stage === "download" ? "downloading" : "preparing"} body… ${Math.round(100 * progress!.fraction)}%`}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+export function JoinPanel({ onJoin, busy, error }: { onJoin: (name: string, color: string) => void; busy: boolean; error: string | null }) {
+  const [name, setName] = useState(() => localStorage.getItem("pliant-name") ?? "");
+  const [color, setColor] = useState(() => localStorage.getItem("pliant-color") ?? randomColor());
+  return (
+    <form
+      style={{ ...panel, display: "flex", gap: 8, alignItems: "center", flexWrap: "wrap" }}
+      onSubmit={(event) => {
+        event.preventDefault();
+        const trimmed = name.trim() || "Guest";
+        localStorage.setItem("pliant-name", trimmed);
+        localStorage.setItem("pliant-color", color);
+        onJoin(trimmed, color);
+      }}
+    >
+      <input aria-label="name" placeholder="Your name" maxLength={24} value={name} onChange={(e) => setName(e.target.value)} style={{ padding: 7, borderRadius: 6, border: "1px solid #445", background: "#1b2029", color: "inherit", width: 130 }} />
+      <input aria-label="colour" type="color" value={color} onChange={(e) => setColor(e.target.value)} style={{ width: 36, height: 32, border: 0, background: "none" }} />
+      <button type="submit" style={button} disabled={busy}>{busy ? "Joining…" : "Join as player"}</button>
+      {error && <div style={{ color: "#ffab91", width: "100%" }}>{error}</div>}
+    </form>
+  );
+}
+
+export function SessionButtons({ vr, ar, onEnter, cameraMode, onCameraMode }: { vr: boolean; ar: boolean; onEnter: (mode: "vr" | "ar") => void; cameraMode: CameraMode; onCameraMode: (mode: CameraMode) => void }) {
+  return (
+    <div style={{ display: "flex", gap: 8, pointerEvents: "auto" }}>
+      {vr && <button style={button} onClick={() => onEnter("vr")}>Enter VR</button>}
+      {ar && <button style={button} onClick={() => onEnter("ar")}>Enter AR</button>}
+      <button style={{ ...button, background: "#2c3442", color: "#e8ecf1" }} onClick={() => onCameraMode(cameraMode === "orbit" ? "auto" : "orbit")}>
+        {cameraMode === "orbit" ? "Auto camera" : "Orbit camera"}
+      </button>
+    </div>
+  );
+}
+
+export function Notices({ messages }: { messages: string[] }) {
+  if (!messages.length) return null;
+  return <div style={panel}>{messages.slice(-3).map((m, k) => <div key={k}>{m}</div>)}</div>;
+}
+
+function randomColor(): string {
+  const hues = ["#ff7043", "#ab47bc", "#26a69a", "#ffca28", "#5c6bc0", "#ec407a", "#9ccc65"];
+  return hues[Math.floor(Math.random() * hues.length)];
+}

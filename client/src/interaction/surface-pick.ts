@@ -1,0 +1,62 @@
+// Finds where a hand, a fingertip or a ray meets a soft body's surface in the state shown now, from the body's
+// surface samples (the same points the solver grabs and collides with). No allocation per call.
+
+import type { ClientBody } from "../../../shared/net";
+
+export interface SurfaceHit {
+  bodyId: string;
+  point: [number, number, number];
+  /** Distance from the query point (nearest) or from the ray (ray), m. */
+  distance: number;
+  /** Along the ray, m (ray queries). */
+  along: number;
+}
+
+export class SurfacePicker {
+  private readonly p = new Float64Array(3);
+
+  /** The surface sample nearest to (x, y, z) within maxDistance, over all bodies. */
+  nearest(bodies: Iterable<ClientBody>, x: number, y: number, z: number, maxDistance: number): SurfaceHit | null {
+    let best: SurfaceHit | null = null;
+    for (const body of bodies) {
+      if (this.outside(body, x, y, z, maxDistance)) continue;
+      const s = body.body.subspace;
+      for (let i = 0; i < s.surfaceCount; i++) {
+        body.body.positionAt(body.displayQ, s.surfaceRows, s.surfaceRest, i, this.p, 0);
+        const d = Math.hypot(this.p[0] - x, this.p[1] - y, this.p[2] - z);
+        if (d <= maxDistance && (!best || d < best.distance)) best = { bodyId: body.id, point: [this.p[0], this.p[1], this.p[2]], distance: d, along: 0 };
+      }
+    }
+    return best;
+  }
+
+  /**
+   * The first surface sample along a ray (unit direction) within `radius` of it (plus `spread` per metre of
+   * distance, so far bodies stay easy to hit), up to maxAlong metres.
+   */
+  ray(bodies: Iterable<ClientBody>, ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, maxAlong: number, radius: number, spread = 0.01): SurfaceHit | null {
+    let best: SurfaceHit | null = null;
+    for (const body of bodies) {
+      const s = body.body.subspace;
+      for (let i = 0; i < s.surfaceCount; i++) {
+        body.body.positionAt(body.displayQ, s.surfaceRows, s.surfaceRest, i, this.p, 0);
+        const rx = this.p[0] - ox, ry = this.p[1] - oy, rz = this.p[2] - oz;
+        const along = rx * dx + ry * dy + rz * dz;
+        if (along <= 0 || along > maxAlong) continue;
+        const off = Math.hypot(rx - along * dx, ry - along * dy, rz - along * dz);
+        if (off > radius + spread * along) continue;
+        // The nearest hit along the ray wins; among samples at about the same depth, the one closest to the ray.
+        const score = along + 2 * off;
+        if (!best || score < best.along + 2 * best.distance) best = { bodyId: body.id, point: [this.p[0], this.p[1], this.p[2]], distance: off, along };
+      }
+    }
+    return best;
+  }
+
+  /** Cheap reject: the point is farther from the body's moved centre than its rest radius, doubled, plus the margin. */
+  private outside(body: ClientBody, x: number, y: number, z: number, margin: number): boolean {
+    const q = body.displayQ, m = q.length / 3, o = body.body.origin;
+    const cx = o[0] + q[3], cy = o[1] + q[m + 3], cz = o[2] + q[2 * m + 3];
+    return Math.hypot(x - cx, y - cy, z - cz) > body.body.size * 2 + margin;
+  }
+}

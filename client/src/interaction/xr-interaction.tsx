@@ -1,0 +1,184 @@
+// Hands and controllers in a headset session: squeeze grabs the touched surface (near), the trigger grabs what
+// its ray hits (far), a pinch grabs with bare hands, the index fingertip pokes. Two hands on one body stretch it;
+// letting go leaves the body with the velocity the hand gave it. Grabs move the body in this very frame (the
+// room client predicts them); the server confirms or refuses them. Head and hand poses go out at 20 Hz.
+
+import { useFrame } from "@react-three/fiber";
+import { useRef } from "react";
+import type { Hand, PliantRoomClient, Pose } from "../../../shared/net";
+import { SurfacePicker } from "./surface-pick";
+import { xrInputs } from "./xr-inputs";
+
+/** A squeeze grabs surface within this distance of the grip, m. */
+const NEAR_GRAB = 0.06;
+/** A pinch starts below this thumb-index distance and ends above the second (hysteresis), m. */
+const PINCH_START = 0.018;
+const PINCH_END = 0.035;
+const FAR_GRAB_REACH = 6;
+const FAR_GRAB_RADIUS = 0.03;
+/** Fingertip sphere radius sent with pokes, m, and how near the surface a fingertip starts poking. */
+const POKE_RADIUS = 0.012;
+const POKE_NEAR = 0.04;
+const POSE_INTERVAL_MS = 50;
+const POKE_INTERVAL_MS = 33;
+
+interface HandState {
+  /** "squeeze" | "trigger" | "pinch" while held. */
+  holding: "squeeze" | "trigger" | "pinch" | null;
+  /** Grab point relative to the holding pose, in its local frame. */
+  offset: [number, number, number];
+  wasSqueeze: boolean;
+  wasTrigger: boolean;
+  pinching: boolean;
+  poking: boolean;
+  lastPoke: number;
+}
+
+const newHandState = (): HandState => ({ holding: null, offset: [0, 0, 0], wasSqueeze: false, wasTrigger: false, pinching: false, poking: false, lastPoke: 0 });
+
+export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoomClient; canGrab: boolean; onNotice: (message: string) => void }) {
+  const picker = useRef(new SurfacePicker()).current;
+  const hands = useRef<Record<"left" | "right", HandState>>({ left: newHandState(), right: newHandState() }).current;
+  const lastPose = useRef(0);
+  const pose = useRef<Record<"head" | "left" | "right", Pose | null>>({ head: null, left: null, right: null }).current;
+
+  useFrame((three, _delta, frame: XRFrame | undefined) => {
+    const session = frame?.session;
+    const space = three.gl.xr.getReferenceSpace();
+    if (!frame || !session || !space) return;
+    const viewer = frame.getViewerPose(space);
+    pose.head = viewer ? toPose(viewer.transform) : null;
+    pose.left = pose.right = null;
+    const now = performance.now();
+    for (const source of session.inputSources) {
+      const side = source.handedness;
+      if (side !== "left" && side !== "right") continue;
+      const state = hands[side];
+      const inputs = xrInputs[side];
+      if (source.hand) {
+        const tip = frame.getJointPose?.(source.hand.get("index-finger-tip")!, space);
+        const thumb = frame.getJointPose?.(source.hand.get("thumb-tip")!, space);
+        const wrist = frame.getJointPose?.(source.hand.get("wrist")!, space);
+        if (!tip || !thumb) continue;
+        const t = tip.transform.position, th = thumb.transform.position;
+        inputs.indexTip = [t.x, t.y, t.z];
+        inputs.grip = wrist ? [wrist.transform.position.x, wrist.transform.position.y, wrist.transform.position.z] : null;
+        pose[side] = wrist ? toPose(wrist.transform) : null;
+        const gap = Math.hypot(t.x - th.x, t.y - th.y, t.z - th.z);
+        const mid: [number, number, number] = [(t.x + th.x) / 2, (t.y + th.y) / 2, (t.z + th.z) / 2];
+        if (!state.pinching && gap < PINCH_START) {
+          state.pinching = true;
+          if (canGrab && !state.holding) {
+            const hit = picker.nearest(client.bodies.values(), mid[0], mid[1], mid[2], NEAR_GRAB);
+            if (hit) start(side, state, hit.bodyId, hit.point, "pinch", [hit.point[0] - mid[0], hit.point[1] - mid[1], hit.point[2] - mid[2]], undefined);
+          }
+        } else if (state.pinching && gap > PINCH_END) {
+          state.pinching = false;
+          if (state.holding === "pinch") end(side, state);
+        }
+        if (state.holding === "pinch") client.moveGrab(side, [mid[0] + state.offset[0], mid[1] + state.offset[1], mid[2] + state.offset[2]]);
+        // Fingertip pokes: only a free hand near a body.
+        if (canGrab && !state.pinching && now - state.lastPoke >= POKE_INTERVAL_MS) {
+          const near = picker.nearest(client.bodies.values(), t.x, t.y, t.z, POKE_NEAR);
+          if (near) {
+            client.poke(side, [t.x, t.y, t.z], POKE_RADIUS);
+            state.lastPoke = now;
+            state.poking = true;
+          } else if (state.poking) {
+            client.poke(side, [t.x, t.y, t.z], 0);
+            state.poking = false;
+          }
+        }
+        continue;
+      }
+      const grip = frame.getPose(source.gripSpace ?? source.targetRaySpace, space);
+      if (!grip) continue;
+      const g = grip.transform;
+      inputs.grip = [g.position.x, g.position.y, g.position.z];
+      inputs.indexTip = null;
+      pose[side] = toPose(g);
+      const buttons = source.gamepad?.buttons;
+      const squeeze = (buttons?.[1]?.value ?? 0) > 0.5;
+      const trigger = (buttons?.[0]?.value ?? 0) > 0.5;
+      if (squeeze && !state.wasSqueeze && canGrab && !state.holding) {
+        const hit = picker.nearest(client.bodies.values(), g.position.x, g.position.y, g.position.z, NEAR_GRAB);
+        if (hit) start(side, state, hit.bodyId, hit.point, "squeeze", localOffset(g, hit.point), source);
+      }
+      if (trigger && !state.wasTrigger && canGrab && !state.holding) {
+        const ray = frame.getPose(source.targetRaySpace, space);
+        if (ray) {
+          const r = ray.transform, d = forward(r);
+          const hit = picker.ray(client.bodies.values(), r.position.x, r.position.y, r.position.z, d[0], d[1], d[2], FAR_GRAB_REACH, FAR_GRAB_RADIUS);
+          // Held on a stick from the grip: the body follows the controller's motion and turns.
+          if (hit) start(side, state, hit.bodyId, hit.point, "trigger", localOffset(g, hit.point), source);
+        }
+      }
+      if ((state.holding === "squeeze" && !squeeze) || (state.holding === "trigger" && !trigger)) end(side, state);
+      state.wasSqueeze = squeeze;
+      state.wasTrigger = trigger;
+      if (state.holding) client.moveGrab(side, fromLocal(g, state.offset));
+    }
+    if (pose.head && now - lastPose.current >= POSE_INTERVAL_MS) {
+      lastPose.current = now;
+      client.sendPose(pose.head, pose.left, pose.right);
+    }
+  });
+
+  function start(side: Hand & ("left" | "right"), state: HandState, bodyId: string, point: [number, number, number], how: HandState["holding"], offset: [number, number, number], source: XRInputSource | undefined) {
+    state.holding = how;
+    state.offset = offset;
+    xrInputs[side].holding = bodyId;
+    void client.grab(side, bodyId, point).then((result) => {
+      if (result.ok) pulse(source, 0.6, 40);
+      else {
+        if (state.holding === how) state.holding = null;
+        xrInputs[side].holding = null;
+        onNotice(`grab refused: ${result.reason ?? "no reason given"}`);
+      }
+    });
+  }
+
+  function end(side: "left" | "right", state: HandState) {
+    state.holding = null;
+    xrInputs[side].holding = null;
+    client.release(side);
+  }
+
+  return null;
+}
+
+function toPose(t: XRRigidTransform): Pose {
+  return [t.position.x, t.position.y, t.position.z, t.orientation.x, t.orientation.y, t.orientation.z, t.orientation.w];
+}
+
+/** A world point in a pose's local frame. */
+function localOffset(t: XRRigidTransform, p: [number, number, number]): [number, number, number] {
+  const q = t.orientation;
+  return rotate(-q.x, -q.y, -q.z, q.w, p[0] - t.position.x, p[1] - t.position.y, p[2] - t.position.z);
+}
+
+function fromLocal(t: XRRigidTransform, local: [number, number, number]): [number, number, number] {
+  const q = t.orientation;
+  const r = rotate(q.x, q.y, q.z, q.w, local[0], local[1], local[2]);
+  return [r[0] + t.position.x, r[1] + t.position.y, r[2] + t.position.z];
+}
+
+function forward(t: XRRigidTransform): [number, number, number] {
+  const q = t.orientation;
+  return rotate(q.x, q.y, q.z, q.w, 0, 0, -1);
+}
+
+function rotate(qx: number, qy: number, qz: number, qw: number, x: number, y: number, z: number): [number, number, number] {
+  // v' = v + 2 w (q x v) + 2 q x (q x v)
+  const cx = qy * z - qz * y, cy = qz * x - qx * z, cz = qx * y - qy * x;
+  return [
+    x + 2 * (qw * cx + qy * cz - qz * cy),
+    y + 2 * (qw * cy + qz * cx - qx * cz),
+    z + 2 * (qw * cz + qx * cy - qy * cx),
+  ];
+}
+
+function pulse(source: XRInputSource | undefined, intensity: number, ms: number): void {
+  const actuator = (source?.gamepad as (Gamepad & { hapticActuators?: { pulse?: (i: number, d: number) => Promise<boolean> }[] }) | undefined)?.hapticActuators?.[0];
+  void actuator?.pulse?.(intensity, ms)?.catch(() => undefined);
+}

@@ -1,0 +1,21 @@
+// How each material reads on screen: jelly glossy and translucent, rubber satin, dough matte and powdery.
+
+import * as THREE from "three";
+import { MATERIALS, isMaterialName } from "../../../shared/scene";
+
+export function createBodyMaterial(material: string): THREE.MeshPhysicalMaterial {
+  const name = isMaterialName(material) ? material : "jelly";
+  const color = new THREE.Color(MATERIALS[name].color);
+  switch (name) {
+    case "rubber":
+      return new THREE.MeshPhysicalMaterial({ color, roughness: 0.45, metalness: 0, clearcoat: 0.35, clearcoatRoughness: 0.4 });
+    case "dough":
+      return new THREE.MeshPhysicalMaterial({ color, roughness: 0.92, metalness: 0, sheen: 0.8, sheenRoughness: 0.8, sheenColor: new THREE.Color("#fff6e6") });
+    default:
+      // Translucency by blending, not transmission: transmission re-renders the scene per eye, too costly on a headset.
+      return new THREE.MeshPhysicalMaterial({
+        color, roughness: 0.08, metalness: 0, clearcoat: 1, clearcoatRoughness: 0.04, ior: 1.35, specularIntensity: 1,
+        transparent: true, opacity: 0.86, depthWrite: true,
+      });
+  }
+}

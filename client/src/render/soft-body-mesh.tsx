@@ -1,0 +1,38 @@
+// One soft body on screen: the render mesh skinned on the GPU from the q the room client shows this frame.
+
+import { useFrame } from "@react-three/fiber";
+import { useEffect, useMemo } from "react";
+import * as THREE from "three";
+import type { ClientBody } from "../../../shared/net";
+import type { LoadedBake } from "../bake/bake-loader";
+import { createBodyMaterial } from "./body-look";
+import { applySoftSkinning, createSkinnedGeometry, createSkinningUniforms, writeHandleRows } from "./soft-skinning";
+
+export function SoftBodyMesh({ body, bake, size }: { body: ClientBody; bake: LoadedBake; size: number }) {
+  const handles = body.baked.learnedHandles + 1;
+  const uniforms = useMemo(() => createSkinningUniforms(handles, size / 2), [handles, size]);
+  const geometry = useMemo(() => createSkinnedGeometry(bake.influences), [bake]);
+  const material = useMemo(() => applySoftSkinning(createBodyMaterial(body.material), uniforms, handles), [body.material, uniforms, handles]);
+  const depthMaterial = useMemo(() => applySoftSkinning(new THREE.MeshDepthMaterial({ depthPacking: THREE.RGBADepthPacking }), uniforms, handles), [uniforms, handles]);
+  useEffect(() => () => geometry.dispose(), [geometry]);
+  useEffect(() => () => material.dispose(), [material]);
+  useEffect(() => () => depthMaterial.dispose(), [depthMaterial]);
+
+  // Before the scene update and the draw: the only per-frame CPU work for this body, O(K).
+  useFrame(() => writeHandleRows(body.displayQ, uniforms.pliantRows.value), -1);
+
+  const origin = body.body.origin;
+  return (
+    <mesh
+      name={`soft-body-${body.id}`}
+      geometry={geometry}
+      material={material}
+      customDepthMaterial={depthMaterial}
+      position={[origin[0], origin[1], origin[2]]}
+      castShadow
+      receiveShadow
+      // The shader moves vertices far from the rest bounds: culling by them would drop a stretched body.
+      frustumCulled={false}
+    />
+  );
+}

@@ -1,0 +1,89 @@
+// The page's link to the room: it watches as a spectator from the first moment, joins as a player on request
+// (into the same room, then drops the spectator seat), and rejoins after a dropped connection.
+
+import { PliantRoomClient, type JoinOptions } from "../../../shared/net";
+import type { BakeLoader } from "../bake/bake-loader";
+
+export type ConnectionStatus = "connecting" | "connected" | "reconnecting" | "failed";
+
+export interface ConnectionState {
+  status: ConnectionStatus;
+  client: PliantRoomClient | null;
+  role: "player" | "spectator";
+  error: string | null;
+  /** Time from the first join request to a room with every body loaded, ms. */
+  joinMs: number | null;
+}
+
+const RETRY_MS = 2000;
+
+export class RoomConnection {
+  private state: ConnectionState = { status: "connecting", client: null, role: "spectator", error: null, joinMs: null };
+  private readonly listeners = new Set<() => void>();
+  private options: JoinOptions = { role: "spectator" };
+  private closed = false;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly endpoint: string, private readonly loader: BakeLoader) {}
+
+  get snapshot(): ConnectionState {
+    return this.state;
+  }
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  start(): void {
+    void this.connect();
+  }
+
+  /** Takes a player seat in the room being watched; resolves once playing, rejects with the server's reason. */
+  async joinAsPlayer(name: string, color: string): Promise<void> {
+    const previous = this.state.client;
+    const options: JoinOptions = { role: "player", name, color };
+    const client = await PliantRoomClient.join({ endpoint: this.endpoint, options, roomId: previous?.roomId, fetchBake: this.fetchBake });
+    this.options = options;
+    this.adopt(client, "player");
+    await previous?.leave();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    await this.state.client?.leave();
+  }
+
+  private fetchBake = async (hash: string) => (await this.loader.load(hash)).bytes;
+
+  private async connect(): Promise<void> {
+    const started = performance.now();
+    try {
+      const client = await PliantRoomClient.join({ endpoint: this.endpoint, options: this.options, fetchBake: this.fetchBake });
+      if (this.closed) return void client.leave();
+      this.adopt(client, this.options.role === "player" ? "player" : "spectator");
+      this.set({ joinMs: performance.now() - started });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.set({ status: "reconnecting", client: null, error: `cannot join: ${message}` });
+      this.retryTimer = setTimeout(() => void this.connect(), RETRY_MS);
+    }
+  }
+
+  private adopt(client: PliantRoomClient, role: "player" | "spectator"): void {
+    client.room.onLeave((code) => {
+      if (this.closed || this.state.client !== client) return;
+      const kicked = code === 4001 || code === 4000;
+      this.set({ status: "reconnecting", client: null, error: kicked ? "removed from the room by the server" : `connection lost (code ${code})` });
+      if (kicked) this.options = { role: "spectator" };
+      this.retryTimer = setTimeout(() => void this.connect(), RETRY_MS);
+    });
+    this.set({ status: "connected", client, role, error: null });
+  }
+
+  private set(next: Partial<ConnectionState>): void {
+    this.state = { ...this.state, ...next };
+    for (const listener of this.listeners) listener();
+  }
+}

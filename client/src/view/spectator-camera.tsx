@@ -1,0 +1,66 @@
+// The desktop view: orbit controls around the table, or an automatic camera for big screens that circles the
+// room and keeps the bodies (the held ones first) in frame. Off while a headset session runs.
+
+import { useFrame, useThree } from "@react-three/fiber";
+import { useEffect, useRef } from "react";
+import * as THREE from "three";
+import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
+import type { PliantRoomClient } from "../../../shared/net";
+
+export type CameraMode = "orbit" | "auto";
+const TABLE_FOCUS = new THREE.Vector3(0, 0.85, -0.6);
+
+export function SpectatorCamera({ client, mode, dragging }: { client: PliantRoomClient | null; mode: CameraMode; dragging: boolean }) {
+  const { camera, gl } = useThree();
+  const controls = useRef<OrbitControls | null>(null);
+  const focus = useRef(TABLE_FOCUS.clone()).current;
+  const wanted = useRef(new THREE.Vector3()).current;
+  const angle = useRef(0);
+
+  useEffect(() => {
+    camera.position.set(0.2, 1.45, 0.75);
+    camera.lookAt(TABLE_FOCUS);
+    const c = new OrbitControls(camera, gl.domElement);
+    c.target.copy(TABLE_FOCUS);
+    c.enableDamping = true;
+    c.maxPolarAngle = Math.PI * 0.495;
+    c.minDistance = 0.3;
+    c.maxDistance = 6;
+    c.update();
+    controls.current = c;
+    return () => c.dispose();
+  }, [camera, gl]);
+
+  useEffect(() => {
+    if (controls.current) controls.current.enabled = mode === "orbit" && !dragging;
+  }, [mode, dragging]);
+
+  useFrame((three, delta) => {
+    if (three.gl.xr.isPresenting) return;
+    const c = controls.current;
+    if (mode === "orbit") {
+      c?.update();
+      return;
+    }
+    // Auto: follow the centre of the bodies, leaning towards the ones being handled.
+    wanted.copy(TABLE_FOCUS);
+    if (client && client.bodies.size) {
+      let weight = 0;
+      wanted.set(0, 0, 0);
+      for (const body of client.bodies.values()) {
+        const q = body.displayQ, m = q.length / 3, o = body.body.origin;
+        const w = body.predicting ? 4 : 1;
+        wanted.x += w * (o[0] + q[3]); wanted.y += w * (o[1] + q[m + 3]); wanted.z += w * (o[2] + q[2 * m + 3]);
+        weight += w;
+      }
+      wanted.multiplyScalar(1 / weight);
+    }
+    focus.lerp(wanted, Math.min(1, delta * 1.5));
+    angle.current += delta * 0.12;
+    const radius = 1.5 + 0.25 * Math.sin(angle.current * 0.7);
+    camera.position.set(focus.x + radius * Math.sin(angle.current), focus.y + 0.55, focus.z + radius * Math.cos(angle.current));
+    camera.lookAt(focus);
+    if (c) c.target.copy(focus);
+  });
+  return null;
+}

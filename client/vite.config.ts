@@ -1,0 +1,17 @@
+// Builds the headset / spectator app into client/dist, which the server hosts (npm start builds it first).
+import react from "@vitejs/plugin-react";
+import { defineConfig } from "vite";
+
+export default defineConfig({
+  root: import.meta.dirname,
+  plugins: [react()],
+  // Relative asset URLs: the app works under any path the server is reached by.
+  base: "./",
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    // One 60 Hz app: a large three.js + physics chunk is expected, and it is cached.
+    chunkSizeWarningLimit: 4096,
+  },
+  worker: { format: "es" },
+});
