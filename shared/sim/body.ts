@@ -14,7 +14,7 @@ import {
   lameParameters, neoHookeanEnergy, neoHookeanEnergyAndStress, neoHookeanHessianProjected, SimParameterError, validateMaterial, type Material,
 } from "./material";
 import { Preconditioner } from "./preconditioner";
-import { basisRows, type Subspace, type WeightedPoints } from "./subspace";
+import { basisRows, removeNullComponents, type Subspace, type WeightedPoints } from "./subspace";
 
 export type Integrator = "bdf2" | "implicit-euler";
 
@@ -426,6 +426,8 @@ export class SoftBody {
     }
     this.q.set(q);
     this.velocity.set(velocity);
+    removeNullComponents(this.subspace, this.q);
+    removeNullComponents(this.subspace, this.velocity);
     this.lastCorrection.fill(0);
     // Friction is lagged on the normal forces: re-derive them at the new state, or a resting body would lose its
     // grip for a step each time a client reconciles.
@@ -574,10 +576,15 @@ export class SoftBody {
       v.fill(0);
       this.nextScheme = "euler";
     } else {
+      // Drift along directions that move nothing would grow without bound (and cost snapshot precision).
+      removeNullComponents(this.subspace, q);
       this.qPrev.set(this.qStart);
+      removeNullComponents(this.subspace, this.qPrev);
       this.velocityPrev.set(v);
+      removeNullComponents(this.subspace, this.velocityPrev);
       const inv = 1 / this.hTilde;
       for (let i = 0; i < n; i++) v[i] = (q[i] - this.qCentre[i]) * inv;
+      removeNullComponents(this.subspace, v);
       this.updateNormalForces();
       this.nextScheme = this.converged ? "bdf2" : "euler";
     }

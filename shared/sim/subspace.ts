@@ -4,6 +4,7 @@
 // b(x)[4h + j] = w_h(x) * [x, y, z, 1]_j, so the mass matrix is I3 (x) (sum m b b^T) and dF/dq has three
 // identical m x 3 blocks D(x): F[a][c] = delta_ac + q_a . D[:, c].
 
+import { symmetricEigen } from "./linalg";
 import { SimParameterError } from "./material";
 
 /** Weights of all handles (channel 0 is the constant channel, = 1) at a set of rest points, in body metres. */
@@ -77,6 +78,13 @@ export class Subspace {
   /** Stiffness of stable Neo-Hookean at rest, split as K = mu * stiffnessMu + lambda * stiffnessLambda (n x n). */
   readonly stiffnessMu: Float64Array;
   readonly stiffnessLambda: Float64Array;
+  /**
+   * Directions of one component's coordinates (m each, `nullCount` of them, orthonormal) that move no point at
+   * all: with the baseline's coordinate fields, w_x [1] and w_0 [x] are the same function (and w_x [y] = w_y [x]).
+   * Nothing restores q along them, so the solver removes them after every step (see removeNullComponents).
+   */
+  readonly nullBasis: Float64Array;
+  readonly nullCount: number;
   readonly surfaceCount: number;
   readonly surfaceRest: Float64Array;
   /** Surface basis rows: surfaceCount x m. */
@@ -144,10 +152,40 @@ export class Subspace {
     this.massVolume = massVolume;
 
     [this.stiffnessMu, this.stiffnessLambda] = restStiffness(this.cubatureJacobians, this.cubatureVolumes, m);
+    [this.nullBasis, this.nullCount] = massNullSpace(this.massBlock, m);
 
     this.surfaceCount = source.surface.positions.length / 3;
     this.surfaceRest = Float64Array.from(source.surface.positions);
     this.surfaceRows = basisRows(source.surface, handles);
+  }
+}
+
+/** Relative mass eigenvalue below which a direction moves nothing (exact identities sit at ~1e-17, real modes above 1e-10). */
+const NULL_EIGENVALUE = 1e-13;
+
+function massNullSpace(massBlock: Float64Array, m: number): [Float64Array, number] {
+  const values = new Float64Array(m), vectors = new Float64Array(m * m);
+  symmetricEigen(Float64Array.from(massBlock), m, values, vectors);
+  let largest = 0;
+  for (let i = 0; i < m; i++) largest = Math.max(largest, values[i]);
+  const columns: number[] = [];
+  for (let i = 0; i < m; i++) if (values[i] < NULL_EIGENVALUE * largest) columns.push(i);
+  const basis = new Float64Array(columns.length * m);
+  columns.forEach((column, k) => {
+    for (let j = 0; j < m; j++) basis[k * m + j] = vectors[j * m + column];
+  });
+  return [basis, columns.length];
+}
+
+/** Removes the components of a state vector (3m: q or a velocity) that move no point. No allocation. */
+export function removeNullComponents(subspace: Subspace, vector: Float64Array): void {
+  const m = subspace.m, basis = subspace.nullBasis;
+  for (let k = 0; k < subspace.nullCount; k++) {
+    for (let a = 0; a < 3; a++) {
+      let dot = 0;
+      for (let j = 0; j < m; j++) dot += basis[k * m + j] * vector[a * m + j];
+      for (let j = 0; j < m; j++) vector[a * m + j] -= dot * basis[k * m + j];
+    }
   }
 }
 

@@ -7,6 +7,7 @@ import path from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 
 export const CHROMIUM = "/usr/bin/chromium";
+const NICED_CHROMIUM = path.join(import.meta.dirname, "niced-chromium.sh");
 /** Where tests leave screenshots for people to look at (not checked in; docs/ holds the curated ones). */
 export const ARTIFACTS = path.resolve(import.meta.dirname, "../../out/browser");
 
@@ -18,9 +19,9 @@ export interface Browser {
 export async function launchBrowser(): Promise<Browser> {
   const profile = mkdtempSync(path.join(tmpdir(), "pliant-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath: NICED_CHROMIUM,
     headless: true,
-    viewport: { width: 960, height: 600 },
+    viewport: { width: 800, height: 500 },
     args: [
       "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
       "--disable-component-update", "--disable-sync", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--ignore-gpu-blocklist",

@@ -26,9 +26,9 @@ export function XRHud({ connection }: { connection: ConnectionState }) {
     if (!m) return;
     m.visible = gl.xr.isPresenting;
     if (!m.visible) return;
-    // Follow the head: 0.8 m ahead, 0.3 m down, facing the eyes.
+    // Follow the head: 0.8 m ahead, low and to the left, facing the eyes.
     const head = gl.xr.getCamera();
-    offset.set(0, -0.3, -0.8).applyQuaternion(head.quaternion);
+    offset.set(-0.12, -0.32, -0.8).applyQuaternion(head.quaternion);
     m.position.copy(head.position).add(offset);
     m.quaternion.copy(head.quaternion);
     const now = performance.now();

@@ -4,11 +4,13 @@ export interface HandInputs {
   grip: [number, number, number] | null;
   /** Index fingertip position with hand tracking, m. */
   indexTip: [number, number, number] | null;
+  /** Thumb-to-index distance with hand tracking, m. */
+  pinchGap: number | null;
   /** Body this hand holds. */
   holding: string | null;
 }
 
 export const xrInputs: Record<"left" | "right", HandInputs> = {
-  left: { grip: null, indexTip: null, holding: null },
-  right: { grip: null, indexTip: null, holding: null },
+  left: { grip: null, indexTip: null, pinchGap: null, holding: null },
+  right: { grip: null, indexTip: null, pinchGap: null, holding: null },
 };

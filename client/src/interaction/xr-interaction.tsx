@@ -16,8 +16,12 @@ const PINCH_START = 0.018;
 const PINCH_END = 0.035;
 const FAR_GRAB_REACH = 6;
 const FAR_GRAB_RADIUS = 0.03;
-/** Fingertip sphere radius sent with pokes, m, and how near the surface a fingertip starts poking. */
-const POKE_RADIUS = 0.012;
+/**
+ * Fingertip sphere radius sent with pokes, m, and how near the surface a fingertip starts poking. Wider than a
+ * finger (~9 mm): bodies feel contacts at surface samples about 1.2 cm apart, and a thinner sphere slips between
+ * them into the body.
+ */
+const POKE_RADIUS = 0.015;
 const POKE_NEAR = 0.04;
 const POSE_INTERVAL_MS = 50;
 const POKE_INTERVAL_MS = 33;
@@ -65,6 +69,7 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
         inputs.grip = wrist ? [wrist.transform.position.x, wrist.transform.position.y, wrist.transform.position.z] : null;
         pose[side] = wrist ? toPose(wrist.transform) : null;
         const gap = Math.hypot(t.x - th.x, t.y - th.y, t.z - th.z);
+        inputs.pinchGap = gap;
         const mid: [number, number, number] = [(t.x + th.x) / 2, (t.y + th.y) / 2, (t.z + th.z) / 2];
         if (!state.pinching && gap < PINCH_START) {
           state.pinching = true;
@@ -96,6 +101,7 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
       const g = grip.transform;
       inputs.grip = [g.position.x, g.position.y, g.position.z];
       inputs.indexTip = null;
+      inputs.pinchGap = null;
       pose[side] = toPose(g);
       const buttons = source.gamepad?.buttons;
       const squeeze = (buttons?.[1]?.value ?? 0) > 0.5;

@@ -16,11 +16,12 @@ export async function installEmulatorIfAsked(): Promise<EmulatedDevice | undefin
   if (!asked) return undefined;
   const { XRDevice, metaQuest3 } = await import("iwer");
   const device = new XRDevice(metaQuest3);
-  device.installRuntime();
+  // Chromium has a native navigator.xr (with no headset behind it): replace it.
+  device.installRuntime({ forceInstall: true });
   return { device };
 }
 
-export function createAppXRStore(): AppXRStore {
+export function createAppXRStore(emulated: boolean): AppXRStore {
   const baseAssetPath = new URL("profiles/", location.href.split(/[?#]/)[0]).href;
   const pointers = { grabPointer: false, touchPointer: false, teleportPointer: false } as const;
   return createXRStore({
@@ -31,5 +32,7 @@ export function createAppXRStore(): AppXRStore {
     hand: { ...pointers, rayPointer: false },
     // Passthrough AR and hand tracking where the headset offers them.
     handTracking: true,
+    // An emulated headset draws into a desktop window: full Quest 3 resolution would only cost CPU time.
+    ...(emulated ? { frameBufferScaling: 0.25 } : {}),
   });
 }

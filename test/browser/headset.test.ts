@@ -1,0 +1,140 @@
+// A headset and a spectator in real Chromium against a real server on loopback: an emulated Meta Quest 3 (IWER)
+// grabs a soft body with the right controller's squeeze and pulls it; the spectator page must see the surface
+// follow within a second, and the body must get its shape back after release. Then a bare-hand fingertip pokes
+// a body: it dents and springs back.
+
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type RunningServer } from "../../server/app";
+import { ARTIFACTS, inPage, launchBrowser, openPage, waitForPage, type Browser, type WatchedPage } from "./browser";
+import { nearestSample, sampleDepth, samplePoint, shapeError, topSample } from "./page-probes";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+type Vec = [number, number, number];
+
+let server: RunningServer;
+// One browser per page: two pages of one Chromium share its GPU process (SwiftShader), and the first one crawled at ~1 fps.
+let browsers: Browser[] = [];
+let origin: string;
+let headset: WatchedPage;
+let spectator: WatchedPage;
+
+beforeAll(async () => {
+  server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "browser-test", log: () => undefined });
+  origin = `http://127.0.0.1:${server.port}`;
+  browsers = [await launchBrowser(), await launchBrowser()];
+  spectator = await openPage(browsers[0], origin, "/");
+  headset = await openPage(browsers[1], origin, "/?emulate=quest3");
+  await waitForPage(spectator.page, "window.pliant && window.pliant.ready");
+  await waitForPage(headset.page, "window.pliant && window.pliant.ready");
+  // Join as a player through the form, then enter VR with the button, as a person would.
+  await headset.page.fill("input[aria-label=name]", "Quest tester");
+  await headset.page.click("text=Join as player");
+  await waitForPage(headset.page, "window.pliant.connection.snapshot.role === 'player' && window.pliant.ready");
+  await headset.page.click("text=Enter VR");
+  await waitForPage(headset.page, "window.pliant.store.getState().session != null");
+  mkdirSync(ARTIFACTS, { recursive: true });
+});
+
+afterAll(async () => {
+  for (const browser of browsers) await browser.close();
+  await server?.close();
+});
+
+/** Moves an emulated controller or hand until the app sees its grip (or index fingertip) at `target`. */
+async function placeInput(page: Page, kind: "controllers" | "hands", side: "left" | "right", target: Vec, tracked: "grip" | "indexTip"): Promise<void> {
+  let device = await inPage<Vec>(page, `(() => { const p = window.pliant.device.${kind}.${side}.position; return [p.x, p.y, p.z]; })()`);
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const seen = await waitForInput(page, side, tracked, device);
+    const error = [target[0] - seen[0], target[1] - seen[1], target[2] - seen[2]];
+    if (Math.hypot(...error) < 0.002) return;
+    device = [device[0] + error[0], device[1] + error[1], device[2] + error[2]];
+  }
+  throw new Error(`could not place the ${side} ${kind} at ${target.join(", ")}`);
+}
+
+/** Sets the device position and waits until the app has rendered frames with it; returns what the app saw. */
+async function waitForInput(page: Page, side: string, tracked: string, devicePosition: Vec): Promise<Vec> {
+  await inPage(page, `(() => { const d = window.pliant.device; const i = d.primaryInputMode === 'hand' ? d.hands.${side} : d.controllers.${side}; i.position.set(${devicePosition.join(", ")}); })()`);
+  const before = await inPage<number>(page, "window.pliant.frameStats.count");
+  await waitForPage(page, `window.pliant.frameStats.count >= ${before + 3} && window.pliant.inputs.${side}.${tracked} != null`, 20_000);
+  return inPage<Vec>(page, `window.pliant.inputs.${side}.${tracked}`);
+}
+
+describe("headset and spectator in Chromium", () => {
+  it("a controller squeeze grabs a body, a 20 cm pull reaches the spectator within 1 s, and the shape recovers after release", async () => {
+    const body = "spot";
+    const top = await inPage<number>(headset.page, topSample(body));
+    const grabPoint = await inPage<Vec>(headset.page, samplePoint(body, top));
+    await placeInput(headset.page, "controllers", "right", [grabPoint[0], grabPoint[1] + 0.01, grabPoint[2]], "grip");
+    await inPage(headset.page, "window.pliant.device.controllers.right.updateButtonValue('squeeze', 1)");
+    await waitForPage(headset.page, `window.pliant.client.heldBody('right') === ${JSON.stringify(body)}`, 20_000);
+    // The server holds it: the spectator sees the grab in the room state.
+    await waitForPage(spectator.page, "window.pliant.client.room.state.grabs.size > 0", 20_000);
+
+    const watched = await inPage<number>(spectator.page, nearestSample(body, grabPoint));
+    const start = await inPage<Vec>(spectator.page, samplePoint(body, watched));
+    const device = await inPage<Vec>(headset.page, "(() => { const p = window.pliant.device.controllers.right.position; return [p.x, p.y, p.z]; })()");
+    // Pull 20 cm up in four 5 cm moves, one per rendered frame (one jump of 20 cm would tear the grab out of the
+    // jelly). The emulated headset renders a few frames a second here, so the clock starts when the app has seen
+    // the hand at its final height.
+    const rises: { at: number; rise: number }[] = [];
+    const poll = setInterval(() => {
+      void inPage<Vec>(spectator.page, samplePoint(body, watched)).then((p) => rises.push({ at: Date.now(), rise: p[1] - start[1] }), () => undefined);
+    }, 40);
+    const gripStart = await inPage<Vec>(headset.page, "window.pliant.inputs.right.grip");
+    let pulled = 0;
+    for (let step = 1; step <= 4; step++) {
+      await inPage(headset.page, `window.pliant.device.controllers.right.position.set(${device[0]}, ${device[1] + 0.05 * step}, ${device[2]})`);
+      await waitForPage(headset.page, `window.pliant.inputs.right.grip[1] >= ${gripStart[1] + 0.05 * step - 0.002}`, 20_000);
+      pulled = Date.now();
+    }
+    await sleep(1500);
+    clearInterval(poll);
+    await headset.page.screenshot({ path: path.join(ARTIFACTS, "headset-pull.png") });
+    const bestRise = Math.max(...seen.filter((r) => r.ms <= 1000).map((r) => r.rise));
+    expect(bestRise, `rise seen by the spectator (ms after the pull: m): ${seen.map((r) => `${r.ms}:${r.rise.toFixed(3)}`).join(" ")}`).toBeGreaterThanOrEqual(0.1);
+    const stretched = await inPage<number>(spectator.page, shapeError(body));
+
+    // Let go: the body falls back and gets its shape back.
+    await inPage(headset.page, "window.pliant.device.controllers.right.updateButtonValue('squeeze', 0)");
+    await waitForPage(spectator.page, "window.pliant.client.room.state.grabs.size === 0", 20_000);
+    await sleep(4000);
+    const after = await inPage<number>(spectator.page, shapeError(body));
+    expect(after, `shape error while held ${stretched.toFixed(4)} m, after release ${after.toFixed(4)} m`).toBeLessThan(0.01);
+    expect(headset.errors).toEqual([]);
+    expect(spectator.errors).toEqual([]);
+    expect([...headset.offsite, ...spectator.offsite]).toEqual([]);
+  });
+
+  it("a fingertip poke with hand tracking dents a body and it springs back", async () => {
+    const body = "dough-ball";
+    await inPage(headset.page, "window.pliant.device.primaryInputMode = 'hand'");
+    const top = await inPage<number>(headset.page, topSample(body));
+    const surface = await inPage<Vec>(headset.page, samplePoint(body, top));
+    // Hover 5 cm above, then push the fingertip 1 cm into the top, then pull it away.
+    await placeInput(headset.page, "hands", "right", [surface[0], surface[1] + 0.05, surface[2]], "indexTip");
+    const watched = await inPage<number>(spectator.page, nearestSample(body, surface));
+    const restDepth = await inPage<number>(spectator.page, sampleDepth(body, watched));
+    // A fingertip moves continuously: press in 5 mm per rendered frame, down to 1 cm below the surface (a jump
+    // would put the fingertip sphere inside the body, past the surface it must push).
+    const tipToDevice = await inPage<Vec>(headset.page, "(() => { const p = window.pliant.device.hands.right.position, t = window.pliant.inputs.right.indexTip; return [p.x - t[0], p.y - t[1], p.z - t[2]]; })()");
+    for (let depth = -0.045; depth <= 0.0101; depth += 0.005) {
+      await inPage(headset.page, `window.pliant.device.hands.right.position.set(${surface[0] + tipToDevice[0]}, ${surface[1] - depth + tipToDevice[1]}, ${surface[2] + tipToDevice[2]})`);
+      await waitForPage(headset.page, `window.pliant.inputs.right.indexTip[1] <= ${surface[1] - depth + 0.001}`, 20_000);
+    }
+    let deepest = -Infinity;
+    for (let k = 0; k < 20; k++) {
+      deepest = Math.max(deepest, (await inPage<number>(spectator.page, sampleDepth(body, watched))) - restDepth);
+      await sleep(50);
+    }
+    await placeInput(headset.page, "hands", "right", [surface[0], surface[1] + 0.1, surface[2]], "indexTip");
+    await sleep(2500);
+    const left = (await inPage<number>(spectator.page, sampleDepth(body, watched))) - restDepth;
+    expect(deepest, "dent while poking, m").toBeGreaterThan(0.003);
+    expect(Math.abs(left), `dent ${deepest.toFixed(4)} m while poking, ${left.toFixed(4)} m after`).toBeLessThan(0.3 * deepest);
+    expect(headset.errors).toEqual([]);
+  });
+});
