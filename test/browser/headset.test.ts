@@ -9,7 +9,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../server/app";
 import { ARTIFACTS, inPage, launchBrowser, openPage, waitForPage, type Browser, type WatchedPage } from "./browser";
-import { nearestSample, sampleDepth, samplePoint, shapeError, topSample } from "./page-probes";
+import { nearestSample, rememberShape, sampleDepth, samplePoint, shapeChange, topSample } from "./page-probes";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 type Vec = [number, number, number];
@@ -65,7 +65,9 @@ async function waitForInput(page: Page, side: string, tracked: string, devicePos
 
 describe("headset and spectator in Chromium", () => {
   it("a controller squeeze grabs a body, a 20 cm pull reaches the spectator within 1 s, and the shape recovers after release", async () => {
-    const body = "spot";
+    // The dough ball: a body without legs, so that where it lands cannot decide the shape it rests in.
+    const body = "dough-ball";
+    await inPage(spectator.page, rememberShape(body, "before"));
     const top = await inPage<number>(headset.page, topSample(body));
     const grabPoint = await inPage<Vec>(headset.page, samplePoint(body, top));
     await placeInput(headset.page, "controllers", "right", [grabPoint[0], grabPoint[1] + 0.01, grabPoint[2]], "grip");
@@ -93,17 +95,21 @@ describe("headset and spectator in Chromium", () => {
     }
     await sleep(1500);
     clearInterval(poll);
+    const seen = rises.map((r) => ({ ms: r.at - pulled, rise: r.rise }));
     await headset.page.screenshot({ path: path.join(ARTIFACTS, "headset-pull.png") });
     const bestRise = Math.max(...seen.filter((r) => r.ms <= 1000).map((r) => r.rise));
     expect(bestRise, `rise seen by the spectator (ms after the pull: m): ${seen.map((r) => `${r.ms}:${r.rise.toFixed(3)}`).join(" ")}`).toBeGreaterThanOrEqual(0.1);
-    const stretched = await inPage<number>(spectator.page, shapeError(body));
+    const held = await inPage<number>(spectator.page, shapeChange(body, "before"));
 
     // Let go: the body falls back and gets its shape back.
     await inPage(headset.page, "window.pliant.device.controllers.right.updateButtonValue('squeeze', 0)");
     await waitForPage(spectator.page, "window.pliant.client.room.state.grabs.size === 0", 20_000);
     await sleep(4000);
-    const after = await inPage<number>(spectator.page, shapeError(body));
-    expect(after, `shape error while held ${stretched.toFixed(4)} m, after release ${after.toFixed(4)} m`).toBeLessThan(0.01);
+    const after = await inPage<number>(spectator.page, shapeChange(body, "before"));
+    console.info(`pull: rise ${bestRise.toFixed(3)} m within 1 s; shape change held ${held.toFixed(4)} m, 4 s after release ${after.toFixed(4)} m`);
+    // Held by one point it hung stretched; back on the table it has its resting shape again.
+    expect(held, "shape change while held, m").toBeGreaterThan(0.005);
+    expect(after, `shape change while held ${held.toFixed(4)} m, after release ${after.toFixed(4)} m`).toBeLessThan(Math.max(0.003, 0.3 * held));
     expect(headset.errors).toEqual([]);
     expect(spectator.errors).toEqual([]);
     expect([...headset.offsite, ...spectator.offsite]).toEqual([]);
@@ -133,6 +139,7 @@ describe("headset and spectator in Chromium", () => {
     await placeInput(headset.page, "hands", "right", [surface[0], surface[1] + 0.1, surface[2]], "indexTip");
     await sleep(2500);
     const left = (await inPage<number>(spectator.page, sampleDepth(body, watched))) - restDepth;
+    console.info(`poke: dent ${deepest.toFixed(4)} m, ${left.toFixed(4)} m 2.5 s after`);
     expect(deepest, "dent while poking, m").toBeGreaterThan(0.003);
     expect(Math.abs(left), `dent ${deepest.toFixed(4)} m while poking, ${left.toFixed(4)} m after`).toBeLessThan(0.3 * deepest);
     expect(headset.errors).toEqual([]);

@@ -32,21 +32,23 @@ export const topSample = (body: string) => `(() => {
 
 export const samplePoint = (body: string, i: number) => `window.pliant.surfacePoint(${JSON.stringify(body)}, ${i})`;
 
-/**
- * Shape error of a body as shown: the largest change, over pairs of every 8th surface sample, of their distance
- * against the rest shape (m). Rigid motion leaves it at zero; stretching, squashing and dents raise it.
- */
-export const shapeError = (body: string) => `(() => {
-  const b = window.pliant.client.bodies.get(${JSON.stringify(body)});
-  const s = b.body.subspace, rest = s.surfaceRest, n = s.surfaceCount;
-  const pts = [];
-  for (let i = 0; i < n; i += 8) pts.push([i, window.pliant.surfacePoint(${JSON.stringify(body)}, i)]);
+/** Remembers a body's shape as shown now (every 8th surface sample) under a name, for shapeChange. */
+export const rememberShape = (body: string, name: string) => `(() => {
+  const id = ${JSON.stringify(body)}, n = window.pliant.surfaceCount(id), points = [];
+  for (let i = 0; i < n; i += 8) points.push(window.pliant.surfacePoint(id, i));
+  (window.shapes ??= {})[${JSON.stringify(name)}] = points;
+  return points.length;
+})()`;
+
+/** The largest change of a distance between two of those samples since rememberShape (m): zero for rigid motion. */
+export const shapeChange = (body: string, name: string) => `(() => {
+  const id = ${JSON.stringify(body)}, n = window.pliant.surfaceCount(id), then = window.shapes[${JSON.stringify(name)}], now = [];
+  for (let i = 0; i < n; i += 8) now.push(window.pliant.surfacePoint(id, i));
   let worst = 0;
-  for (let a = 0; a < pts.length; a++) for (let c = a + 1; c < pts.length; c++) {
-    const [i, p] = pts[a], [j, q] = pts[c];
-    const now = Math.hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]);
-    const then = Math.hypot(rest[3*i] - rest[3*j], rest[3*i+1] - rest[3*j+1], rest[3*i+2] - rest[3*j+2]);
-    worst = Math.max(worst, Math.abs(now - then));
+  for (let a = 0; a < now.length; a++) for (let b = a + 1; b < now.length; b++) {
+    const d1 = Math.hypot(now[a][0] - now[b][0], now[a][1] - now[b][1], now[a][2] - now[b][2]);
+    const d0 = Math.hypot(then[a][0] - then[b][0], then[a][1] - then[b][1], then[a][2] - then[b][2]);
+    worst = Math.max(worst, Math.abs(d1 - d0));
   }
   return worst;
 })()`;
