@@ -6,7 +6,7 @@ import { XR } from "@react-three/xr";
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import type { PliantRoomClient } from "../../shared/net";
 import { BakeLoader } from "./bake/bake-loader";
-import { installDebugHooks, setDebugScene } from "./debug-hooks";
+import { installDebugHooks, setDebugView } from "./debug-hooks";
 import { JoinPanel, LoadingPanel, Notices, SessionButtons, StatusPanel } from "./hud/hud";
 import { XRHud } from "./hud/xr-hud";
 import { MouseDrag } from "./interaction/mouse-drag";
@@ -112,6 +112,7 @@ function RoomContents({ client, loader, players }: { client: PliantRoomClient; l
 
 function SceneHook() {
   const scene = useThree((s) => s.scene);
-  useEffect(() => setDebugScene(scene), [scene]);
+  const camera = useThree((s) => s.camera);
+  useEffect(() => setDebugView(scene, camera), [scene, camera]);
   return null;
 }

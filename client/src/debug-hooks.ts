@@ -8,9 +8,11 @@ import type { RoomConnection } from "./room/room-connection";
 import type { AppXRStore, EmulatedDevice } from "./xr/xr-store";
 
 let scene: THREE.Scene | null = null;
+let camera: THREE.Camera | null = null;
 
-export function setDebugScene(next: THREE.Scene): void {
-  scene = next;
+export function setDebugView(nextScene: THREE.Scene, nextCamera: THREE.Camera): void {
+  scene = nextScene;
+  camera = nextCamera;
 }
 
 export function installDebugHooks({ connection, store, emulated }: { connection: RoomConnection; store: AppXRStore; emulated?: EmulatedDevice }): void {
@@ -42,6 +44,13 @@ export function installDebugHooks({ connection, store, emulated }: { connection:
     },
     surfaceCount(bodyId: string): number {
       return connection.snapshot.client?.bodies.get(bodyId)?.body.subspace.surfaceCount ?? 0;
+    },
+    /** Where a world point appears on the page (CSS pixels from the canvas' top left). */
+    project(x: number, y: number, z: number): [number, number] {
+      if (!camera) throw new Error("no camera yet");
+      const v = camera.position.clone().set(x, y, z).project(camera);
+      const canvas = document.querySelector("canvas")!.getBoundingClientRect();
+      return [canvas.left + ((v.x + 1) / 2) * canvas.width, canvas.top + ((1 - v.y) / 2) * canvas.height];
     },
     /** Shows or hides every soft body (pixel checks compare the two). */
     setBodiesVisible(visible: boolean): void {

@@ -1,0 +1,111 @@
+// A desktop spectator in real Chromium: the room renders with its soft bodies (checked by pixels, the screenshot
+// kept in out/browser/), nothing is requested from anywhere but our server, the console stays clean, and when an
+// admin allows it the spectator can drag a body with the mouse.
+
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type RunningServer } from "../../server/app";
+import { MESSAGES, PliantRoomClient } from "../../shared/net";
+import { ARTIFACTS, inPage, launchBrowser, openPage, waitForPage, type Browser, type WatchedPage } from "./browser";
+import { samplePoint, topSample } from "./page-probes";
+
+const ADMIN = "browser-admin";
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+type Vec = [number, number, number];
+
+let server: RunningServer;
+let browser: Browser;
+let origin: string;
+let viewer: WatchedPage;
+
+beforeAll(async () => {
+  server = await startServer({ port: 0, host: "127.0.0.1", adminToken: ADMIN, log: () => undefined });
+  origin = `http://127.0.0.1:${server.port}`;
+  browser = await launchBrowser();
+  viewer = await openPage(browser, origin, "/");
+  await waitForPage(viewer.page, "window.pliant && window.pliant.ready");
+  mkdirSync(ARTIFACTS, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Pixels of a PNG, decoded by the page itself (no image library needed in Node). */
+async function pixels(png: Buffer): Promise<{ width: number; height: number; data: number[] }> {
+  return inPage(viewer.page, `(async () => {
+    const image = await createImageBitmap(await (await fetch("data:image/png;base64,${png.toString("base64")}")).blob());
+    const canvas = new OffscreenCanvas(image.width, image.height);
+    const g = canvas.getContext("2d");
+    g.drawImage(image, 0, 0);
+    return { width: image.width, height: image.height, data: Array.from(g.getImageData(0, 0, image.width, image.height).data) };
+  })()`);
+}
+
+async function renderedFrames(frames: number): Promise<void> {
+  const start = await inPage<number>(viewer.page, "window.pliant.frameStats.count");
+  await waitForPage(viewer.page, `window.pliant.frameStats.count >= ${start + frames}`, 30_000);
+}
+
+describe("desktop spectator in Chromium", () => {
+  it("renders the room with its soft bodies, asks nothing of the internet and logs no errors", async () => {
+    await renderedFrames(3);
+    const withBodies = await viewer.page.screenshot({ path: path.join(ARTIFACTS, "spectator.png") });
+    await inPage(viewer.page, "window.pliant.setBodiesVisible(false)");
+    await renderedFrames(2);
+    const without = await viewer.page.screenshot();
+    await inPage(viewer.page, "window.pliant.setBodiesVisible(true)");
+    const a = await pixels(withBodies), b = await pixels(without);
+    let changed = 0, jelly = 0;
+    for (let i = 0; i < a.data.length; i += 4) {
+      const diff = Math.abs(a.data[i] - b.data[i]) + Math.abs(a.data[i + 1] - b.data[i + 1]) + Math.abs(a.data[i + 2] - b.data[i + 2]);
+      if (diff < 60) continue;
+      changed++;
+      // Spot is blue jelly: blue well above red where it is drawn.
+      if (a.data[i + 2] > a.data[i] + 60) jelly++;
+    }
+    const share = changed / (a.width * a.height);
+    console.info(`spectator: bodies cover ${(100 * share).toFixed(2)}% of the view, ${jelly} jelly-blue pixels`);
+    expect(share).toBeGreaterThan(0.005);
+    expect(jelly).toBeGreaterThan(300);
+    expect(viewer.errors).toEqual([]);
+    expect(viewer.offsite).toEqual([]);
+    // The HUD says where we are.
+    expect(await viewer.page.textContent("[data-testid=connection-status]")).toBe("connected");
+  });
+
+  it("drags a body with the mouse once an admin lets spectators touch", async () => {
+    const admin = await PliantRoomClient.join({ endpoint: `ws://127.0.0.1:${server.port}`, options: { role: "spectator", adminToken: ADMIN } });
+    try {
+      const body = "dough-ball";
+      const grabAt = await inPage<Vec>(viewer.page, samplePoint(body, await inPage<number>(viewer.page, topSample(body))));
+      const [x, y] = await inPage<[number, number]>(viewer.page, `window.pliant.project(${grabAt.join(", ")})`);
+      // Not allowed yet: the press grabs nothing and the body stays put.
+      await viewer.page.mouse.move(x, y);
+      await viewer.page.mouse.down();
+      await sleep(500);
+      expect(await inPage<string | undefined>(viewer.page, "window.pliant.client.heldBody('pointer')")).toBeUndefined();
+      await viewer.page.mouse.up();
+      admin.sendRaw(MESSAGES.admin, { token: ADMIN, action: "spectator-grabs", allowed: true });
+      await waitForPage(viewer.page, "window.pliant.client.room.state.spectatorGrabs === true", 10_000);
+      await sleep(300);
+      await viewer.page.mouse.move(x, y);
+      await viewer.page.mouse.down();
+      await waitForPage(viewer.page, `window.pliant.client.heldBody('pointer') === ${JSON.stringify(body)}`, 10_000);
+      for (let step = 1; step <= 6; step++) {
+        await viewer.page.mouse.move(x, y - 12 * step);
+        await sleep(120);
+      }
+      await sleep(1000);
+      const lifted = await inPage<Vec>(viewer.page, `window.pliant.surfacePoint(${JSON.stringify(body)}, ${await inPage<number>(viewer.page, topSample(body))})`);
+      await viewer.page.mouse.up();
+      console.info(`drag: the dough ball's top rose ${(lifted[1] - grabAt[1]).toFixed(3)} m`);
+      expect(lifted[1] - grabAt[1]).toBeGreaterThan(0.05);
+      expect(viewer.errors).toEqual([]);
+    } finally {
+      await admin.leave();
+    }
+  });
+});
