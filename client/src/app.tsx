@@ -25,9 +25,9 @@ export function App({ store, emulated }: { store: AppXRStore; emulated?: Emulate
   const connection = useMemo(() => new RoomConnection(location.origin, loader), [loader]);
   useEffect(() => {
     connection.start();
-    installDebugHooks({ connection, store, emulated });
+    installDebugHooks({ connection, loader, store, emulated });
     return () => void connection.close();
-  }, [connection, store, emulated]);
+  }, [connection, loader, store, emulated]);
   const state = useSyncExternalStore(connection.subscribe, () => connection.snapshot);
   const client = state.client;
   const players = usePlayers(client);

@@ -4,6 +4,7 @@
 import type * as THREE from "three";
 import { frameStats } from "./hud/frame-stats";
 import { xrInputs } from "./interaction/xr-inputs";
+import type { BakeLoader } from "./bake/bake-loader";
 import type { RoomConnection } from "./room/room-connection";
 import type { AppXRStore, EmulatedDevice } from "./xr/xr-store";
 
@@ -15,7 +16,7 @@ export function setDebugView(nextScene: THREE.Scene, nextCamera: THREE.Camera): 
   camera = nextCamera;
 }
 
-export function installDebugHooks({ connection, store, emulated }: { connection: RoomConnection; store: AppXRStore; emulated?: EmulatedDevice }): void {
+export function installDebugHooks({ connection, loader, store, emulated }: { connection: RoomConnection; loader: BakeLoader; store: AppXRStore; emulated?: EmulatedDevice }): void {
   const point = new Float64Array(3);
   const hooks = {
     connection,
@@ -23,6 +24,13 @@ export function installDebugHooks({ connection, store, emulated }: { connection:
     device: emulated?.device,
     inputs: xrInputs,
     frameStats,
+    /** Loaded bodies: worker time (fetch or IndexedDB, decode, GPU tables), whether from the cache, render vertices. */
+    get bakes() {
+      return [...loader.progress.keys()].map((hash) => {
+        const bake = loader.get(hash);
+        return { hash, ms: bake?.ms ?? NaN, cached: bake?.cached ?? false, bytes: bake?.bytes.length ?? 0, vertices: bake?.influences.vertexCount ?? 0 };
+      });
+    },
     get client() {
       return connection.snapshot.client;
     },
@@ -31,7 +39,7 @@ export function installDebugHooks({ connection, store, emulated }: { connection:
       const client = connection.snapshot.client;
       if (!client || !scene) return false;
       let meshes = 0;
-      scene.traverse((o) => { if (o.name.startsWith("soft-body-")) meshes++; });
+      scene.traverse((o) => { if (o.name.startsWith("soft-body-") && o.visible) meshes++; });
       return meshes === client.bodies.size && meshes > 0;
     },
     /** World position of surface sample i of a body, as shown now. */

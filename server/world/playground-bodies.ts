@@ -19,6 +19,8 @@ export interface PlacedBody {
 export async function meshForSpec(spec: SoftBodySpec): Promise<{ mesh: TriangleMesh; size: number }> {
   const [kind, value] = spec.mesh.split(":", 2);
   if (kind === "asset" && /^[a-z0-9-]+$/.test(value ?? "")) return { mesh: await readMeshFile(path.join(ASSET_DIRECTORY, `${value}.obj`)), size: spec.size };
+  // A mesh file anywhere on the server's disk: layouts are server code (benchmarks, custom rooms), never client input.
+  if (kind === "file" && value && path.isAbsolute(spec.mesh.slice(5))) return { mesh: await readMeshFile(spec.mesh.slice(5)), size: spec.size };
   if (kind === "box") {
     const [x, y, z] = parseBoxSpec(spec.mesh)!;
     return { mesh: boxMesh(x, y, z), size: Math.max(x, y, z) };
@@ -27,7 +29,7 @@ export async function meshForSpec(spec: SoftBodySpec): Promise<{ mesh: TriangleM
     const radius = Number(value);
     if (radius > 0 && radius <= 1) return { mesh: sphereMesh(radius, 3), size: 2 * radius };
   }
-  throw new SkinningError(`unknown soft-body mesh "${spec.mesh}": use asset:NAME, box:LxWxH or sphere:R (metres)`);
+  throw new SkinningError(`unknown soft-body mesh "${spec.mesh}": use asset:NAME, file:/absolute/path.obj, box:LxWxH or sphere:R (metres)`);
 }
 
 /** Bakes (or finds in the cache) every body of a layout. */

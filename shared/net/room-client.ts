@@ -141,6 +141,11 @@ export class PliantRoomClient {
     return this.room.sessionId;
   }
 
+  /** This client's 60 Hz frame number (frames run so far). */
+  get frameNumber(): number {
+    return this.frame;
+  }
+
   get roomId(): string {
     return this.room.roomId;
   }

@@ -21,7 +21,7 @@ export interface PropSpec {
 
 export interface SoftBodySpec {
   id: string;
-  /** "asset:NAME" (a mesh the server ships), "box:LxWxH" or "sphere:R" (generated), metres. */
+  /** "asset:NAME" (a mesh the server ships), "file:/absolute/path" (a mesh file on the server), "box:LxWxH" or "sphere:R" (generated), metres. */
   mesh: string;
   /** Largest extent of an asset mesh, m. */
   size: number;

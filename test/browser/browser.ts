@@ -16,12 +16,18 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-export async function launchBrowser(): Promise<Browser> {
+export interface LaunchOptions {
+  /** Run Chromium at a lower CPU priority than the server under test (tests); benchmarks run it as is. */
+  niced?: boolean;
+  viewport?: { width: number; height: number };
+}
+
+export async function launchBrowser(options: LaunchOptions = {}): Promise<Browser> {
   const profile = mkdtempSync(path.join(tmpdir(), "pliant-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: NICED_CHROMIUM,
+    executablePath: options.niced === false ? CHROMIUM : NICED_CHROMIUM,
     headless: true,
-    viewport: { width: 800, height: 500 },
+    viewport: options.viewport ?? { width: 800, height: 500 },
     args: [
       "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
       "--disable-component-update", "--disable-sync", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--ignore-gpu-blocklist",

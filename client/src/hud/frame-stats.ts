@@ -6,6 +6,8 @@ const FRAMES = 600;
 export class FrameStats {
   /** Room client update: prediction steps, replays, interpolation, ms. */
   readonly simulation = new Float64Array(FRAMES);
+  /** 60 Hz simulation frames the room client ran in this rendered frame. */
+  readonly steps = new Float64Array(FRAMES);
   /** Scene update: skinning uniforms, props, avatars, cameras, interaction, ms. */
   readonly scene = new Float64Array(FRAMES);
   /** Issuing the draw calls (CPU side of gl.render), ms. */
@@ -24,8 +26,9 @@ export class FrameStats {
     this.frameStart = now;
   }
 
-  simulationDone(now: number): void {
+  simulationDone(now: number, steps: number): void {
     this.simulationEnd = now;
+    this.steps[this.count % FRAMES] = steps;
     this.simulation[this.count % FRAMES] = now - this.frameStart;
   }
 

@@ -1,7 +1,7 @@
 // One soft body on screen: the render mesh skinned on the GPU from the q the room client shows this frame.
 
-import { useFrame } from "@react-three/fiber";
-import { useEffect, useMemo } from "react";
+import { useFrame, useThree } from "@react-three/fiber";
+import { useEffect, useMemo, useRef } from "react";
 import * as THREE from "three";
 import type { ClientBody } from "../../../shared/net";
 import type { LoadedBake } from "../bake/bake-loader";
@@ -18,12 +18,28 @@ export function SoftBodyMesh({ body, bake, size }: { body: ClientBody; bake: Loa
   useEffect(() => () => material.dispose(), [material]);
   useEffect(() => () => depthMaterial.dispose(), [depthMaterial]);
 
+  // Compile the body's shaders off the render loop (parallel compile where the browser has it) and show it once
+  // they are ready: a body arriving must not stall the frames of everyone already in the room.
+  const mesh = useRef<THREE.Mesh>(null);
+  const { gl, camera, scene } = useThree();
+  useEffect(() => {
+    const m = mesh.current;
+    if (!m) return;
+    let live = true;
+    m.visible = false;
+    gl.compileAsync(m, camera, scene).catch(() => undefined).finally(() => {
+      if (live) m.visible = true;
+    });
+    return () => { live = false; };
+  }, [gl, camera, scene, geometry, material]);
+
   // Before the scene update and the draw: the only per-frame CPU work for this body, O(K).
   useFrame(() => writeHandleRows(body.displayQ, uniforms.pliantRows.value), -1);
 
   const origin = body.body.origin;
   return (
     <mesh
+      ref={mesh}
       name={`soft-body-${body.id}`}
       geometry={geometry}
       material={material}

@@ -9,8 +9,9 @@ export function FrameDriver({ client }: { client: PliantRoomClient | null }) {
   useFrame(() => {
     const now = performance.now();
     frameStats.beginFrame(now);
+    const before = client?.frameNumber ?? 0;
     client?.update();
-    frameStats.simulationDone(performance.now());
+    frameStats.simulationDone(performance.now(), (client?.frameNumber ?? 0) - before);
   }, -2);
   // A positive priority hands the draw to us (R3F stops its own), so it can be timed.
   useFrame(({ gl, scene, camera }) => {
