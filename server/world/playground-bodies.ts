@@ -17,6 +17,22 @@ export interface PlacedBody {
 }
 
 export async function meshForSpec(spec: SoftBodySpec): Promise<{ mesh: TriangleMesh; size: number }> {
+  const { mesh, size } = await unturnedMeshForSpec(spec);
+  if (spec.yaw) turnAboutY(mesh, (spec.yaw * Math.PI) / 180);
+  return { mesh, size };
+}
+
+/** Turns a mesh in place about the vertical axis (right-handed, y up). */
+function turnAboutY(mesh: TriangleMesh, angle: number): void {
+  const c = Math.cos(angle), s = Math.sin(angle), p = mesh.positions;
+  for (let i = 0; i < p.length; i += 3) {
+    const x = p[i], z = p[i + 2];
+    p[i] = c * x + s * z;
+    p[i + 2] = -s * x + c * z;
+  }
+}
+
+async function unturnedMeshForSpec(spec: SoftBodySpec): Promise<{ mesh: TriangleMesh; size: number }> {
   const [kind, value] = spec.mesh.split(":", 2);
   if (kind === "asset" && /^[a-z0-9-]+$/.test(value ?? "")) return { mesh: await readMeshFile(path.join(ASSET_DIRECTORY, `${value}.obj`)), size: spec.size };
   // A mesh file anywhere on the server's disk: layouts are server code (benchmarks, custom rooms), never client input.
