@@ -1,6 +1,8 @@
 // A soft body placed in a scene: the solver body built from a BakedBody, plus the proxy spheres that stand in
 // for its deformed shape towards Rapier (props bounce off them) and towards other soft bodies.
 
+import { boundsDiagonal, meshBounds } from "../geometry";
+import { NearestPointGrid } from "../geometry/nearest-point-grid";
 import { basisRows, SoftBody, Subspace } from "../sim";
 import { handleCount, toSubspaceSource, type BakedBody } from "../skinning";
 import { SphereSetObstacle } from "./obstacles";
@@ -68,13 +70,17 @@ function coveringSpheres(baked: BakedBody, s: number, tolerance: number): { cent
   const candidates = baked.massPositions, nc = candidates.length / 3;
   const surface = baked.surfacePositions, ns = surface.length / 3;
   const vertices = baked.renderPositions, nv = vertices.length / 3;
+  // Radius: distance to the nearest surface sample or render vertex (a grid: render meshes have tens of thousands).
+  const targets = new Float64Array(3 * (ns + nv));
+  targets.set(surface, 0);
+  targets.set(vertices, 3 * ns);
+  const bounds = meshBounds(targets);
+  const cellSize = Math.max(1e-6, (2 * boundsDiagonal(bounds)) / Math.sqrt(ns + nv));
+  const grid = new NearestPointGrid(targets, bounds, cellSize);
   const radius = new Float64Array(nc);
   for (let c = 0; c < nc; c++) {
-    const x = candidates[3 * c] * s, y = candidates[3 * c + 1] * s, z = candidates[3 * c + 2] * s;
-    let nearest = Infinity;
-    for (let i = 0; i < ns; i++) nearest = Math.min(nearest, Math.hypot(surface[3 * i] * s - x, surface[3 * i + 1] * s - y, surface[3 * i + 2] * s - z));
-    for (let i = 0; i < nv; i++) nearest = Math.min(nearest, Math.hypot(vertices[3 * i] * s - x, vertices[3 * i + 1] * s - y, vertices[3 * i + 2] * s - z));
-    radius[c] = nearest;
+    grid.nearest(candidates[3 * c], candidates[3 * c + 1], candidates[3 * c + 2]);
+    radius[c] = Math.sqrt(grid.lastDistance2) * s;
   }
   // Which samples each candidate reaches, computed once.
   const reach: Int32Array[] = [];
