@@ -493,6 +493,7 @@ export class PlaygroundRoom extends Room {
         const body = this.placed[state.index].entity.body;
         body.setMaterial(preset);
         body.setDamping(preset.damping);
+        this.world.wake(state.index);
         state.material = message.material;
         return done(`${message.body} is now ${message.material}`);
       }

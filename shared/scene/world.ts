@@ -24,6 +24,19 @@ export const MAX_POKES = 32;
 const EXPLODED_BOUND = 4;
 /** Far away: where idle poke spheres wait. */
 const PARKED = 1e6;
+/**
+ * A soft body whose material moves slower than this (mass-weighted RMS, m/s) for SLEEP_AFTER_TICKS in a row falls
+ * asleep: smooth static friction lets a resting body creep by a millimetre a second, which would keep it (and its
+ * snapshots) alive for ever. Anything within WAKE_MARGIN (m) of it wakes it.
+ */
+const SLEEP_SPEED = 0.005;
+const SLEEP_AFTER_TICKS = 30;
+const WAKE_MARGIN = 0.05;
+
+/** Whether two bounding spheres (x, y, z, r) come within `margin` of each other. */
+function spheresWithin(a: ArrayLike<number>, b: ArrayLike<number>, margin: number): boolean {
+  return Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]) <= a[3] + b[3] + margin;
+}
 
 interface Prop {
   spec: PropSpec;
@@ -49,12 +62,16 @@ export class SceneWorld {
   private pairImpulse = 0;
   /** 1 for each body put back at its spawn by the last step (its grabs are gone): the room drops them too. */
   readonly respawned: Uint8Array;
+  /** Ticks each soft body has moved slower than SLEEP_SPEED in a row. */
+  private readonly slowTicks: Int32Array;
+  private readonly otherBound = new Float64Array(4);
   tick = 0;
   /** Bodies and props put back at their spawn after leaving the room or going non-finite. */
   escapes = 0;
 
   constructor(rapier: Rapier, readonly layout: SceneLayout, readonly bodies: SoftEntity[], readonly dt = 1 / 60) {
     this.respawned = new Uint8Array(bodies.length);
+    this.slowTicks = new Int32Array(bodies.length);
     this.proxyImpulse = bodies.map(() => new Float64Array(PROXY_SPHERES));
     this.bodyImpulse = new Float64Array(bodies.length);
     this.rapier = new rapier.World({ x: 0, y: -9.81, z: 0 });
@@ -89,6 +106,35 @@ export class SceneWorld {
       entity.body.addContactSurface(nearby);
       this.nearby.push(nearby);
     }
+  }
+
+  /** Whether soft body b is asleep (resting: not stepped until something touches it). */
+  isAsleep(b: number): boolean {
+    return this.slowTicks[b] >= SLEEP_AFTER_TICKS;
+  }
+
+  /**
+   * Something may move body b this tick: a grab, a pending push, a fingertip, an awake body or a moving prop
+   * within reach of it.
+   */
+  private disturbed(b: number): boolean {
+    const entity = this.bodies[b], body = entity.body, bound = entity.proxies.bound, other = this.otherBound;
+    if (body.activeGrabs() > 0 || body.hasPendingForce()) return true;
+    for (let p = 0; p < this.pokes.length; p++) {
+      this.pokes[p].boundingSphere(other);
+      if (spheresWithin(bound, other, WAKE_MARGIN)) return true;
+    }
+    for (let o = 0; o < this.bodies.length; o++) {
+      if (o === b || this.isAsleep(o)) continue;
+      if (spheresWithin(bound, this.bodies[o].proxies.bound, WAKE_MARGIN)) return true;
+    }
+    for (let p = 0; p < this.props.length; p++) {
+      const prop = this.props[p];
+      if (prop.body.isSleeping()) continue;
+      prop.obstacle.boundingSphere(other);
+      if (spheresWithin(bound, other, WAKE_MARGIN)) return true;
+    }
+    return false;
   }
 
   /** Places fingertip sphere `slot` (or parks it with radius 0). */
@@ -127,6 +173,8 @@ export class SceneWorld {
     this.respawned.fill(0);
     for (let b = 0; b < this.bodies.length; b++) {
       const entity = this.bodies[b], bound = entity.proxies.bound;
+      if (this.disturbed(b)) this.slowTicks[b] = 0;
+      else if (this.slowTicks[b] >= SLEEP_AFTER_TICKS) continue; // asleep: nothing to step, nothing moves
       // Reach: the body's own wobble within a step plus the contact margin.
       this.nearby[b].select(bound[0], bound[1], bound[2], bound[3] * 1.5, 0.05);
       entity.body.step();
@@ -134,8 +182,11 @@ export class SceneWorld {
         this.escapes++;
         this.respawned[b] = 1;
         entity.respawn();
+        this.slowTicks[b] = 0;
       } else {
         entity.updateProxies();
+        this.slowTicks[b] = entity.body.rmsSpeed() < SLEEP_SPEED ? this.slowTicks[b] + 1 : 0;
+        if (this.slowTicks[b] === SLEEP_AFTER_TICKS) entity.body.stopMotion();
       }
     }
     this.tick++;
@@ -211,7 +262,13 @@ export class SceneWorld {
   reset(): void {
     for (const prop of this.props) this.respawnProp(prop);
     for (const entity of this.bodies) entity.respawn();
+    this.slowTicks.fill(0);
     for (let i = 0; i < MAX_POKES; i++) this.setPoke(i, 0, 0, 0, 0);
+  }
+
+  /** Wakes soft body b (its material changed, say). */
+  wake(b: number): void {
+    this.slowTicks[b] = 0;
   }
 
   dispose(): void {

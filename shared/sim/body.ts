@@ -409,6 +409,29 @@ export class SoftBody {
     return Number.isInteger(id) && id >= 0 && id < MAX_GRABS && this.grabActive[id] === 1;
   }
 
+  /** Grabs held now. */
+  activeGrabs(): number {
+    let count = 0;
+    for (let id = 0; id < MAX_GRABS; id++) count += this.grabActive[id];
+    return count;
+  }
+
+  /** Whether point forces wait for the next step (applyForceAt). */
+  hasPendingForce(): boolean {
+    return this.hasExternalForce;
+  }
+
+  /** Mass-weighted RMS speed of the material, m/s. */
+  rmsSpeed(): number {
+    return Math.sqrt(this.massNorm2(this.velocity) / this.totalMass);
+  }
+
+  /** Stops all motion where the body is (it keeps its shape; the next step starts from rest). */
+  stopMotion(): void {
+    this.velocity.fill(0);
+    this.nextScheme = "euler";
+  }
+
   /** Back to the rest shape at the origin, at rest. */
   reset(): void {
     this.q.fill(0);

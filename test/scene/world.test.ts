@@ -108,4 +108,46 @@ describe("scene world", () => {
     expect(Math.abs(c[0] - e.spawn[0])).toBeLessThan(0.2);
     w.dispose();
   });
+
+  it("a resting body falls asleep, stops moving, and wakes when grabbed or when a prop comes near", async () => {
+    const layout: SceneLayout = {
+      ...PLAYGROUND,
+      bodies: [{ id: "jelly", mesh: "box:0.2x0.1x0.2", size: 0.2, material: "jelly", position: [0, 0, 0] }],
+      props: [{ id: "ball", shape: "ball", size: 0.04, position: [1.5, 0.3, 0], density: 1000, color: "#fff" }],
+    };
+    const { world: w, placed } = await world(layout);
+    const e = placed[0].entity;
+    let asleepAt = -1;
+    for (let t = 0; t < 600 && asleepAt < 0; t++) {
+      w.step();
+      if (w.isAsleep(0)) asleepAt = t;
+    }
+    expect(asleepAt).toBeGreaterThan(0);
+    // Asleep, it does not move at all (a creeping body would keep sending snapshots).
+    const before = Float64Array.from(e.body.q);
+    for (let t = 0; t < 120; t++) w.step();
+    expect(Array.from(e.body.q)).toEqual(Array.from(before));
+    // A grab wakes it and moves it.
+    const top = highestPoint(placed[0]);
+    const grab = e.body.grab(0, top, 0);
+    e.body.moveGrab(grab, 0, top + 0.1, 0);
+    for (let t = 0; t < 30; t++) w.step();
+    expect(w.isAsleep(0)).toBe(false);
+    expect(highestPoint(placed[0])).toBeGreaterThan(top + 0.03);
+    e.body.release(grab);
+    for (let t = 0; t < 600 && !w.isAsleep(0); t++) w.step();
+    expect(w.isAsleep(0)).toBe(true);
+    // A ball rolled at it wakes it before it arrives, and it is pushed.
+    const ball = w.props[0].body;
+    ball.setTranslation({ x: 0.5, y: 0.05, z: 0 }, true);
+    ball.setLinvel({ x: -2, y: 0, z: 0 }, true);
+    const x0 = e.body.q[3];
+    let woke = false;
+    for (let t = 0; t < 60; t++) {
+      w.step();
+      woke ||= !w.isAsleep(0);
+    }
+    expect(woke).toBe(true);
+    expect(Math.abs(e.body.q[3] - x0)).toBeGreaterThan(1e-4);
+  });
 });

@@ -52,7 +52,7 @@ it("admin actions need the token and do what they say", async () => {
 it("a room at rest sends no body data", async () => {
   const a = await joinClient(server, { create: true, options: { role: "spectator" } });
   try {
-    await sleep(3000); // bodies settle after the room opens
+    await sleep(4500); // bodies settle (and fall asleep) after the room opens
     let bodyBytes = 0, snapshots = 0;
     a.room.onMessage("snapshot", (bytes: Uint8Array) => {
       snapshots++;
