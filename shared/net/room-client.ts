@@ -158,7 +158,8 @@ export class PliantRoomClient {
   // ----- inputs -----------------------------------------------------------------------------------------
 
   sendPose(head: Pose, left?: Pose | null, right?: Pose | null): void {
-    this.send(true, MESSAGES.pose, { head, left: left ?? null, right: right ?? null });
+    // Copies: callers reuse their arrays frame to frame, and a simulated network delivers later.
+    this.send(true, MESSAGES.pose, { head: head.slice(), left: left ? left.slice() : null, right: right ? right.slice() : null });
   }
 
   /**
@@ -184,7 +185,7 @@ export class PliantRoomClient {
   }
 
   poke(hand: Hand, center: [number, number, number], radius: number): void {
-    this.send(true, MESSAGES.poke, { hand, center, radius });
+    this.send(true, MESSAGES.poke, { hand, center: [center[0], center[1], center[2]], radius });
   }
 
   /** Any message, as is (admin actions; tests of hostile input). */

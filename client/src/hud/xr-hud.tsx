@@ -21,7 +21,7 @@ export function XRHud({ connection }: { connection: ConnectionState }) {
   const lastDraw = useRef(0);
   const offset = useRef(new THREE.Vector3()).current;
 
-  useFrame(({ camera, gl }, _delta) => {
+  useFrame(({ gl }) => {
     const m = mesh.current;
     if (!m) return;
     m.visible = gl.xr.isPresenting;
@@ -46,7 +46,6 @@ export function XRHud({ connection }: { connection: ConnectionState }) {
     g.fillText(`${connection.status} · ${(connection.client?.rtt ?? 0).toFixed(0)} ms RTT`, 20, 40);
     g.fillText(`${interval > 0 ? (1000 / interval).toFixed(0) : "-"} fps · sim ${frameStats.mean(frameStats.simulation).toFixed(2)} ms`, 20, 78);
     texture.needsUpdate = true;
-    void camera;
   });
 
   return (

@@ -44,6 +44,8 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
   const picker = useRef(new SurfacePicker()).current;
   const hands = useRef<Record<"left" | "right", HandState>>({ left: newHandState(), right: newHandState() }).current;
   const lastPose = useRef(0);
+  // Reused every frame: the XR loop allocates nothing per frame but what the network layer copies.
+  const poses = useRef({ head: newPose(), left: newPose(), right: newPose(), target: [0, 0, 0] as [number, number, number], tip: [0, 0, 0] as [number, number, number], mid: [0, 0, 0] as [number, number, number] }).current;
   const pose = useRef<Record<"head" | "left" | "right", Pose | null>>({ head: null, left: null, right: null }).current;
 
   useFrame((three, _delta, frame: XRFrame | undefined) => {
@@ -51,7 +53,7 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
     const space = three.gl.xr.getReferenceSpace();
     if (!frame || !session || !space) return;
     const viewer = frame.getViewerPose(space);
-    pose.head = viewer ? toPose(viewer.transform) : null;
+    pose.head = viewer ? toPose(viewer.transform, poses.head) : null;
     pose.left = pose.right = null;
     const now = performance.now();
     for (const source of session.inputSources) {
@@ -65,12 +67,12 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
         const wrist = frame.getJointPose?.(source.hand.get("wrist")!, space);
         if (!tip || !thumb) continue;
         const t = tip.transform.position, th = thumb.transform.position;
-        inputs.indexTip = [t.x, t.y, t.z];
-        inputs.grip = wrist ? [wrist.transform.position.x, wrist.transform.position.y, wrist.transform.position.z] : null;
-        pose[side] = wrist ? toPose(wrist.transform) : null;
+        inputs.indexTip = store3(inputs.indexTip, t.x, t.y, t.z);
+        inputs.grip = wrist ? store3(inputs.grip, wrist.transform.position.x, wrist.transform.position.y, wrist.transform.position.z) : null;
+        pose[side] = wrist ? toPose(wrist.transform, poses[side]) : null;
         const gap = Math.hypot(t.x - th.x, t.y - th.y, t.z - th.z);
         inputs.pinchGap = gap;
-        const mid: [number, number, number] = [(t.x + th.x) / 2, (t.y + th.y) / 2, (t.z + th.z) / 2];
+        const mid = store3(poses.mid, (t.x + th.x) / 2, (t.y + th.y) / 2, (t.z + th.z) / 2);
         if (!state.pinching && gap < PINCH_START) {
           state.pinching = true;
           if (canGrab && !state.holding) {
@@ -81,16 +83,22 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
           state.pinching = false;
           if (state.holding === "pinch") end(side, state);
         }
-        if (state.holding === "pinch") client.moveGrab(side, [mid[0] + state.offset[0], mid[1] + state.offset[1], mid[2] + state.offset[2]]);
+        if (state.holding === "pinch") {
+          const target = poses.target;
+          target[0] = mid[0] + state.offset[0]; target[1] = mid[1] + state.offset[1]; target[2] = mid[2] + state.offset[2];
+          client.moveGrab(side, target);
+        }
         // Fingertip pokes: only a free hand near a body.
         if (canGrab && !state.pinching && now - state.lastPoke >= POKE_INTERVAL_MS) {
           const near = picker.nearest(client.bodies.values(), t.x, t.y, t.z, POKE_NEAR);
+          const tip = poses.tip;
+          tip[0] = t.x; tip[1] = t.y; tip[2] = t.z;
           if (near) {
-            client.poke(side, [t.x, t.y, t.z], POKE_RADIUS);
+            client.poke(side, tip, POKE_RADIUS);
             state.lastPoke = now;
             state.poking = true;
           } else if (state.poking) {
-            client.poke(side, [t.x, t.y, t.z], 0);
+            client.poke(side, tip, 0);
             state.poking = false;
           }
         }
@@ -99,10 +107,10 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
       const grip = frame.getPose(source.gripSpace ?? source.targetRaySpace, space);
       if (!grip) continue;
       const g = grip.transform;
-      inputs.grip = [g.position.x, g.position.y, g.position.z];
+      inputs.grip = store3(inputs.grip, g.position.x, g.position.y, g.position.z);
       inputs.indexTip = null;
       inputs.pinchGap = null;
-      pose[side] = toPose(g);
+      pose[side] = toPose(g, poses[side]);
       const buttons = source.gamepad?.buttons;
       const squeeze = (buttons?.[1]?.value ?? 0) > 0.5;
       const trigger = (buttons?.[0]?.value ?? 0) > 0.5;
@@ -122,7 +130,7 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
       if ((state.holding === "squeeze" && !squeeze) || (state.holding === "trigger" && !trigger)) end(side, state);
       state.wasSqueeze = squeeze;
       state.wasTrigger = trigger;
-      if (state.holding) client.moveGrab(side, fromLocal(g, state.offset));
+      if (state.holding) client.moveGrab(side, fromLocal(g, state.offset, poses.target));
     }
     if (pose.head && now - lastPose.current >= POSE_INTERVAL_MS) {
       lastPose.current = now;
@@ -153,35 +161,46 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
   return null;
 }
 
-function toPose(t: XRRigidTransform): Pose {
-  return [t.position.x, t.position.y, t.position.z, t.orientation.x, t.orientation.y, t.orientation.z, t.orientation.w];
+const newPose = (): Pose => [0, 0, 0, 0, 0, 0, 1];
+
+/** Writes a point into `into` (made once when missing). */
+function store3(into: [number, number, number] | null, x: number, y: number, z: number): [number, number, number] {
+  const out = into ?? [0, 0, 0];
+  out[0] = x; out[1] = y; out[2] = z;
+  return out;
+}
+
+function toPose(t: XRRigidTransform, out: Pose): Pose {
+  out[0] = t.position.x; out[1] = t.position.y; out[2] = t.position.z;
+  out[3] = t.orientation.x; out[4] = t.orientation.y; out[5] = t.orientation.z; out[6] = t.orientation.w;
+  return out;
 }
 
 /** A world point in a pose's local frame. */
 function localOffset(t: XRRigidTransform, p: [number, number, number]): [number, number, number] {
   const q = t.orientation;
-  return rotate(-q.x, -q.y, -q.z, q.w, p[0] - t.position.x, p[1] - t.position.y, p[2] - t.position.z);
+  return rotate(-q.x, -q.y, -q.z, q.w, p[0] - t.position.x, p[1] - t.position.y, p[2] - t.position.z, [0, 0, 0]);
 }
 
-function fromLocal(t: XRRigidTransform, local: [number, number, number]): [number, number, number] {
+function fromLocal(t: XRRigidTransform, local: [number, number, number], out: [number, number, number]): [number, number, number] {
   const q = t.orientation;
-  const r = rotate(q.x, q.y, q.z, q.w, local[0], local[1], local[2]);
-  return [r[0] + t.position.x, r[1] + t.position.y, r[2] + t.position.z];
+  rotate(q.x, q.y, q.z, q.w, local[0], local[1], local[2], out);
+  out[0] += t.position.x; out[1] += t.position.y; out[2] += t.position.z;
+  return out;
 }
 
 function forward(t: XRRigidTransform): [number, number, number] {
   const q = t.orientation;
-  return rotate(q.x, q.y, q.z, q.w, 0, 0, -1);
+  return rotate(q.x, q.y, q.z, q.w, 0, 0, -1, [0, 0, 0]);
 }
 
-function rotate(qx: number, qy: number, qz: number, qw: number, x: number, y: number, z: number): [number, number, number] {
+function rotate(qx: number, qy: number, qz: number, qw: number, x: number, y: number, z: number, out: [number, number, number]): [number, number, number] {
   // v' = v + 2 w (q x v) + 2 q x (q x v)
   const cx = qy * z - qz * y, cy = qz * x - qx * z, cz = qx * y - qy * x;
-  return [
-    x + 2 * (qw * cx + qy * cz - qz * cy),
-    y + 2 * (qw * cy + qz * cx - qx * cz),
-    z + 2 * (qw * cz + qx * cy - qy * cx),
-  ];
+  out[0] = x + 2 * (qw * cx + qy * cz - qz * cy);
+  out[1] = y + 2 * (qw * cy + qz * cx - qx * cz);
+  out[2] = z + 2 * (qw * cz + qx * cy - qy * cx);
+  return out;
 }
 
 function pulse(source: XRInputSource | undefined, intensity: number, ms: number): void {

@@ -24,9 +24,8 @@ function Avatar({ client, player }: { client: PliantRoomClient; player: PlayerIn
 
   useFrame(() => {
     const avatar = client.avatars.get(player.slot);
-    const parts = [head.current, left.current, right.current];
     for (let k = 0; k < 3; k++) {
-      const part = parts[k];
+      const part = k === 0 ? head.current : k === 1 ? left.current : right.current;
       if (!part) continue;
       const visible = Boolean(avatar && avatar.mask & (1 << k));
       part.visible = visible;
