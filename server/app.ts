@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { createServer as createHttpsServer } from "node:https";
 import { networkInterfaces } from "node:os";
 import path from "node:path";
 import { matchMaker, Server, LocalPresence, type Presence } from "@colyseus/core";
@@ -33,6 +34,8 @@ export interface ServerSettings {
   providerKey?: string;
   /** The address other processes reach this one at (scale-out), host:port. */
   publicAddress?: string;
+  /** Serve https and wss with this certificate (headsets need https for WebXR away from localhost). */
+  tls?: { key: string; cert: string };
   log?: (line: string) => void;
 }
 
@@ -63,7 +66,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     presence = new RedisPresence(settings.redisUrl);
     driver = new RedisDriver(settings.redisUrl);
   }
-  const transport = new WebSocketTransport({ maxPayload: LIMITS.maxPayload });
+  const transport = new WebSocketTransport({ maxPayload: LIMITS.maxPayload, ...(settings.tls ? { server: createHttpsServer(settings.tls) } : {}) });
   const server = new Server({
     transport, presence, driver, gracefullyShutdown: false, greet: false, publicAddress: settings.publicAddress,
     express: (app) => {
@@ -93,7 +96,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   return {
     port,
     adminToken,
-    urls: lanUrls(settings.host, port),
+    urls: lanUrls(settings.host, port, settings.tls ? "https" : "http"),
     socketBytesWritten: () => {
       const clients = (transport as unknown as { wss: { clients: Set<{ _socket?: { bytesWritten: number } }> } }).wss.clients;
       return [...clients].map((ws) => ws._socket?.bytesWritten ?? 0);
@@ -104,11 +107,17 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   };
 }
 
-function lanUrls(host: string, port: number): string[] {
-  if (host !== "0.0.0.0" && host !== "::") return [`http://${host}:${port}`];
-  const urls: string[] = [];
+function lanUrls(host: string, port: number, scheme: string): string[] {
+  if (host !== "0.0.0.0" && host !== "::") return [`${scheme}://${host}:${port}`];
+  const urls = lanAddresses().map((address) => `${scheme}://${address}:${port}`);
+  return urls.length ? urls : [`${scheme}://localhost:${port}`];
+}
+
+/** This machine's IPv4 addresses on its networks (what a headset in the same network can reach). */
+export function lanAddresses(): string[] {
+  const found: string[] = [];
   for (const addresses of Object.values(networkInterfaces())) {
-    for (const a of addresses ?? []) if (a.family === "IPv4" && !a.internal) urls.push(`http://${a.address}:${port}`);
+    for (const a of addresses ?? []) if (a.family === "IPv4" && !a.internal) found.push(a.address);
   }
-  return urls.length ? urls : [`http://localhost:${port}`];
+  return found;
 }

@@ -1,8 +1,11 @@
 // npm start: serves the client and the playground room on http://HOST:PORT (env PORT, default 2567; HOST,
 // default 0.0.0.0 so headsets on the local network can join). REDIS_URL enables scale-out, ADMIN_TOKEN fixes
-// the admin token (otherwise one is generated and printed), SKINNING=model uses the neural fields.
+// the admin token (otherwise one is generated and printed), SKINNING=model uses the neural fields. HTTPS=self-signed
+// (or TLS_CERT + TLS_KEY files) serves https, which headsets need for WebXR on the local network.
 
-import { startServer } from "./app";
+import path from "node:path";
+import { lanAddresses, startServer } from "./app";
+import { certificateFromFiles, selfSignedCertificate } from "./tls/certificate";
 import { modelProvider } from "./skinning/model-provider";
 import { orthonormalProvider } from "../shared/skinning";
 
@@ -13,19 +16,36 @@ async function main(): Promise<void> {
   const skinning = process.env.SKINNING ?? "baseline";
   if (skinning !== "baseline" && skinning !== "model") throw new Error(`SKINNING must be baseline or model, got "${skinning}"`);
   const provider = skinning === "model" ? orthonormalProvider(await modelProvider()) : undefined;
+  const tls = await tlsFromEnvironment(host);
   const server = await startServer({
     port, host, redisUrl: process.env.REDIS_URL || undefined, adminToken: process.env.ADMIN_TOKEN, provider, providerKey: skinning,
-    publicAddress: process.env.PUBLIC_ADDRESS || undefined,
+    publicAddress: process.env.PUBLIC_ADDRESS || undefined, tls,
   });
   process.stdout.write(`Pliant is running. Point a headset's browser at:\n${server.urls.map((u) => `  ${u}`).join("\n")}\n`);
   process.stdout.write(`Admin token: ${server.adminToken}${process.env.ADMIN_TOKEN ? " (from ADMIN_TOKEN)" : " (generated; set ADMIN_TOKEN to fix it)"}\n`);
   if (process.env.REDIS_URL) process.stdout.write(`Scale-out: sharing rooms through Redis at ${process.env.REDIS_URL}\n`);
+  if (process.env.HTTPS === "self-signed") process.stdout.write("HTTPS with a self-signed certificate: each headset asks once to accept it (Advanced > Proceed).\n");
+  else if (!tls && host !== "127.0.0.1" && host !== "localhost") process.stdout.write("Plain HTTP: headsets on the network can watch but not enter VR; set HTTPS=self-signed for that.\n");
   const stop = async () => {
     await server.close();
     process.exit(0);
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+}
+
+async function tlsFromEnvironment(host: string) {
+  const { HTTPS: https, TLS_CERT: certFile, TLS_KEY: keyFile } = process.env;
+  if (certFile || keyFile) {
+    if (!certFile || !keyFile) throw new Error("set both TLS_CERT and TLS_KEY (PEM files), or neither");
+    return certificateFromFiles(certFile, keyFile);
+  }
+  if (!https) return undefined;
+  if (https !== "self-signed") throw new Error(`HTTPS must be "self-signed" (or use TLS_CERT and TLS_KEY), got "${https}"`);
+  const addresses = ["localhost", "127.0.0.1", ...(host === "0.0.0.0" || host === "::" ? lanAddresses() : [host])];
+  const certificate = await selfSignedCertificate(path.resolve(import.meta.dirname, "../.cache/tls"), addresses);
+  if (certificate.created) process.stdout.write(`Made a self-signed certificate for ${addresses.join(", ")} (.cache/tls)\n`);
+  return { key: certificate.key, cert: certificate.cert };
 }
 
 main().catch((error: Error) => {

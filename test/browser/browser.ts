@@ -20,6 +20,8 @@ export interface LaunchOptions {
   /** Run Chromium at a lower CPU priority than the server under test (tests); benchmarks run it as is. */
   niced?: boolean;
   viewport?: { width: number; height: number };
+  /** Accept a self-signed certificate (as a person does once on a headset). */
+  acceptCertificate?: boolean;
 }
 
 export async function launchBrowser(options: LaunchOptions = {}): Promise<Browser> {
@@ -28,6 +30,7 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Browse
     executablePath: options.niced === false ? CHROMIUM : NICED_CHROMIUM,
     headless: true,
     viewport: options.viewport ?? { width: 800, height: 500 },
+    ignoreHTTPSErrors: options.acceptCertificate ?? false,
     args: [
       "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
       "--disable-component-update", "--disable-sync", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--ignore-gpu-blocklist",
