@@ -14,7 +14,7 @@ import { LIMITS, ROOM_NAME } from "../shared/net";
 import type { SkinningFieldProvider } from "../shared/skinning";
 import { configurePlayground, playgroundConfig } from "./room/playground-config";
 import { PlaygroundRoom } from "./room/playground-room";
-import { BAKE_CACHE_DIRECTORY } from "./world/bake-cache";
+import { BAKE_CACHE_DIRECTORY, clientBakeFile } from "./world/bake-cache";
 import { bakeBodies } from "./world/playground-bodies";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -75,7 +75,8 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
         const hash = String(req.params.hash);
         if (!/^[0-9a-f]{32}$/.test(hash)) return void res.status(400).type("text/plain").send("a bake hash is 32 hex digits");
         try {
-          const bytes = await readFile(path.join(BAKE_CACHE_DIRECTORY, `${hash}.bake`));
+          // The client copy (without render weights the browser computes itself), or the whole bake.
+          const bytes = await readFile(clientBakeFile(hash)).catch(() => readFile(path.join(BAKE_CACHE_DIRECTORY, `${hash}.bake`)));
           res.type("application/octet-stream").set("Cache-Control", "public, max-age=31536000, immutable").send(bytes);
         } catch {
           res.status(404).type("text/plain").send(`no bake ${hash}`);

@@ -24,11 +24,11 @@ export function installDebugHooks({ connection, loader, store, emulated }: { con
     device: emulated?.device,
     inputs: xrInputs,
     frameStats,
-    /** Loaded bodies: worker time (fetch or IndexedDB, decode, GPU tables), whether from the cache, render vertices. */
+    /** Loaded bodies: worker time (fetch or IndexedDB, decode, weights, GPU tables), whether from the cache or with weights computed here, render vertices. */
     get bakes() {
       return [...loader.progress.keys()].map((hash) => {
         const bake = loader.get(hash);
-        return { hash, ms: bake?.ms ?? NaN, cached: bake?.cached ?? false, bytes: bake?.bytes.length ?? 0, vertices: bake?.influences.vertexCount ?? 0 };
+        return { hash, ms: bake?.ms ?? NaN, cached: bake?.cached ?? false, weightsComputed: bake?.weightsComputed ?? false, bytes: bake?.bytes.length ?? 0, vertices: bake?.influences.vertexCount ?? 0 };
       });
     },
     get client() {

@@ -5,9 +5,14 @@ import { createHash } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { TriangleMesh } from "../../shared/geometry";
-import { BAKED_BODY_VERSION, bakeMesh, decodeBakedBody, encodeBakedBody, type BakedBody, type BakeOptions, type SkinningFieldProvider } from "../../shared/skinning";
+import { BAKED_BODY_VERSION, bakeMesh, clientBakedBody, decodeBakedBody, encodeBakedBody, type BakedBody, type BakeOptions, type SkinningFieldProvider } from "../../shared/skinning";
 
 export const BAKE_CACHE_DIRECTORY = path.resolve(import.meta.dirname, "../../.cache/bakes");
+
+/** The file clients download for a hash: the bake without what they compute themselves (clientBakedBody). */
+export function clientBakeFile(hash: string, directory = BAKE_CACHE_DIRECTORY): string {
+  return path.join(directory, `${hash}.client.bake`);
+}
 
 export interface CachedBake {
   body: BakedBody;
@@ -34,15 +39,23 @@ export async function cachedBake(
   const file = path.join(directory, `${hash}.bake`);
   try {
     const bytes = new Uint8Array(await readFile(file));
-    return { body: decodeBakedBody(bytes), hash, bytes, fromCache: true };
+    const body = decodeBakedBody(bytes);
+    await readFile(clientBakeFile(hash, directory)).catch(() => writeAtomically(clientBakeFile(hash, directory), encodeBakedBody(clientBakedBody(body))));
+    return { body, hash, bytes, fromCache: true };
   } catch {
     // Missing or unreadable: bake it.
   }
   const { body } = await bakeMesh(mesh, provider, options);
   const bytes = encodeBakedBody(body);
   await mkdir(directory, { recursive: true });
+  await writeAtomically(clientBakeFile(hash, directory), encodeBakedBody(clientBakedBody(body)));
+  await writeAtomically(file, bytes);
+  return { body, hash, bytes, fromCache: false };
+}
+
+/** Readers never see half a file (several processes may share the cache). */
+async function writeAtomically(file: string, bytes: Uint8Array): Promise<void> {
   const partial = `${file}.${process.pid}.partial`;
   await writeFile(partial, bytes);
   await rename(partial, file);
-  return { body, hash, bytes, fromCache: false };
 }

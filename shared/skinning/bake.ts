@@ -4,7 +4,7 @@
 import { normaliseMesh, sampleInterior, sampleSurface, thickenFlatMesh, type TriangleMesh } from "../geometry";
 import { BAKED_BODY_VERSION, type BakedBody } from "./baked-body";
 import { farthestPoints } from "./baseline";
-import { SkinningError, type SkinningFieldProvider } from "./fields";
+import { SkinningError, type SkinningFieldProvider, type SkinningFields } from "./fields";
 
 export interface BakeOptions {
   /** Learned fields K (the subspace gets K + 1 handles). Default 16. */
@@ -120,12 +120,18 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
     surfacePositions: contactPoints,
     surfaceWeights,
     fieldNorms: norms,
+    ...describedFields(fields),
   };
   return { body, timings: { sampling: t1 - t0, fields: t2 - t1, evaluating: t3 - t2, total: t3 - t0 } };
 }
 
+function describedFields(fields: SkinningFields): { fieldKind: string; fieldDescription: Float64Array } {
+  const description = fields.describe?.();
+  return description ? { fieldKind: description.kind, fieldDescription: description.data } : { fieldKind: "", fieldDescription: new Float64Array(0) };
+}
+
 /** Divides each learned field by its cubature norm and prepends the constant channel (weight 1, gradient 0). */
-function normalisedWithConstant(
+export function normalisedWithConstant(
   raw: Float64Array, rawGrad: Float64Array | undefined, norms: Float64Array, count: number, k: number, gradientsOut?: Float64Array,
 ): Float64Array {
   const out = new Float64Array(count * (k + 1));

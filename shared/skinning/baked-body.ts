@@ -4,7 +4,7 @@
 import type { SubspaceSource } from "../sim/subspace";
 import { SkinningError } from "./fields";
 
-export const BAKED_BODY_VERSION = 1;
+export const BAKED_BODY_VERSION = 2;
 const MAGIC = "PLNTBAKE";
 
 export interface BakedBodyInfo {
@@ -17,13 +17,18 @@ export interface BakedBodyInfo {
   /** normalised = (original - center) / scale. */
   center: [number, number, number];
   scale: number;
+  /** How `fieldDescription` describes the fields ("" when it does not: the render weights are then always sent). */
+  fieldKind: string;
 }
 
 export interface BakedBody extends BakedBodyInfo {
   /** Render mesh (normalised positions, 3V) and its triangles. */
   renderPositions: Float64Array;
   triangles: Uint32Array;
-  /** V * (K + 1) render-vertex weights, normalised like the cubature weights. */
+  /**
+   * V * (K + 1) render-vertex weights, normalised like the cubature weights. Empty in the copy sent to clients when
+   * the fields are described: they evaluate them from `fieldDescription` and `fieldNorms` (renderWeightsOf).
+   */
   renderWeights: Float64Array;
   cubaturePositions: Float64Array;
   cubatureVolumes: Float64Array;
@@ -39,14 +44,21 @@ export interface BakedBody extends BakedBodyInfo {
   surfaceWeights: Float64Array;
   /** The RMS of each learned field over the cubature points, divided out of every weight (K numbers). */
   fieldNorms: Float64Array;
+  /** The fields themselves, compactly (see SkinningFields.describe); empty when they cannot be described. */
+  fieldDescription: Float64Array;
 }
 
 const ARRAY_FIELDS = [
   "renderPositions", "triangles", "renderWeights",
   "cubaturePositions", "cubatureVolumes", "cubatureWeights", "cubatureGradients",
   "massPositions", "massVolumes", "massWeights",
-  "surfacePositions", "surfaceWeights", "fieldNorms",
+  "surfacePositions", "surfaceWeights", "fieldNorms", "fieldDescription",
 ] as const;
+
+/** The copy of a bake that clients download: without the render weights when they can evaluate the fields. */
+export function clientBakedBody(body: BakedBody): BakedBody {
+  return body.fieldKind ? { ...body, renderWeights: new Float64Array(0) } : body;
+}
 
 /** Total handles of a baked body (K + 1). */
 export function handleCount(body: BakedBodyInfo): number {
@@ -86,6 +98,7 @@ export function encodeBakedBody(body: BakedBody): Uint8Array {
     seed: body.seed,
     center: body.center,
     scale: body.scale,
+    fieldKind: body.fieldKind,
     arrays: arrays.map(({ name, type, length }) => ({ name, type, length })),
   };
   const json = new TextEncoder().encode(JSON.stringify(info));
@@ -126,6 +139,7 @@ export function decodeBakedBody(bytes: Uint8Array): BakedBody {
   let offset = align8(MAGIC.length + 8 + jsonLength);
   const body: Record<string, unknown> = {
     version, provider: info.provider, learnedHandles: info.learnedHandles, seed: info.seed, center: info.center, scale: info.scale,
+    fieldKind: typeof info.fieldKind === "string" ? info.fieldKind : "",
   };
   for (const name of ARRAY_FIELDS) {
     const entry = info.arrays.find((a) => a.name === name) ?? fail(`missing ${name}`);

@@ -4,7 +4,7 @@
 // together); the neural model does not have that weakness.
 
 import { symmetricEigen } from "../sim/linalg";
-import { SkinningError, type ShapeSamples, type SkinningFieldProvider, type SkinningFields } from "./fields";
+import { SkinningError, type FieldDescription, type ShapeSamples, type SkinningFieldProvider, type SkinningFields } from "./fields";
 
 /** Interior samples used to orthogonalise; more changes the fields by well under a percent. */
 const ORTHOGONALISATION_SAMPLES = 4096;
@@ -14,6 +14,18 @@ const LINEAR_FIELDS = 3;
 const DICTIONARY_PER_FIELD = 4;
 const MAX_DICTIONARY = 160;
 const WIDTH_PER_SPACING = 1.5;
+
+export const BASELINE_DESCRIPTION = "baseline-bumps";
+
+/** The baseline fields again, from their description (see OrthogonalFields.describe). */
+export function baselineFieldsFromDescription(data: Float64Array): SkinningFields {
+  const b = data[0], k = data[1];
+  if (!(Number.isInteger(b) && b >= 0 && Number.isInteger(k) && k >= 1 && data.length === 2 + 4 * b + k * (b + LINEAR_FIELDS + 1))) {
+    throw new SkinningError("a baseline field description has the wrong size");
+  }
+  const centres = data.slice(2, 2 + 3 * b), inverseVariance = data.slice(2 + 3 * b, 2 + 4 * b);
+  return new OrthogonalFields(new GaussianBumps(centres, new Float64Array(b), inverseVariance), data.slice(2 + 4 * b), k);
+}
 
 export const baselineProvider: SkinningFieldProvider = {
   name: "baseline",
@@ -45,11 +57,11 @@ export function createBaselineFields(interior: Float64Array, count: number): Ski
 /** The dictionary: the three coordinate functions, then Gaussian bumps. */
 class GaussianBumps {
   readonly count: number;
-  private readonly inverseVariance: Float64Array;
+  readonly inverseVariance: Float64Array;
 
-  constructor(readonly centres: Float64Array, widths: Float64Array) {
+  constructor(readonly centres: Float64Array, widths: Float64Array, inverseVariance?: Float64Array) {
     this.count = widths.length + LINEAR_FIELDS;
-    this.inverseVariance = widths.map((w) => 1 / (w * w));
+    this.inverseVariance = inverseVariance ?? widths.map((w) => 1 / (w * w));
   }
 
   /** Values (count) at one point, and gradients (3 count) when asked. */
@@ -80,6 +92,18 @@ class OrthogonalFields implements SkinningFields {
 
   constructor(private readonly bumps: GaussianBumps, private readonly coefficients: Float64Array, count: number) {
     this.count = count;
+  }
+
+  /** [bumps, fields, centres (3 per bump), inverse variances (1 per bump), coefficients (fields x (bumps + 4))]. */
+  describe(): FieldDescription {
+    const b = this.bumps.inverseVariance.length;
+    const data = new Float64Array(2 + 4 * b + this.coefficients.length);
+    data[0] = b;
+    data[1] = this.count;
+    data.set(this.bumps.centres, 2);
+    data.set(this.bumps.inverseVariance, 2 + 3 * b);
+    data.set(this.coefficients, 2 + 4 * b);
+    return { kind: BASELINE_DESCRIPTION, data };
   }
 
   async evaluate(points: Float64Array, weights: Float64Array, gradients?: Float64Array): Promise<void> {

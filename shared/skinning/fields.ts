@@ -18,6 +18,16 @@ export interface SkinningFields {
    * when given, their spatial gradients into `gradients` (N * count * 3, per normalised unit).
    */
   evaluate(points: Float64Array, weights: Float64Array, gradients?: Float64Array): Promise<void>;
+  /**
+   * A compact, self-contained description of the fields (a few kilobytes) from which fieldsFromDescription can
+   * evaluate them anywhere, e.g. in a browser at the render vertices; absent when the fields cannot be described.
+   */
+  describe?(): FieldDescription;
+}
+
+export interface FieldDescription {
+  kind: string;
+  data: Float64Array;
 }
 
 export interface SkinningFieldProvider {

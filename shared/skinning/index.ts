@@ -6,3 +6,4 @@ export * from "./onnx-provider";
 export * from "./quality";
 export * from "./orthonormal";
 export * from "./render-influences";
+export * from "./field-description";

@@ -8,6 +8,8 @@ export interface LoadedBake {
   influences: RenderInfluences;
   cached: boolean;
   ms: number;
+  /** The render weights were evaluated here from the fields' description (not downloaded). */
+  weightsComputed: boolean;
 }
 
 export interface BakeProgress {
@@ -67,7 +69,7 @@ export class BakeLoader {
     if (reply.type === "progress") {
       this.setProgress(reply.hash, { stage: reply.stage, fraction: reply.fraction });
     } else if (reply.type === "ready") {
-      const bake = { bytes: reply.bytes, influences: reply.influences, cached: reply.cached, ms: reply.ms };
+      const bake = { bytes: reply.bytes, influences: reply.influences, cached: reply.cached, ms: reply.ms, weightsComputed: reply.weightsComputed };
       this.loaded.set(reply.hash, bake);
       this.setProgress(reply.hash, { stage: "ready", fraction: 1 });
       request.resolve(bake);

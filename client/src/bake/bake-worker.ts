@@ -1,7 +1,7 @@
 // The bake worker: fetches a baked body (or finds it in IndexedDB), decodes it and builds the GPU skinning tables
 // of its render mesh, reporting progress, so that the page's main thread never does per-vertex work.
 
-import { computeRenderInfluences, decodeBakedBody } from "../../../shared/skinning";
+import { computeRenderInfluences, decodeBakedBody, renderWeightsOf } from "../../../shared/skinning";
 import { readCachedBake, writeCachedBake } from "./bake-cache";
 import { RENDER_INFLUENCES, type BakeReply, type BakeRequest } from "./bake-messages";
 
@@ -35,9 +35,11 @@ self.onmessage = async (event: MessageEvent<BakeRequest>) => {
     const bytes = cachedBytes ?? (await download(request));
     const baked = decodeBakedBody(bytes);
     if (!cachedBytes) await writeCachedBake(request.hash, bytes);
-    const influences = computeRenderInfluences(baked, RENDER_INFLUENCES, (fraction) => post({ type: "progress", hash: request.hash, stage: "weights", fraction }));
+    // The server sends the fields, not V x (K + 1) weights: evaluate them at the render vertices here.
+    const renderWeights = await renderWeightsOf(baked, (fraction) => post({ type: "progress", hash: request.hash, stage: "fields", fraction }));
+    const influences = computeRenderInfluences({ ...baked, renderWeights }, RENDER_INFLUENCES, (fraction) => post({ type: "progress", hash: request.hash, stage: "weights", fraction }));
     post(
-      { type: "ready", hash: request.hash, bytes, influences, cached: Boolean(cachedBytes), ms: performance.now() - started },
+      { type: "ready", hash: request.hash, bytes, influences, cached: Boolean(cachedBytes), ms: performance.now() - started, weightsComputed: baked.renderWeights.length === 0 },
       [bytes.buffer, influences.positions.buffer, influences.normals.buffer, influences.handles.buffer, influences.weights.buffer, influences.tangentDerivatives1.buffer, influences.tangentDerivatives2.buffer],
     );
   } catch (error) {

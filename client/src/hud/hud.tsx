@@ -9,6 +9,7 @@ import { frameStats } from "./frame-stats";
 
 const panel: React.CSSProperties = { background: "rgba(17, 20, 26, 0.78)", borderRadius: 10, padding: "8px 12px", pointerEvents: "auto", backdropFilter: "blur(6px)" };
 const button: React.CSSProperties = { background: "#4fc3f7", color: "#0b1118", border: 0, borderRadius: 8, padding: "8px 14px", font: "600 14px system-ui, sans-serif", cursor: "pointer" };
+const STAGE_LABEL = { download: "downloading", fields: "computing the skinning weights of", weights: "preparing" } as const;
 const STATUS_COLOR = { connecting: "#ffb300", connected: "#66bb6a", reconnecting: "#ffb300", failed: "#ef5350" } as const;
 
 export function useHudNumbers(connection: ConnectionState) {
@@ -54,7 +55,7 @@ export function LoadingPanel({ loader }: { loader: BakeLoader }) {
     <div style={panel} data-testid="loading">
       {rows.map(({ hash, progress }) => (
         <div key={hash}>
-          {progress!.stage === "error" ? `body failed to load: ${progress!.message}` : `${progress!.stage === "download" ? "downloading" : "preparing"} body… ${Math.round(100 * progress!.fraction)}%`}
+          {progress!.stage === "error" ? `body failed to load: ${progress!.message}` : `${STAGE_LABEL[progress!.stage as keyof typeof STAGE_LABEL] ?? "preparing"} body… ${Math.round(100 * progress!.fraction)}%`}
         </div>
       ))}
     </div>

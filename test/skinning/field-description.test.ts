@@ -1,0 +1,34 @@
+// Clients get the fields, not the render weights: the client copy of a bake is a fraction of its size, and the
+// weights evaluated from it are the server's, to rounding.
+
+import { describe, expect, it } from "vitest";
+import { readMeshFile } from "../../server/mesh-file";
+import { bakeMesh, baselineProvider, clientBakedBody, decodeBakedBody, encodeBakedBody, orthonormalProvider, renderWeightsOf } from "../../shared/skinning";
+
+describe("field descriptions", () => {
+  it("a baseline bake's client copy drops the render weights, and the client recomputes them exactly", async () => {
+    const mesh = await readMeshFile("../shared/assets/meshes/spot.obj");
+    const { body } = await bakeMesh(mesh, baselineProvider, { handles: 16, cubature: 256 });
+    expect(body.fieldKind).toBe("baseline-bumps");
+    const full = encodeBakedBody(body), light = encodeBakedBody(clientBakedBody(body));
+    // Spot's 2,930 render vertices x 17 weights are not sent (the 4,096 mass samples still carry theirs).
+    expect(full.length - light.length).toBeGreaterThanOrEqual(body.renderWeights.byteLength);
+    const received = decodeBakedBody(light);
+    expect(received.renderWeights.length).toBe(0);
+    const fractions: number[] = [];
+    const weights = await renderWeightsOf(received, (f) => fractions.push(f));
+    expect(weights.length).toBe(body.renderWeights.length);
+    let worst = 0;
+    for (let i = 0; i < weights.length; i++) worst = Math.max(worst, Math.abs(weights[i] - body.renderWeights[i]));
+    expect(worst).toBeLessThan(1e-12);
+    expect(fractions[fractions.length - 1]).toBe(1);
+  });
+
+  it("fields that cannot be described keep their render weights in the client copy", async () => {
+    const mesh = await readMeshFile("../shared/assets/meshes/suzanne.obj");
+    const { body } = await bakeMesh(mesh, orthonormalProvider(baselineProvider), { handles: 8, cubature: 128 });
+    expect(body.fieldKind).toBe("");
+    const received = decodeBakedBody(encodeBakedBody(clientBakedBody(body)));
+    expect(Array.from(await renderWeightsOf(received))).toEqual(Array.from(body.renderWeights));
+  });
+});
