@@ -3,7 +3,10 @@
 // The encoder turns surface points + normals into shape latents once per shape; the decoder maps query points
 // to raw fields in batches. Gradients are central finite differences (6 extra queries a point).
 
-import { SkinningError, type ShapeSamples, type SkinningFieldProvider, type SkinningFields } from "./fields";
+import { SkinningError, type FieldDescription, type ShapeSamples, type SkinningFieldProvider, type SkinningFields } from "./fields";
+
+/** Fields described by the shape's latents: evaluating them needs the decoder network (fieldsFromDescription). */
+export const MODEL_DESCRIPTION = "model-decoder";
 
 /** The part of onnxruntime's API this provider uses (both onnxruntime-node and -web satisfy it). */
 export interface OrtTensor {
@@ -76,6 +79,17 @@ class ModelFields implements SkinningFields {
     private readonly batchSize: number,
   ) {}
 
+  /** [fields, rank, ...latent dims, ...latents]: what a decoder needs to evaluate these fields anywhere. */
+  describe(): FieldDescription {
+    const dims = this.latents.dims, values = this.latents.data as Float32Array;
+    const data = new Float64Array(2 + dims.length + values.length);
+    data[0] = this.count;
+    data[1] = dims.length;
+    data.set(dims, 2);
+    data.set(values, 2 + dims.length);
+    return { kind: MODEL_DESCRIPTION, data };
+  }
+
   async evaluate(points: Float64Array, weights: Float64Array, gradients?: Float64Array): Promise<void> {
     const n = points.length / 3, k = this.count, h = FIELD_GRADIENT_STEP;
     if (weights.length < n * k) throw new SkinningError(`weights need ${n * k} numbers, got ${weights.length}`);
@@ -111,6 +125,17 @@ class ModelFields implements SkinningFields {
       }
     }
   }
+}
+
+/** The model's fields from a description (ModelFields.describe) and a decoder session. */
+export function modelFieldsFromDescription(ort: OrtModule, decoder: OrtSession, data: Float64Array, batchSize = 8192): SkinningFields {
+  const count = data[0], rank = data[1];
+  if (!(Number.isInteger(count) && count >= 1 && Number.isInteger(rank) && rank >= 1 && rank <= 4)) throw new SkinningError("a model field description is malformed");
+  const dims = Array.from(data.subarray(2, 2 + rank));
+  const size = dims.reduce((a, b) => a * b, 1);
+  if (data.length !== 2 + rank + size) throw new SkinningError("a model field description has the wrong size");
+  const latents = new ort.Tensor("float32", Float32Array.from(data.subarray(2 + rank)), dims);
+  return new ModelFields(ort, decoder, latents, count, batchSize);
 }
 
 /**

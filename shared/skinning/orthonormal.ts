@@ -5,7 +5,10 @@
 
 import { choleskyFactor } from "../sim/linalg";
 import { strided } from "./baseline";
-import { SkinningError, type ShapeSamples, type SkinningFieldProvider, type SkinningFields } from "./fields";
+import { SkinningError, type FieldDescription, type ShapeSamples, type SkinningFieldProvider, type SkinningFields } from "./fields";
+
+/** Prefix of a described orthonormalised field set: "orthonormal+" then the inner fields' kind. */
+export const ORTHONORMAL_PREFIX = "orthonormal+";
 
 /** At most this many interior samples define the inner product (evenly strided). */
 const GRAM_POINTS = 4096;
@@ -47,12 +50,25 @@ export function orthonormalisingFactor(weights: Float64Array, n: number, k: numb
   return gram;
 }
 
-class OrthonormalFields implements SkinningFields {
+export class OrthonormalFields implements SkinningFields {
   readonly count: number;
 
   constructor(private readonly inner: SkinningFields, private readonly lower: Float64Array) {
     this.count = inner.count;
+    // Describable when the inner fields are: [k, the factor (k x k), the inner fields' description].
+    if (inner.describe) {
+      this.describe = (): FieldDescription => {
+        const description = inner.describe!();
+        const data = new Float64Array(1 + lower.length + description.data.length);
+        data[0] = this.count;
+        data.set(lower, 1);
+        data.set(description.data, 1 + lower.length);
+        return { kind: ORTHONORMAL_PREFIX + description.kind, data };
+      };
+    }
   }
+
+  describe?: () => FieldDescription;
 
   async evaluate(points: Float64Array, weights: Float64Array, gradients?: Float64Array): Promise<void> {
     await this.inner.evaluate(points, weights, gradients);

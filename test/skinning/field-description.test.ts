@@ -2,8 +2,10 @@
 // weights evaluated from it are the server's, to rounding.
 
 import { describe, expect, it } from "vitest";
+import { readFile } from "node:fs/promises";
 import { readMeshFile } from "../../server/mesh-file";
-import { bakeMesh, baselineProvider, clientBakedBody, decodeBakedBody, encodeBakedBody, orthonormalProvider, renderWeightsOf } from "../../shared/skinning";
+import { MODEL_DIRECTORY, modelProvider } from "../../server/skinning/model-provider";
+import { bakeMesh, baselineProvider, clientBakedBody, decodeBakedBody, encodeBakedBody, needsDecoder, orthonormalProvider, renderWeightsOf, type OrtModule } from "../../shared/skinning";
 
 describe("field descriptions", () => {
   it("a baseline bake's client copy drops the render weights, and the client recomputes them exactly", async () => {
@@ -26,9 +28,37 @@ describe("field descriptions", () => {
 
   it("fields that cannot be described keep their render weights in the client copy", async () => {
     const mesh = await readMeshFile("../shared/assets/meshes/suzanne.obj");
-    const { body } = await bakeMesh(mesh, orthonormalProvider(baselineProvider), { handles: 8, cubature: 128 });
+    // A provider whose fields can only be evaluated, not described.
+    const opaque = {
+      name: "opaque",
+      async fieldsFor(shape: Parameters<typeof baselineProvider.fieldsFor>[0], k: number) {
+        const fields = await baselineProvider.fieldsFor(shape, k);
+        return { count: fields.count, evaluate: fields.evaluate.bind(fields) };
+      },
+    };
+    const { body } = await bakeMesh(mesh, opaque, { handles: 8, cubature: 128 });
     expect(body.fieldKind).toBe("");
     const received = decodeBakedBody(encodeBakedBody(clientBakedBody(body)));
     expect(Array.from(await renderWeightsOf(received))).toEqual(Array.from(body.renderWeights));
+  });
+
+  it("the network's fields travel as the shape's latents and the orthonormalising factor; a decoder gives back the weights", async () => {
+    const mesh = await readMeshFile("../shared/assets/meshes/spot.obj");
+    const { body } = await bakeMesh(mesh, orthonormalProvider(await modelProvider()), { handles: 16, cubature: 256 });
+    expect(body.fieldKind).toBe("orthonormal+model-decoder");
+    expect(needsDecoder(body.fieldKind)).toBe(true);
+    const received = decodeBakedBody(encodeBakedBody(clientBakedBody(body)));
+    expect(received.renderWeights.length).toBe(0);
+    await expect(renderWeightsOf(received)).rejects.toThrow(/decoder/);
+    // What the browser's worker does with onnxruntime-web, here with onnxruntime-node.
+    const ort = (await import("onnxruntime-node")) as unknown as OrtModule;
+    const decoder = await ort.InferenceSession.create(new Uint8Array(await readFile(`${MODEL_DIRECTORY}/skinning-decoder.onnx`)));
+    const weights = await renderWeightsOf(received, undefined, { ort, decoder });
+    let worst = 0, largest = 0;
+    for (let i = 0; i < weights.length; i++) {
+      worst = Math.max(worst, Math.abs(weights[i] - body.renderWeights[i]));
+      largest = Math.max(largest, Math.abs(body.renderWeights[i]));
+    }
+    expect(worst).toBeLessThan(1e-5 * largest);
   });
 });
