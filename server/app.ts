@@ -87,6 +87,8 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
         res.json({ rooms: rooms.map((r) => ({ roomId: r.roomId, clients: r.clients, maxClients: r.maxClients })) });
       });
       app.use("/profiles", express.static(INPUT_PROFILES, { maxAge: "1d" }));
+      // The skinning decoder, for browsers that evaluate the network's fields themselves (bakes made with SKINNING=model).
+      app.get("/models/skinning-decoder.onnx", (_req, res) => res.sendFile(path.join(ROOT, "models/skinning-decoder.onnx"), { maxAge: "1d" }));
       app.use(express.static(existsSync(CLIENT_BUILD) ? CLIENT_BUILD : PLACEHOLDER_PAGE, { index: "index.html" }));
     },
   });

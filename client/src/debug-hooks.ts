@@ -23,6 +23,7 @@ export function installDebugHooks({ connection, loader, store, emulated }: { con
     store,
     device: emulated?.device,
     inputs: xrInputs,
+    loader,
     frameStats,
     /** Loaded bodies: worker time (fetch or IndexedDB, decode, weights, GPU tables), whether from the cache or with weights computed here, render vertices. */
     get bakes() {

@@ -1,7 +1,7 @@
 // The bake worker: fetches a baked body (or finds it in IndexedDB), decodes it and builds the GPU skinning tables
 // of its render mesh, reporting progress, so that the page's main thread never does per-vertex work.
 
-import { computeRenderInfluences, decodeBakedBody, renderWeightsOf } from "../../../shared/skinning";
+import { browserExecutionProviders, computeRenderInfluences, decodeBakedBody, needsDecoder, renderWeightsOf, type DecoderRuntime, type OrtModule } from "../../../shared/skinning";
 import { readCachedBake, writeCachedBake } from "./bake-cache";
 import { RENDER_INFLUENCES, type BakeReply, type BakeRequest } from "./bake-messages";
 
@@ -27,6 +27,28 @@ async function download(request: BakeRequest): Promise<Uint8Array> {
   return bytes;
 }
 
+let decoderRuntime: Promise<DecoderRuntime> | undefined;
+
+/**
+ * The skinning network's decoder in onnxruntime-web, loaded once and only for bakes made with the network: WebGPU
+ * when the browser gives an adapter, wasm otherwise. The model file comes from our server, next to the bakes.
+ */
+function decoderFor(bakeUrl: string): Promise<DecoderRuntime> {
+  decoderRuntime ??= (async () => {
+    const ort = await import("onnxruntime-web");
+    // Single-threaded: threads need cross-origin isolation, which the page does not ask for.
+    ort.env.wasm.numThreads = 1;
+    const response = await fetch(new URL("../models/skinning-decoder.onnx", bakeUrl));
+    if (!response.ok) throw new Error(`the skinning decoder: HTTP ${response.status}`);
+    const model = new Uint8Array(await response.arrayBuffer());
+    const executionProviders = await browserExecutionProviders((navigator as Navigator & { gpu?: { requestAdapter(): Promise<unknown> } }).gpu);
+    const decoder = await ort.InferenceSession.create(model, { executionProviders });
+    return { ort: ort as unknown as OrtModule, decoder };
+  })();
+  decoderRuntime.catch(() => (decoderRuntime = undefined));
+  return decoderRuntime;
+}
+
 self.onmessage = async (event: MessageEvent<BakeRequest>) => {
   const request = event.data;
   const started = performance.now();
@@ -36,7 +58,8 @@ self.onmessage = async (event: MessageEvent<BakeRequest>) => {
     const baked = decodeBakedBody(bytes);
     if (!cachedBytes) await writeCachedBake(request.hash, bytes);
     // The server sends the fields, not V x (K + 1) weights: evaluate them at the render vertices here.
-    const renderWeights = await renderWeightsOf(baked, (fraction) => post({ type: "progress", hash: request.hash, stage: "fields", fraction }));
+    const decoder = baked.renderWeights.length === 0 && needsDecoder(baked.fieldKind) ? await decoderFor(request.url) : undefined;
+    const renderWeights = await renderWeightsOf(baked, (fraction) => post({ type: "progress", hash: request.hash, stage: "fields", fraction }), decoder);
     const influences = computeRenderInfluences({ ...baked, renderWeights }, RENDER_INFLUENCES, (fraction) => post({ type: "progress", hash: request.hash, stage: "weights", fraction }));
     post(
       { type: "ready", hash: request.hash, bytes, influences, cached: Boolean(cachedBytes), ms: performance.now() - started, weightsComputed: baked.renderWeights.length === 0 },
