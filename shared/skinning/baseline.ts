@@ -24,7 +24,7 @@ export function baselineFieldsFromDescription(data: Float64Array): SkinningField
     throw new SkinningError("a baseline field description has the wrong size");
   }
   const centres = data.slice(2, 2 + 3 * b), inverseVariance = data.slice(2 + 3 * b, 2 + 4 * b);
-  return new OrthogonalFields(new GaussianBumps(centres, new Float64Array(b), inverseVariance), data.slice(2 + 4 * b), k);
+  return new OrthogonalFields(new GaussianBumps(centres, inverseVariance), data.slice(2 + 4 * b), k);
 }
 
 export const baselineProvider: SkinningFieldProvider = {
@@ -49,7 +49,7 @@ export function createBaselineFields(interior: Float64Array, count: number): Ski
     meanNearest += Math.sqrt(nearest) / dictionary;
   }
   widths.fill(WIDTH_PER_SPACING * meanNearest);
-  const bumps = new GaussianBumps(centres, widths);
+  const bumps = new GaussianBumps(centres, widths.map((w) => 1 / (w * w)));
   const coefficients = principalFields(bumps, samples, count);
   return new OrthogonalFields(bumps, coefficients, count);
 }
@@ -57,11 +57,10 @@ export function createBaselineFields(interior: Float64Array, count: number): Ski
 /** The dictionary: the three coordinate functions, then Gaussian bumps. */
 class GaussianBumps {
   readonly count: number;
-  readonly inverseVariance: Float64Array;
 
-  constructor(readonly centres: Float64Array, widths: Float64Array, inverseVariance?: Float64Array) {
-    this.count = widths.length + LINEAR_FIELDS;
-    this.inverseVariance = inverseVariance ?? widths.map((w) => 1 / (w * w));
+  /** One centre (3 numbers) and one inverse variance (1 / width^2) per bump. */
+  constructor(readonly centres: Float64Array, readonly inverseVariance: Float64Array) {
+    this.count = inverseVariance.length + LINEAR_FIELDS;
   }
 
   /** Values (count) at one point, and gradients (3 count) when asked. */
