@@ -9,7 +9,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../server/app";
 import { ARTIFACTS, inPage, launchBrowser, openPage, waitForPage, type Browser, type WatchedPage } from "./browser";
-import { nearestSample, rememberShape, sampleDepth, samplePoint, shapeChange, topSample } from "./page-probes";
+import { nearestSample, rememberShape, sampleDepth, samplePoint, shapeChange, sideSamples, topSample } from "./page-probes";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 type Vec = [number, number, number];
@@ -115,6 +115,54 @@ describe("headset and spectator in Chromium", () => {
     expect(headset.errors).toEqual([]);
     expect(spectator.errors).toEqual([]);
     expect([...headset.offsite, ...spectator.offsite]).toEqual([]);
+  });
+
+  it("the trigger ray grabs a body from afar, a squeeze holds its other side, and hands pulled apart stretch it", async () => {
+    const body = "spot";
+    const [leftSample, rightSample] = await inPage<[number, number]>(headset.page, sideSamples(body));
+    const left = await inPage<Vec>(headset.page, samplePoint(body, leftSample));
+    const right = await inPage<Vec>(headset.page, samplePoint(body, rightSample));
+    // Left hand: squeeze at the body's left side.
+    await placeInput(headset.page, "controllers", "left", [left[0] - 0.01, left[1], left[2]], "grip");
+    await inPage(headset.page, "window.pliant.device.controllers.left.updateButtonValue('squeeze', 1)");
+    await waitForPage(headset.page, `window.pliant.client.heldBody('left') === ${JSON.stringify(body)}`, 20_000);
+    // Right hand: 40 cm away, its ray through the body's right side.
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const ray = await inPage<number[]>(headset.page, "window.pliant.inputs.right.ray");
+      const device = await inPage<Vec>(headset.page, "(() => { const p = window.pliant.device.controllers.right.position; return [p.x, p.y, p.z]; })()");
+      const wanted = [right[0] - 0.4 * ray[3], right[1] - 0.4 * ray[4], right[2] - 0.4 * ray[5]];
+      const moved: Vec = [device[0] + wanted[0] - ray[0], device[1] + wanted[1] - ray[1], device[2] + wanted[2] - ray[2]];
+      await waitForInput(headset.page, "right", "ray", moved);
+    }
+    const ray = await inPage<number[]>(headset.page, "window.pliant.inputs.right.ray");
+    const along = (right[0] - ray[0]) * ray[3] + (right[1] - ray[1]) * ray[4] + (right[2] - ray[2]) * ray[5];
+    expect(Math.hypot(right[0] - ray[0] - along * ray[3], right[1] - ray[1] - along * ray[4], right[2] - ray[2] - along * ray[5])).toBeLessThan(0.01);
+    await inPage(headset.page, "window.pliant.device.controllers.right.updateButtonValue('trigger', 1)");
+    await waitForPage(headset.page, `window.pliant.client.heldBody('right') === ${JSON.stringify(body)}`, 20_000);
+    await waitForPage(spectator.page, "window.pliant.client.room.state.grabs.size === 2", 20_000);
+
+    const watched = [await inPage<number>(spectator.page, nearestSample(body, left)), await inPage<number>(spectator.page, nearestSample(body, right))];
+    const span = async () => {
+      const [a, b] = [await inPage<Vec>(spectator.page, samplePoint(body, watched[0])), await inPage<Vec>(spectator.page, samplePoint(body, watched[1]))];
+      return Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+    };
+    const before = await span();
+    // Hands apart: 10 cm each, in four moves a rendered frame apart.
+    const start = { left: await inPage<Vec>(headset.page, "(() => { const p = window.pliant.device.controllers.left.position; return [p.x, p.y, p.z]; })()"), right: await inPage<Vec>(headset.page, "(() => { const p = window.pliant.device.controllers.right.position; return [p.x, p.y, p.z]; })()") };
+    for (let step = 1; step <= 4; step++) {
+      await inPage(headset.page, `(() => { const d = window.pliant.device.controllers; d.left.position.set(${start.left[0] - 0.025 * step}, ${start.left[1]}, ${start.left[2]}); d.right.position.set(${start.right[0] + 0.025 * step}, ${start.right[1]}, ${start.right[2]}); })()`);
+      const frames = await inPage<number>(headset.page, "window.pliant.frameStats.count");
+      await waitForPage(headset.page, `window.pliant.frameStats.count >= ${frames + 2}`, 20_000);
+    }
+    await sleep(1500);
+    const stretched = await span();
+    await inPage(headset.page, "(() => { const d = window.pliant.device.controllers; d.left.updateButtonValue('squeeze', 0); d.right.updateButtonValue('trigger', 0); })()");
+    await waitForPage(spectator.page, "window.pliant.client.room.state.grabs.size === 0", 20_000);
+    console.info(`stretch: the grabbed sides were ${before.toFixed(3)} m apart, ${stretched.toFixed(3)} m with the hands 20 cm further apart`);
+    // Both hands held: the body was stretched, not carried (a carried body keeps its span). Jelly (E = 150 kPa)
+    // gives a centimetre or two here: the grabs are springs of mass x (2 pi 6 Hz)^2, softer than the body.
+    expect(stretched - before).toBeGreaterThan(0.008);
+    expect(headset.errors).toEqual([]);
   });
 
   it("a fingertip poke with hand tracking dents a body and it springs back", async () => {

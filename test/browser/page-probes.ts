@@ -30,6 +30,22 @@ export const topSample = (body: string) => `(() => {
   return best;
 })()`;
 
+/** The surface samples of a body with the smallest and the largest x, among those within 3 cm of its mid height. */
+export const sideSamples = (body: string) => `(() => {
+  const id = ${JSON.stringify(body)}, n = window.pliant.surfaceCount(id);
+  let low = Infinity, high = -Infinity;
+  for (let i = 0; i < n; i++) { const y = window.pliant.surfacePoint(id, i)[1]; low = Math.min(low, y); high = Math.max(high, y); }
+  const mid = (low + high) / 2;
+  let left = -1, right = -1, minX = Infinity, maxX = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const p = window.pliant.surfacePoint(id, i);
+    if (Math.abs(p[1] - mid) > 0.03) continue;
+    if (p[0] < minX) { minX = p[0]; left = i; }
+    if (p[0] > maxX) { maxX = p[0]; right = i; }
+  }
+  return [left, right];
+})()`;
+
 export const samplePoint = (body: string, i: number) => `window.pliant.surfacePoint(${JSON.stringify(body)}, ${i})`;
 
 /** Remembers a body's shape as shown now (every 8th surface sample) under a name, for shapeChange. */

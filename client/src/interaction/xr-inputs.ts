@@ -6,11 +6,13 @@ export interface HandInputs {
   indexTip: [number, number, number] | null;
   /** Thumb-to-index distance with hand tracking, m. */
   pinchGap: number | null;
+  /** Controller target ray: origin (3) then unit direction (3), m. */
+  ray: [number, number, number, number, number, number] | null;
   /** Body this hand holds. */
   holding: string | null;
 }
 
 export const xrInputs: Record<"left" | "right", HandInputs> = {
-  left: { grip: null, indexTip: null, pinchGap: null, holding: null },
-  right: { grip: null, indexTip: null, pinchGap: null, holding: null },
+  left: { grip: null, indexTip: null, pinchGap: null, ray: null, holding: null },
+  right: { grip: null, indexTip: null, pinchGap: null, ray: null, holding: null },
 };

@@ -45,7 +45,7 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
   const hands = useRef<Record<"left" | "right", HandState>>({ left: newHandState(), right: newHandState() }).current;
   const lastPose = useRef(0);
   // Reused every frame: the XR loop allocates nothing per frame but what the network layer copies.
-  const poses = useRef({ head: newPose(), left: newPose(), right: newPose(), target: [0, 0, 0] as [number, number, number], tip: [0, 0, 0] as [number, number, number], mid: [0, 0, 0] as [number, number, number] }).current;
+  const poses = useRef({ head: newPose(), left: newPose(), right: newPose(), target: [0, 0, 0] as [number, number, number], tip: [0, 0, 0] as [number, number, number], mid: [0, 0, 0] as [number, number, number], direction: [0, 0, 0] as [number, number, number] }).current;
   const pose = useRef<Record<"head" | "left" | "right", Pose | null>>({ head: null, left: null, right: null }).current;
 
   useFrame((three, _delta, frame: XRFrame | undefined) => {
@@ -118,10 +118,16 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
         const hit = picker.nearest(client.bodies.values(), g.position.x, g.position.y, g.position.z, NEAR_GRAB);
         if (hit) start(side, state, hit.bodyId, hit.point, "squeeze", localOffset(g, hit.point), source);
       }
+      const ray = frame.getPose(source.targetRaySpace, space);
+      if (ray) {
+        const r = ray.transform, d = forward(r, poses.direction);
+        const stored = inputs.ray ?? [0, 0, 0, 0, 0, 0];
+        stored[0] = r.position.x; stored[1] = r.position.y; stored[2] = r.position.z; stored[3] = d[0]; stored[4] = d[1]; stored[5] = d[2];
+        inputs.ray = stored;
+      }
       if (trigger && !state.wasTrigger && canGrab && !state.holding) {
-        const ray = frame.getPose(source.targetRaySpace, space);
         if (ray) {
-          const r = ray.transform, d = forward(r);
+          const r = ray.transform, d = poses.direction;
           const hit = picker.ray(client.bodies.values(), r.position.x, r.position.y, r.position.z, d[0], d[1], d[2], FAR_GRAB_REACH, FAR_GRAB_RADIUS);
           // Held on a stick from the grip: the body follows the controller's motion and turns.
           if (hit) start(side, state, hit.bodyId, hit.point, "trigger", localOffset(g, hit.point), source);
@@ -189,9 +195,9 @@ function fromLocal(t: XRRigidTransform, local: [number, number, number], out: [n
   return out;
 }
 
-function forward(t: XRRigidTransform): [number, number, number] {
+function forward(t: XRRigidTransform, out: [number, number, number]): [number, number, number] {
   const q = t.orientation;
-  return rotate(q.x, q.y, q.z, q.w, 0, 0, -1, [0, 0, 0]);
+  return rotate(q.x, q.y, q.z, q.w, 0, 0, -1, out);
 }
 
 function rotate(qx: number, qy: number, qz: number, qw: number, x: number, y: number, z: number, out: [number, number, number]): [number, number, number] {
