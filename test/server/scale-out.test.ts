@@ -62,8 +62,16 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const child of children.reverse()) child.kill("SIGTERM");
-  await sleep(500);
+  // Wait until every process has really gone: a server still ticking would steal CPU from the next test file.
+  await Promise.all(children.reverse().map((child) => new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const force = setTimeout(() => child.kill("SIGKILL"), 5000);
+    child.once("exit", () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill("SIGTERM");
+  })));
 });
 
 it("clients entering through either process share one room", async () => {
