@@ -2,7 +2,7 @@
 // restarted server (or a second process) skips the bake. A damaged cache file is re-baked, never trusted.
 
 import { createHash } from "node:crypto";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { access, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { TriangleMesh } from "../../shared/geometry";
 import { BAKED_BODY_VERSION, bakeMesh, clientBakedBody, decodeBakedBody, encodeBakedBody, type BakedBody, type BakeOptions, type SkinningFieldProvider } from "../../shared/skinning";
@@ -40,7 +40,8 @@ export async function cachedBake(
   try {
     const bytes = new Uint8Array(await readFile(file));
     const body = decodeBakedBody(bytes);
-    await readFile(clientBakeFile(hash, directory)).catch(() => writeAtomically(clientBakeFile(hash, directory), encodeBakedBody(clientBakedBody(body))));
+    // Caches from before client copies existed get theirs now.
+    await access(clientBakeFile(hash, directory)).catch(() => writeAtomically(clientBakeFile(hash, directory), encodeBakedBody(clientBakedBody(body))));
     return { body, hash, bytes, fromCache: true };
   } catch {
     // Missing or unreadable: bake it.

@@ -599,15 +599,13 @@ export class SoftBody {
       v.fill(0);
       this.nextScheme = "euler";
     } else {
-      // Drift along directions that move nothing would grow without bound (and cost snapshot precision).
+      // Drift along directions that move nothing would grow without bound (and cost snapshot precision). Only
+      // the solve adds such components: the history and the velocity below are combinations of projected states.
       removeNullComponents(this.subspace, q);
       this.qPrev.set(this.qStart);
-      removeNullComponents(this.subspace, this.qPrev);
       this.velocityPrev.set(v);
-      removeNullComponents(this.subspace, this.velocityPrev);
       const inv = 1 / this.hTilde;
       for (let i = 0; i < n; i++) v[i] = (q[i] - this.qCentre[i]) * inv;
-      removeNullComponents(this.subspace, v);
       this.updateNormalForces();
       this.nextScheme = this.converged ? "bdf2" : "euler";
     }

@@ -3,46 +3,25 @@
 
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import { FloorContact } from "../../shared/sim";
-import { createSoftBody, loadBody, type LoadedBody } from "../../server/scenarios/body-from-mesh";
+import { loadBody, type LoadedBody } from "../../server/scenarios/body-from-mesh";
 import { quantile } from "../../server/scenarios/run-scenario";
+import { pullRun } from "./pull-run";
 
 const MESH_DIRECTORY = path.resolve(import.meta.dirname, "../../../shared/assets/meshes");
 const BENCH_MESH = path.join(MESH_DIRECTORY, "spot.obj");
-const JELLY = { youngsModulus: 1e5, poissonRatio: 0.45, density: 1000 };
-const GRAB_SECONDS = 2;
-const DT = 1 / 60;
 
 interface SimRow { handles: number; cubature: number; stepMsMedian: number; stepMsP99: number; iterationsMean: number; errorVsConverged: number }
 interface BakeRow { mesh: string; vertices: number; ms: number }
 
-/** The `pull` scenario's 2 s grab: resting on the floor, the top pulled up 0.2 m over 1 s and held 1 s. */
+/** The pull, recording the render vertices' positions after every step. */
 function grabRun(loaded: LoadedBody, converged: boolean): { times: number[]; frames: Float64Array[]; iterations: number } {
-  let minY = Infinity, top = 0;
-  const rest = loaded.renderRest;
-  for (let i = 0; i < rest.length / 3; i++) {
-    minY = Math.min(minY, rest[3 * i + 1]);
-    if (rest[3 * i + 1] > rest[3 * top + 1]) top = i;
-  }
-  const origin = [0, -minY, 0];
-  const body = createSoftBody(loaded, JELLY, converged ? { maxIterations: 1000, tolerance: 1e-9 } : {}, origin);
-  body.addContactSurface(new FloorContact(0));
-  const start = [origin[0] + rest[3 * top], origin[1] + rest[3 * top + 1], origin[2] + rest[3 * top + 2]];
-  const grab = body.grab(start[0], start[1], start[2]);
-  const times: number[] = [], frames: Float64Array[] = [];
-  let iterations = 0;
-  const steps = Math.round(GRAB_SECONDS / DT);
-  for (let s = 0; s < steps; s++) {
-    const t = (s + 1) * DT;
-    body.moveGrab(grab, start[0], start[1] + 0.2 * Math.min(1, t), start[2]);
-    const t0 = performance.now();
-    iterations += body.step().iterations;
-    times.push(performance.now() - t0);
-    const out = new Float64Array(rest.length);
-    body.positions(loaded.renderRows, rest, out);
+  const frames: Float64Array[] = [];
+  const run = pullRun(loaded, converged ? { maxIterations: 1000, tolerance: 1e-9 } : {}, (body) => {
+    const out = new Float64Array(loaded.renderRest.length);
+    body.positions(loaded.renderRows, loaded.renderRest, out);
     frames.push(out);
-  }
-  return { times, frames, iterations: iterations / steps };
+  });
+  return { ...run, frames };
 }
 
 function diagonal(points: Float64Array): number {

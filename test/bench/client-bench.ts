@@ -7,6 +7,7 @@
 
 import path from "node:path";
 import { startServer } from "../../server/app";
+import { quantile } from "../../server/scenarios/run-scenario";
 import { configurePlayground } from "../../server/room/playground-config";
 import { PliantRoomClient } from "../../shared/net";
 import { PLAYGROUND, type SceneLayout } from "../../shared/scene";
@@ -23,10 +24,10 @@ const LAYOUT: SceneLayout = {
 interface FrameRow { phase: string; frames: number; fps: number; simulation: number[]; simulationPerStep: number[]; scene: number[]; render: number[]; total: number[]; atHeadsetRate: number[] }
 interface JoinRow { load: string; joinToVisibleMs: number; roomJoinMs: number; workerMs: number; cached: boolean; bakeBytes: number; vertices: number }
 
+/** p50, p95, max. */
 const quantiles = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-  return [at(0.5), at(0.95), sorted[sorted.length - 1] ?? NaN];
+  return [quantile(sorted, 0.5), quantile(sorted, 0.95), quantile(sorted, 1)];
 };
 
 configurePlayground({ layout: LAYOUT });

@@ -1,39 +1,25 @@
 // npm run bench:influences [-- --json]: how many learned influences per render vertex the GPU skinning needs. Each
-// mesh (0.3 m jelly on the floor) has its top pulled up 0.2 m over 1 s and held 1 s; the largest distance between
+// mesh (0.3 m jelly on the floor) goes through the pull (pull-run.ts); the largest distance between
 // full skinning and the truncated one, over the render vertices and the run, is reported per influence count.
 
 import path from "node:path";
-import { FloorContact } from "../../shared/sim";
 import { computeRenderInfluences, INFLUENCE_COUNTS, truncationError } from "../../shared/skinning";
-import { createSoftBody, loadBody } from "../../server/scenarios/body-from-mesh";
+import { loadBody } from "../../server/scenarios/body-from-mesh";
+import { pullRun } from "./pull-run";
 
 const MESH_DIRECTORY = path.resolve(import.meta.dirname, "../../../shared/assets/meshes");
 const MESHES = ["spot.obj", "stanford-bunny.obj", "teapot.obj", "cow.obj"];
-const JELLY = { youngsModulus: 1e5, poissonRatio: 0.45, density: 1000 };
 const SIZE = 0.3;
-const DT = 1 / 60;
 
 interface Row { mesh: string; vertices: number; influences: number; worstMm: number; computeMs: number }
 
 const rows: Row[] = [];
 for (const file of MESHES) {
   const loaded = await loadBody({ mesh: path.join(MESH_DIRECTORY, file), weights: "baseline", handles: 16, cubature: 256, size: SIZE });
-  const rest = loaded.renderRest;
-  let minY = Infinity, top = 0;
-  for (let i = 0; i < rest.length / 3; i++) {
-    minY = Math.min(minY, rest[3 * i + 1]);
-    if (rest[3 * i + 1] > rest[3 * top + 1]) top = i;
-  }
-  const body = createSoftBody(loaded, JELLY, {}, [0, -minY, 0]);
-  body.addContactSurface(new FloorContact(0));
-  const start = [rest[3 * top], rest[3 * top + 1] - minY, rest[3 * top + 2]];
-  const grab = body.grab(start[0], start[1], start[2]);
   const states: Float64Array[] = [];
-  for (let s = 0; s < 120; s++) {
-    body.moveGrab(grab, start[0], start[1] + 0.2 * Math.min(1, (s + 1) * DT), start[2]);
-    body.step();
-    if (s % 10 === 9) states.push(body.q.slice());
-  }
+  pullRun(loaded, {}, (body, step) => {
+    if (step % 10 === 9) states.push(body.q.slice());
+  });
   for (const influences of INFLUENCE_COUNTS) {
     const t0 = performance.now();
     const table = computeRenderInfluences(loaded.baked, influences);

@@ -42,6 +42,12 @@ export class FrameStats {
     this.count++;
   }
 
+  /** Frames per second over the last 60 frames (0 before any). */
+  fps(): number {
+    const interval = this.mean(this.interval);
+    return interval > 0 ? 1000 / interval : 0;
+  }
+
   /** Mean of the last `frames` entries of a series. */
   mean(series: Float64Array, frames = 60): number {
     const n = Math.min(frames, this.count, FRAMES);

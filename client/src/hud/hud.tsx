@@ -16,10 +16,9 @@ export function useHudNumbers(connection: ConnectionState) {
   const [numbers, setNumbers] = useState({ rtt: 0, fps: 0, simMs: 0, frameMs: 0 });
   useEffect(() => {
     const timer = setInterval(() => {
-      const interval = frameStats.mean(frameStats.interval);
       setNumbers({
         rtt: connection.client?.rtt ?? 0,
-        fps: interval > 0 ? 1000 / interval : 0,
+        fps: frameStats.fps(),
         simMs: frameStats.mean(frameStats.simulation),
         frameMs: frameStats.mean(frameStats.simulation) + frameStats.mean(frameStats.scene) + frameStats.mean(frameStats.render),
       });

@@ -42,9 +42,8 @@ export function XRHud({ connection }: { connection: ConnectionState }) {
     g.fill();
     g.fillStyle = "#e8ecf1";
     g.font = "600 28px system-ui, sans-serif";
-    const interval = frameStats.mean(frameStats.interval);
     g.fillText(`${connection.status} · ${(connection.client?.rtt ?? 0).toFixed(0)} ms RTT`, 20, 40);
-    g.fillText(`${interval > 0 ? (1000 / interval).toFixed(0) : "-"} fps · sim ${frameStats.mean(frameStats.simulation).toFixed(2)} ms`, 20, 78);
+    g.fillText(`${frameStats.fps().toFixed(0)} fps · sim ${frameStats.mean(frameStats.simulation).toFixed(2)} ms`, 20, 78);
     texture.needsUpdate = true;
   });
 

@@ -53,10 +53,16 @@ export class SurfacePicker {
     return best;
   }
 
-  /** Cheap reject: the point is farther from the body's moved centre than its rest radius, doubled, plus the margin. */
+  /** Cheap reject: the point is farther from the body's moved centre than its size, doubled, plus the margin. */
   private outside(body: ClientBody, x: number, y: number, z: number, margin: number): boolean {
-    const q = body.displayQ, m = q.length / 3, o = body.body.origin;
-    const cx = o[0] + q[3], cy = o[1] + q[m + 3], cz = o[2] + q[2 * m + 3];
-    return Math.hypot(x - cx, y - cy, z - cz) > body.body.size * 2 + margin;
+    const c = shownCentre(body, this.p);
+    return Math.hypot(x - c[0], y - c[1], z - c[2]) > body.body.size * 2 + margin;
   }
+}
+
+/** Where the body frame's origin is in the state shown (the constant handle's translation): its centre, roughly. */
+export function shownCentre(body: ClientBody, out: Float64Array): Float64Array {
+  const q = body.displayQ, m = q.length / 3, o = body.body.origin;
+  out[0] = o[0] + q[3]; out[1] = o[1] + q[m + 3]; out[2] = o[2] + q[2 * m + 3];
+  return out;
 }

@@ -6,6 +6,7 @@ import { useEffect, useRef } from "react";
 import * as THREE from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import type { PliantRoomClient } from "../../../shared/net";
+import { shownCentre } from "../interaction/surface-pick";
 
 export type CameraMode = "orbit" | "auto";
 const TABLE_FOCUS = new THREE.Vector3(0, 0.85, -0.6);
@@ -15,6 +16,7 @@ export function SpectatorCamera({ client, mode, dragging }: { client: PliantRoom
   const controls = useRef<OrbitControls | null>(null);
   const focus = useRef(TABLE_FOCUS.clone()).current;
   const wanted = useRef(new THREE.Vector3()).current;
+  const centre = useRef(new Float64Array(3)).current;
   const angle = useRef(0);
 
   useEffect(() => {
@@ -48,9 +50,9 @@ export function SpectatorCamera({ client, mode, dragging }: { client: PliantRoom
       let weight = 0;
       wanted.set(0, 0, 0);
       for (const body of client.bodies.values()) {
-        const q = body.displayQ, m = q.length / 3, o = body.body.origin;
+        const c = shownCentre(body, centre);
         const w = body.predicting ? 4 : 1;
-        wanted.x += w * (o[0] + q[3]); wanted.y += w * (o[1] + q[m + 3]); wanted.z += w * (o[2] + q[2 * m + 3]);
+        wanted.x += w * c[0]; wanted.y += w * c[1]; wanted.z += w * c[2];
         weight += w;
       }
       wanted.multiplyScalar(1 / weight);
