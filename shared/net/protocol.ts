@@ -115,7 +115,6 @@ export const MESSAGES = Object.freeze({
   grabResult: "grab-result",
   notice: "notice",
   ack: "ack",
-  bake: "bake",
 });
 
 export const LIMITS = Object.freeze({
