@@ -1,9 +1,10 @@
 // The binary snapshot the server broadcasts SNAPSHOT_RATE times a second: the moving soft bodies' q (int16 with a
-// per-body scale), the moving props' poses and the players' head and hand poses. One encoding per snapshot,
-// shared by every client; bodies and props at rest are left out, so an idle room costs a few bytes.
+// per-body scale), the moving props' poses, the players' head and hand poses that changed and the targets of the
+// grabs that moved. One encoding per snapshot, shared by every client; whatever is at rest or unchanged is left
+// out, so an idle room sends nothing (a client that joins gets one full snapshot).
 //
 // Layout (little-endian):
-//   u8 version (1), u32 tick,
+//   u8 version (SNAPSHOT_VERSION, 2), u32 tick,
 //   u8 bodies,  per body:  u8 index, u16 n, f32 scale, n x i16 round(q / scale)
 //   u8 props,   per prop:  u8 index, 3 x f32 position (m), 4 x i16 quaternion x 32767
 //   u8 avatars, per avatar: u8 slot, u8 mask (1 head, 2 left, 4 right), per pose 3 x i16 mm + 4 x i16 quaternion x 32767
@@ -51,7 +52,7 @@ export class SnapshotWriter {
     this.offset += 4;
   }
 
-  /** Starts a section (bodies, props, avatars): its count is written when the next one starts or at finish. */
+  /** Starts a section (bodies, props, avatars, grabs): its count is written when the next one starts or at finish. */
   section(): void {
     this.closeSection();
     this.countAt = this.offset++;

@@ -1,5 +1,8 @@
 // Bake: mesh -> normalised samples -> skinning fields at every point set the solver and renderer need ->
-// per-field normalisation by the cubature norms (METHOD.md section 2) -> BakedBody.
+// per-field normalisation by the cubature norms (METHOD.md section 2) -> BakedBody, with the fields' compact
+// description when the provider gives one. The render weights stay in the server's bake (CLIs, scenarios); the
+// copy clients download leaves them out when the fields are described (clientBakedBody), and the bake worker
+// evaluates them from the description.
 
 import { normaliseMesh, sampleInterior, sampleSurface, thickenFlatMesh, type TriangleMesh } from "../geometry";
 import { BAKED_BODY_VERSION, type BakedBody } from "./baked-body";
@@ -11,7 +14,7 @@ export interface BakeOptions {
   handles?: number;
   /** Cubature points. Default 256. */
   cubature?: number;
-  /** Surface samples for contacts and grabs. Default 256. */
+  /** Surface samples for contacts and grabs. Default 512. */
   surfaceSamples?: number;
   /** Surface points shown to the provider (the model's encoder). Default 4096. */
   encoderPoints?: number;
