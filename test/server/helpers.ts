@@ -1,7 +1,7 @@
 // A real Pliant server on a loopback port for tests, and helpers to drive PliantRoomClients.
 
 import { matchMaker } from "@colyseus/core";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect, vi } from "vitest";
 import { startServer, type RunningServer } from "../../server/app";
 import type { PlaygroundRoom } from "../../server/room/playground-room";
 import { PliantRoomClient, type JoinSettings } from "../../shared/net";
@@ -52,6 +52,52 @@ export async function joinClient(server: TestServer, settings: Partial<JoinSetti
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Waits until the client shows every body: its first snapshot (the full one a joiner gets) has arrived and the
+ * frame loop has put it on screen. What a joiner waits for before it looks at or grabs anything.
+ */
+export async function waitUntilShown(client: PliantRoomClient, timeoutMs = 20_000): Promise<void> {
+  await vi.waitFor(() => {
+    expect(client.bodies.size).toBeGreaterThan(0);
+    for (const body of client.bodies.values()) {
+      expect(body.snapshots.length, `snapshots of ${body.id}`).toBeGreaterThan(0);
+      expect(body.displayQ.some((v) => v !== 0), `${body.id} shown`).toBe(true);
+    }
+  }, { timeout: timeoutMs, interval: 20 });
+}
+
+/** Resolves when the server has answered a ping: everything it sent the client before has arrived. */
+export function roundTrip(client: PliantRoomClient): Promise<void> {
+  return new Promise((resolve) => client.room.ping(() => resolve()));
+}
+
+/** Waits until the client shows the latest server state it has of a body (interpolation has caught up with it). */
+export async function waitUntilShowsLatest(client: PliantRoomClient, bodyId: string, timeoutMs = 20_000): Promise<void> {
+  await vi.waitFor(() => {
+    const body = client.bodies.get(bodyId)!, latest = client.serverQ(bodyId);
+    expect(latest, `a snapshot of ${bodyId}`).toBeDefined();
+    expect(body.displayQ.every((v, k) => v === latest![k]), `${bodyId} shows its latest snapshot`).toBe(true);
+  }, { timeout: timeoutMs, interval: 20 });
+}
+
+/**
+ * Waits until the room's simulation has run `ticks` more ticks: simulated time, which a loaded machine runs late
+ * but does not skip.
+ */
+export async function ticksPass(room: PlaygroundRoom, ticks: number, timeoutMs = 30_000): Promise<void> {
+  const until = room.sceneWorld.tick + ticks;
+  await vi.waitFor(() => expect(room.sceneWorld.tick).toBeGreaterThanOrEqual(until), { timeout: timeoutMs, interval: 10 });
+}
+
+/** Waits until every soft body of the room is asleep and every prop at rest (a new room's bodies drop and settle first). */
+export async function waitUntilAtRest(room: PlaygroundRoom, timeoutMs = 30_000): Promise<void> {
+  await vi.waitFor(() => {
+    const world = room.sceneWorld;
+    world.bodies.forEach((entity, b) => expect(world.isAsleep(b), `${entity.id} asleep`).toBe(true));
+    world.props.forEach((prop, p) => expect(prop.body.isSleeping(), `prop ${p} at rest`).toBe(true));
+  }, { timeout: timeoutMs, interval: 50 });
+}
 
 /** World position of surface sample i of a body as the client shows it now. */
 export function shownSurfacePoint(client: PliantRoomClient, bodyId: string, i: number): [number, number, number] {

@@ -1,8 +1,8 @@
 // The playground room end to end: a real server on loopback, real @colyseus/sdk clients (PliantRoomClient),
 // the real solver on both sides.
 
-import { describe, expect, it } from "vitest";
-import { joinClient, pull, serverRoom, shownCentre, shownSurfacePoint, sleep, topSample, useTestServer } from "./helpers";
+import { describe, expect, it, vi } from "vitest";
+import { joinClient, pull, serverRoom, shownCentre, shownSurfacePoint, ticksPass, topSample, useTestServer, waitUntilShown } from "./helpers";
 
 const server = useTestServer();
 
@@ -26,7 +26,7 @@ describe("playground room", () => {
     const a = await joinClient(server, { create: true, options: { name: "A", role: "player" } });
     const b = await joinClient(server, { roomId: a.room.roomId, options: { name: "B", role: "spectator" } });
     try {
-      await sleep(300);
+      await waitUntilShown(b);
       const top = topSample(b, "spot");
       const start = shownSurfacePoint(b, "spot", top);
       // Shape measure that ignores where the body is and how it is turned: the top's distance from the centre.
@@ -34,20 +34,19 @@ describe("playground room", () => {
       const restReach = reach();
       expect((await a.grab("right", "spot", start)).ok).toBe(true);
       await pull(a, "right", start, [0, 0.2, 0], 1);
-      await sleep(1000);
-      const held = shownSurfacePoint(b, "spot", top);
-      expect(held[1] - start[1]).toBeGreaterThan(0.1);
-      // Stretched, not only lifted.
-      const stretch = reach() - restReach;
-      expect(stretch).toBeGreaterThan(0.01);
+      // Held for a second of simulated time, and that has reached the viewer.
+      await ticksPass(serverRoom(a.room.roomId), 60);
+      let stretch = 0;
+      await vi.waitFor(() => {
+        const held = shownSurfacePoint(b, "spot", top);
+        expect(held[1] - start[1]).toBeGreaterThan(0.1);
+        // Stretched, not only lifted.
+        stretch = reach() - restReach;
+        expect(stretch).toBeGreaterThan(0.01);
+      }, { timeout: 20_000, interval: 50 });
       a.release("right");
       // It springs back (and may bounce about the table for a while).
-      let gap = Infinity;
-      for (let i = 0; i < 60 && gap >= stretch / 5; i++) {
-        await sleep(100);
-        gap = Math.abs(reach() - restReach);
-      }
-      expect(gap).toBeLessThan(stretch / 5);
+      await vi.waitFor(() => expect(Math.abs(reach() - restReach)).toBeLessThan(stretch / 5), { timeout: 20_000, interval: 50 });
     } finally {
       await a.stop();
       await b.stop();
@@ -61,7 +60,8 @@ describe("playground room", () => {
       const b = await joinClient(server, { roomId: a.room.roomId, options: { name: "B", role: "player" } });
       const c = await joinClient(server, { roomId: a.room.roomId, options: { name: "C", role: "spectator" } });
       try {
-        await sleep(300);
+        const room = serverRoom(a.room.roomId);
+        await Promise.all([waitUntilShown(a), waitUntilShown(b), waitUntilShown(c)]);
         const l = extremeSample(c, "dough-ball", -1), r = extremeSample(c, "dough-ball", 1);
         const lp = shownSurfacePoint(c, "dough-ball", l), rp = shownSurfacePoint(c, "dough-ball", r);
         const before = distance(lp, rp);
@@ -75,20 +75,24 @@ describe("playground room", () => {
           pulls.push(pull(b, "left", rp, [0.08, 0.04, 0], 0.8));
         }
         await Promise.all(pulls);
-        await sleep(1200);
-        const seen = distance(shownSurfacePoint(c, "dough-ball", l), shownSurfacePoint(c, "dough-ball", r)) - before;
-        // Each puller's own (predicted) view agrees with the server's within 1 cm, the other's pull included.
-        const entity = serverRoom(a.room.roomId).sceneWorld.bodies.find((e) => e.id === "dough-ball")!;
+        // Held for 1.2 s of simulated time.
+        await ticksPass(room, 72);
+        const entity = room.sceneWorld.bodies.find((e) => e.id === "dough-ball")!;
         const truth = (i: number) => {
           const out = new Float64Array(3);
           entity.body.pointPosition(entity.subspace.surfaceRows, entity.subspace.surfaceRest, i, out, 0);
           return Array.from(out);
         };
-        for (const [client, pulling] of [[a, left], [b, right]] as const) {
-          if (!pulling) continue;
-          for (const i of [l, r]) expect(distance(shownSurfacePoint(client, "dough-ball", i), truth(i))).toBeLessThan(0.01);
-        }
-        return seen;
+        await vi.waitFor(() => {
+          // Each puller's own (predicted) view agrees with the server's within 1 cm, the other's pull included.
+          for (const [client, pulling] of [[a, left], [b, right]] as const) {
+            if (!pulling) continue;
+            for (const i of [l, r]) expect(distance(shownSurfacePoint(client, "dough-ball", i), truth(i))).toBeLessThan(0.01);
+          }
+          // And the spectator has caught up with it too.
+          for (const i of [l, r]) expect(distance(shownSurfacePoint(c, "dough-ball", i), truth(i))).toBeLessThan(0.01);
+        }, { timeout: 20_000, interval: 50 });
+        return distance(shownSurfacePoint(c, "dough-ball", l), shownSurfacePoint(c, "dough-ball", r)) - before;
       } finally {
         await Promise.all([a.stop(), b.stop(), c.stop()]);
       }
@@ -102,23 +106,25 @@ describe("playground room", () => {
   it("a late joiner sees the current deformed state", async () => {
     const a = await joinClient(server, { create: true, options: { name: "A", role: "player" } });
     try {
-      await sleep(300);
+      const room = serverRoom(a.room.roomId);
+      await waitUntilShown(a);
       const top = topSample(a, "spot");
       const start = shownSurfacePoint(a, "spot", top);
       expect((await a.grab("right", "spot", start)).ok).toBe(true);
       await pull(a, "right", start, [0.05, 0.15, 0], 0.6);
-      await sleep(1500);
+      // Held for 1.5 s of simulated time.
+      await ticksPass(room, 90);
       const late = await joinClient(server, { roomId: a.room.roomId, options: { name: "Late", role: "spectator" } });
       try {
-        await sleep(300);
-        const room = serverRoom(a.room.roomId);
+        await waitUntilShown(late);
         const entity = room.sceneWorld.bodies.find((e) => e.id === "spot")!;
         const truth = new Float64Array(3);
-        entity.body.pointPosition(entity.subspace.surfaceRows, entity.subspace.surfaceRest, top, truth, 0);
-        const seen = shownSurfacePoint(late, "spot", top);
-        const truthPoint = Array.from(truth);
-        expect(seen[1] - start[1]).toBeGreaterThan(0.08);
-        expect(distance(seen, truthPoint)).toBeLessThan(0.01);
+        await vi.waitFor(() => {
+          entity.body.pointPosition(entity.subspace.surfaceRows, entity.subspace.surfaceRest, top, truth, 0);
+          const seen = shownSurfacePoint(late, "spot", top);
+          expect(seen[1] - start[1]).toBeGreaterThan(0.08);
+          expect(distance(seen, Array.from(truth))).toBeLessThan(0.01);
+        }, { timeout: 20_000, interval: 50 });
       } finally {
         await late.stop();
       }
@@ -132,7 +138,7 @@ describe("playground room", () => {
     const roomId = a.room.roomId;
     const room = serverRoom(roomId);
     const entity = room.sceneWorld.bodies.find((e) => e.id === "spot")!;
-    await sleep(300);
+    await waitUntilShown(a);
     const top = topSample(a, "spot");
     const start = shownSurfacePoint(a, "spot", top);
     expect((await a.grab("right", "spot", start)).ok).toBe(true);
@@ -143,12 +149,8 @@ describe("playground room", () => {
     // Drop the connection without a goodbye, as a headset that loses Wi-Fi would.
     const tickAtDrop = room.sceneWorld.tick;
     a.room.connection.close(4010, "network lost");
-    let tickAtRelease = -1;
-    for (let i = 0; i < 500 && tickAtRelease < 0; i++) {
-      if (!room.state.players.has(a.sessionId)) tickAtRelease = room.sceneWorld.tick;
-      else await sleep(2);
-    }
-    expect(tickAtRelease).toBeGreaterThanOrEqual(tickAtDrop);
+    await vi.waitFor(() => expect(room.state.players.has(a.sessionId)).toBe(false), { timeout: 20_000, interval: 2 });
+    expect(room.sceneWorld.tick).toBeGreaterThanOrEqual(tickAtDrop);
     expect(grabs()).toBe(0);
     expect(room.state.grabs.size).toBe(0);
     await a.stop();

@@ -5,9 +5,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { PliantRoomClient } from "../../shared/net";
-import { sleep } from "./helpers";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const REDIS = "/usr/bin/redis-server";
@@ -48,7 +47,7 @@ let redisUrl = "";
 const endpoints: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(REDIS)) throw new Error(`${REDIS} is missing: apt-get install redis-server (.ci/run installs it)`);
+  if (!existsSync(REDIS)) throw new Error(`${REDIS} is missing: apt-get install redis-server (npm test's pretest installs it: test/setup/ensure-system-packages.sh)`);
   const redisPort = await freePort();
   await start(REDIS, ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {}, /Ready to accept connections/);
   redisUrl = `redis://127.0.0.1:${redisPort}`;
@@ -82,13 +81,13 @@ it("clients entering through either process share one room", async () => {
   try {
     expect(b.room.roomId).toBe(a.room.roomId);
     expect(c.room.roomId).toBe(a.room.roomId);
-    for (let i = 0; i < 100 && (a.room.state as { players: Map<string, unknown> }).players.size < 3; i++) await sleep(50);
-    const names = [...(a.room.state as { players: Map<string, { name: string }> }).players.values()].map((p) => p.name).sort();
-    expect(names).toEqual(["by id via B", "via A", "via B"]);
+    await vi.waitFor(() => {
+      const names = [...(a.room.state as { players: Map<string, { name: string }> }).players.values()].map((p) => p.name).sort();
+      expect(names).toEqual(["by id via B", "via A", "via B"]);
+    }, { timeout: 30_000, interval: 50 });
     // And the world flows to everyone: snapshots with the bodies arrived through both processes.
     for (const client of [a, b, c]) {
-      for (let i = 0; i < 100 && !client.serverQ("spot"); i++) await sleep(50);
-      expect(client.serverQ("spot")?.every(Number.isFinite)).toBe(true);
+      await vi.waitFor(() => expect(client.serverQ("spot")?.every(Number.isFinite)).toBe(true), { timeout: 30_000, interval: 50 });
     }
   } finally {
     await Promise.all([a.leave(), b.leave(), c.leave()]);
