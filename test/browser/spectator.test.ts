@@ -4,7 +4,7 @@
 
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startServer, type RunningServer } from "../../server/app";
 import { MESSAGES, PliantRoomClient } from "../../shared/net";
 import { ARTIFACTS, inPage, launchBrowser, openPage, waitForPage, type Browser, type WatchedPage } from "./browser";
@@ -86,27 +86,38 @@ describe("desktop spectator in Chromium", () => {
       const body = "dough-ball";
       const grabAt = await inPage<Vec>(viewer.page, samplePoint(body, await inPage<number>(viewer.page, topSample(body))));
       const [x, y] = await inPage<[number, number]>(viewer.page, `window.pliant.project(${grabAt.join(", ")})`);
-      // Not allowed yet: the press grabs nothing and the body stays put.
+      const held = `window.pliant.client.heldBody('pointer')`;
+      // Not allowed yet: the press grabs nothing, in the frames the app renders after it (a grab would hold the
+      // body from the next frame on).
       await viewer.page.mouse.move(x, y);
       await viewer.page.mouse.down();
-      await sleep(500);
-      expect(await inPage<string | undefined>(viewer.page, "window.pliant.client.heldBody('pointer')")).toBeUndefined();
+      await renderedFrames(3);
+      expect(await inPage<string | undefined>(viewer.page, held)).toBeUndefined();
       await viewer.page.mouse.up();
       admin.sendRaw(MESSAGES.admin, { token: ADMIN, action: "spectator-grabs", allowed: true });
       await waitForPage(viewer.page, "window.pliant.client.room.state.spectatorGrabs === true", 10_000);
-      await sleep(300);
-      await viewer.page.mouse.move(x, y);
-      await viewer.page.mouse.down();
-      await waitForPage(viewer.page, `window.pliant.client.heldBody('pointer') === ${JSON.stringify(body)}`, 10_000);
+      // The page takes the permission up when it next renders: press until a press grabs.
+      await vi.waitFor(async () => {
+        await viewer.page.mouse.move(x, y);
+        await viewer.page.mouse.down();
+        await renderedFrames(2);
+        const holding = await inPage<string | undefined>(viewer.page, held);
+        if (holding !== body) await viewer.page.mouse.up();
+        expect(holding).toBe(body);
+      }, { timeout: 30_000, interval: 100 });
       for (let step = 1; step <= 6; step++) {
         await viewer.page.mouse.move(x, y - 12 * step);
         await sleep(120);
       }
-      await sleep(1000);
-      const lifted = await inPage<Vec>(viewer.page, `window.pliant.surfacePoint(${JSON.stringify(body)}, ${await inPage<number>(viewer.page, topSample(body))})`);
+      // The server pulls the body up and the page shows it.
+      let rise = 0;
+      await vi.waitFor(async () => {
+        const lifted = await inPage<Vec>(viewer.page, `window.pliant.surfacePoint(${JSON.stringify(body)}, ${await inPage<number>(viewer.page, topSample(body))})`);
+        rise = lifted[1] - grabAt[1];
+        expect(rise, "rise of the dough ball's top, m").toBeGreaterThan(0.05);
+      }, { timeout: 20_000, interval: 100 });
       await viewer.page.mouse.up();
-      console.info(`drag: the dough ball's top rose ${(lifted[1] - grabAt[1]).toFixed(3)} m`);
-      expect(lifted[1] - grabAt[1]).toBeGreaterThan(0.05);
+      console.info(`drag: the dough ball's top rose ${rise.toFixed(3)} m`);
       expect(viewer.errors).toEqual([]);
     } finally {
       await admin.leave();
