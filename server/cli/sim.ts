@@ -1,20 +1,20 @@
-// npm run sim -- --mesh PATH|box:LxWxH --scenario drop|cantilever|pull [flags] [--json]
+// npm run sim -- --mesh PATH|box:LxWxH --scenario drop|cantilever|pull|throw [flags] [--json]
 // stdout carries only the result (JSON with --json, a short summary otherwise); progress goes to stderr.
 
-import { runScenario, SCENARIOS, type ScenarioName } from "../scenarios/run-scenario";
+import { DEFAULT_THROW_SPEED, runScenario, SCENARIOS, type ScenarioName } from "../scenarios/run-scenario";
 import type { WeightsSource } from "../scenarios/body-from-mesh";
 import { integerFlag, numberFlag, parseFlags, runCli, UsageError } from "./cli-support";
 
-const USAGE = `usage: npm run sim -- --mesh PATH|box:LxWxH --scenario drop|cantilever|pull [--weights baseline|model]
+const USAGE = `usage: npm run sim -- --mesh PATH|box:LxWxH --scenario drop|cantilever|pull|throw [--weights baseline|model]
        [--handles 16] [--cubature 256] [--E 1e5] [--nu 0.45] [--rho 1000] [--damping 0.002] [--dt 0.016667]
-       [--steps 240] [--size 0.3] [--seed 1] [--json]`;
+       [--steps 240] [--size 0.3] [--seed 1] [--speed 6] [--json]`;
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
     mesh: { type: "string" }, scenario: { type: "string" }, weights: { type: "string", default: "baseline" },
     handles: { type: "string" }, cubature: { type: "string" }, E: { type: "string" }, nu: { type: "string" },
     rho: { type: "string" }, damping: { type: "string" }, dt: { type: "string" }, steps: { type: "string" },
-    size: { type: "string" }, seed: { type: "string" }, json: { type: "boolean", default: false }, help: { type: "boolean" },
+    size: { type: "string" }, seed: { type: "string" }, speed: { type: "string" }, json: { type: "boolean", default: false }, help: { type: "boolean" },
   });
   if (flags.help) {
     process.stdout.write(`${USAGE}\n`);
@@ -40,6 +40,7 @@ async function main(): Promise<void> {
     steps: integerFlag(flags, "steps", 240, 1, 1_000_000),
     size: numberFlag(flags, "size", 0.3, (v) => v > 0 && v <= 100, "must be in (0, 100] m"),
     seed: integerFlag(flags, "seed", 1, 0, 2 ** 31 - 1),
+    speed: numberFlag(flags, "speed", DEFAULT_THROW_SPEED, (v) => v >= 0 && v <= 50, "must be in [0, 50] m/s"),
     onProgress: (f) => process.stderr.write(`\rsimulating ${(100 * f).toFixed(0)}%`),
   });
   process.stderr.write("\rsimulating 100%\n");

@@ -1,10 +1,10 @@
-// The headless scenarios of `npm run sim`: drop, cantilever and pull, measured on the render mesh's vertices.
+// The headless scenarios of `npm run sim`: drop, cantilever, pull and throw, measured on the render mesh's vertices.
 
-import { FloorContact, type SoftBody } from "../../shared/sim";
+import { FloorContact, PlaneContact, type SoftBody, type SolverOptions } from "../../shared/sim";
 import { createSoftBody, loadBody, type BodySetup, type LoadedBody } from "./body-from-mesh";
 
-export type ScenarioName = "drop" | "cantilever" | "pull";
-export const SCENARIOS: readonly ScenarioName[] = ["drop", "cantilever", "pull"];
+export type ScenarioName = "drop" | "cantilever" | "pull" | "throw";
+export const SCENARIOS: readonly ScenarioName[] = ["drop", "cantilever", "pull", "throw"];
 
 export interface ScenarioOptions extends BodySetup {
   scenario: ScenarioName;
@@ -15,6 +15,8 @@ export interface ScenarioOptions extends BodySetup {
   damping: number;
   dt: number;
   steps: number;
+  /** throw: release speed, m/s. */
+  speed?: number;
   /** Called now and then with the fraction done (for progress on stderr). */
   onProgress?: (fraction: number) => void;
 }
@@ -48,9 +50,23 @@ const PULL_HEIGHT = 0.2;
 const PULL_RISE_S = 1;
 const PULL_HOLD_S = 1;
 const DROP_HEIGHT = 0.5;
+/** The throw: released with its lowest point this high (m), this far (m) from a wall ahead of it, spinning. */
+const THROW_HEIGHT = 0.3;
+const THROW_WALL_GAP = 0.2;
+/** Angular velocity at release, rad/s (two turns a second about a tilted axis). */
+const THROW_SPIN: readonly [number, number, number] = [0, 0.6 * 4 * Math.PI, 0.8 * 4 * Math.PI];
+export const DEFAULT_THROW_SPEED = 6;
 
-export async function runScenario(options: ScenarioOptions): Promise<ScenarioResult> {
-  const loaded = await loadBody(options);
+export interface PreparedScenario {
+  body: SoftBody;
+  /** Applies the scenario's input for the step ending at time t (s): moves, grabs, releases. */
+  beforeStep(t: number): void;
+  /** Cantilever: the tip vertices (render indices). */
+  tipIndices: number[];
+}
+
+/** Builds the body and the world of a scenario; `solver` overrides solver options (the benchmarks' converged runs). */
+export function prepareScenario(loaded: LoadedBody, options: Omit<ScenarioOptions, keyof BodySetup | "steps" | "onProgress">, solver: Partial<SolverOptions> = {}): PreparedScenario {
   const material = { youngsModulus: options.youngsModulus, poissonRatio: options.poissonRatio, density: options.density };
   const rest = loaded.renderRest;
   const count = rest.length / 3;
@@ -61,15 +77,19 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     minY = Math.min(minY, rest[3 * i + 1]);
   }
   const band = 0.01 * (maxX - minX);
-  const lift = options.scenario === "drop" ? DROP_HEIGHT : options.scenario === "pull" ? 0 : 1;
+  const lift = options.scenario === "drop" ? DROP_HEIGHT : options.scenario === "pull" ? 0 : options.scenario === "throw" ? THROW_HEIGHT : 1;
   const origin = [0, lift - minY, 0];
-  const body = createSoftBody(loaded, material, { dt: options.dt, damping: options.damping }, origin);
+  const body = createSoftBody(loaded, material, { dt: options.dt, damping: options.damping, ...solver }, origin);
 
-  const positions = new Float64Array(rest.length);
   let tipIndices: number[] = [];
   let grab = -1;
   let grabStart: [number, number, number] = [0, 0, 0];
-  if (options.scenario === "drop" || options.scenario === "pull") body.addContactSurface(new FloorContact(0));
+  if (options.scenario !== "cantilever") body.addContactSurface(new FloorContact(0));
+  if (options.scenario === "throw") {
+    // A wall ahead (solid beyond x = wall), and the body released along +x with spin.
+    body.addContactSurface(new PlaneContact([-1, 0, 0], -(origin[0] + maxX + THROW_WALL_GAP)));
+    throwBody(body, [options.speed ?? DEFAULT_THROW_SPEED, 0, 0], THROW_SPIN);
+  }
   if (options.scenario === "cantilever") {
     const clamped = indicesWhere(rest, (x) => x <= minX + band);
     tipIndices = indicesWhere(rest, (x) => x >= maxX - band);
@@ -80,6 +100,26 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     for (let i = 1; i < count; i++) if (rest[3 * i + 1] > rest[3 * top + 1]) top = i;
     grabStart = [origin[0] + rest[3 * top], origin[1] + rest[3 * top + 1], origin[2] + rest[3 * top + 2]];
   }
+  const beforeStep = (t: number): void => {
+    if (options.scenario !== "pull") return;
+    if (t <= PULL_RISE_S + PULL_HOLD_S && grab < 0) grab = body.grab(...grabStart);
+    if (grab >= 0) {
+      const rise = PULL_HEIGHT * Math.min(1, t / PULL_RISE_S);
+      body.moveGrab(grab, grabStart[0], grabStart[1] + rise, grabStart[2]);
+      if (t > PULL_RISE_S + PULL_HOLD_S) {
+        body.release(grab);
+        grab = -1;
+      }
+    }
+  };
+  return { body, beforeStep, tipIndices };
+}
+
+export async function runScenario(options: ScenarioOptions): Promise<ScenarioResult> {
+  const loaded = await loadBody(options);
+  const rest = loaded.renderRest;
+  const { body, beforeStep, tipIndices } = prepareScenario(loaded, options);
+  const positions = new Float64Array(rest.length);
   body.positions(loaded.renderRows, rest, positions);
   const tipRest = tipIndices.length ? meanOf(positions, tipIndices) : undefined;
 
@@ -87,17 +127,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
   const stepTimes = new Float64Array(options.steps);
   for (let step = 0; step < options.steps; step++) {
     const t = (step + 1) * options.dt;
-    if (options.scenario === "pull") {
-      if (t <= PULL_RISE_S + PULL_HOLD_S && grab < 0) grab = body.grab(...grabStart);
-      if (grab >= 0) {
-        const rise = PULL_HEIGHT * Math.min(1, t / PULL_RISE_S);
-        body.moveGrab(grab, grabStart[0], grabStart[1] + rise, grabStart[2]);
-        if (t > PULL_RISE_S + PULL_HOLD_S) {
-          body.release(grab);
-          grab = -1;
-        }
-      }
-    }
+    beforeStep(t);
     const start = performance.now();
     body.step();
     stepTimes[step] = performance.now() - start;
@@ -124,6 +154,23 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       ...(last.tip ? { tipDeflection: Math.hypot(...last.tip) } : {}),
     },
   };
+}
+
+/**
+ * Gives the body a rigid motion: linear velocity v (m/s) of its centroid and angular velocity w (rad/s). The
+ * constant channel (weight 1) carries an affine transform [A | b], so the velocity field w x (x - c) + v is
+ * A' = [w]x, b' = v - w x c in its coordinates, exactly.
+ */
+export function throwBody(body: SoftBody, v: ArrayLike<number>, w: ArrayLike<number>): void {
+  const m = body.m, c = body.subspace.restCentroid;
+  const velocity = new Float64Array(body.n);
+  const cross = [w[1] * c[2] - w[2] * c[1], w[2] * c[0] - w[0] * c[2], w[0] * c[1] - w[1] * c[0]];
+  const skew = [[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]];
+  for (let a = 0; a < 3; a++) {
+    for (let j = 0; j < 3; j++) velocity[a * m + j] = skew[a][j];
+    velocity[a * m + 3] = v[a] - cross[a];
+  }
+  body.setState(body.q, velocity);
 }
 
 function measureFrame(body: SoftBody, loaded: LoadedBody, positions: Float64Array, t: number, tip: number[], tipRest?: [number, number, number]): Frame {

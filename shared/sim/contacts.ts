@@ -23,6 +23,25 @@ export class FloorContact implements ContactSurface {
   }
 }
 
+/** A wall: the plane n . p = offset (n a unit normal pointing out of the solid), solid behind it. */
+export class PlaneContact implements ContactSurface {
+  private readonly n: Float64Array;
+
+  constructor(normal: ArrayLike<number>, readonly offset: number) {
+    const length = Math.hypot(normal[0], normal[1], normal[2]);
+    if (!(length > 0) || !Number.isFinite(length) || !Number.isFinite(offset)) throw new RangeError("a plane needs a finite non-zero normal and a finite offset");
+    this.n = Float64Array.from([normal[0] / length, normal[1] / length, normal[2] / length]);
+  }
+
+  signedDistance(x: number, y: number, z: number, _maxDistance: number, normalOut: Float64Array): number {
+    const n = this.n;
+    normalOut[0] = n[0];
+    normalOut[1] = n[1];
+    normalOut[2] = n[2];
+    return n[0] * x + n[1] * y + n[2] * z - this.offset;
+  }
+}
+
 /** Active half-space constraints of one step, in preallocated arrays. */
 export class ContactSet {
   count = 0;

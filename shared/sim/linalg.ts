@@ -3,7 +3,16 @@
 
 /** In-place Cholesky A = L L^T (lower triangle of `a` overwritten by L). Returns false if A is not positive definite. */
 export function choleskyFactor(a: Float64Array, n: number): boolean {
-  for (let j = 0; j < n; j++) {
+  return choleskyColumns(a, n, 0, n);
+}
+
+/**
+ * Columns [from, to) of an in-place Cholesky factorisation (left-looking: column j reads only columns < j), so a
+ * factorisation can be spread over several calls. Column j costs about j (n - j) multiply-adds. Returns false if
+ * A is not positive definite.
+ */
+export function choleskyColumns(a: Float64Array, n: number, from: number, to: number): boolean {
+  for (let j = from; j < to; j++) {
     const rowJ = j * n;
     let diag = a[rowJ + j];
     for (let k = 0; k < j; k++) diag -= a[rowJ + k] * a[rowJ + k];
@@ -13,9 +22,7 @@ export function choleskyFactor(a: Float64Array, n: number): boolean {
     const inv = 1 / ljj;
     for (let i = j + 1; i < n; i++) {
       const rowI = i * n;
-      let s = a[rowI + j];
-      for (let k = 0; k < j; k++) s -= a[rowI + k] * a[rowJ + k];
-      a[rowI + j] = s * inv;
+      a[rowI + j] = (a[rowI + j] - dotStrided(a, rowI, a, rowJ, j)) * inv;
     }
   }
   return true;
@@ -43,6 +50,19 @@ export function dotRange(a: Float64Array, offset: number, b: Float64Array, from:
     s3 += a[offset + k + 3] * b[k + 3];
   }
   for (; k < to; k++) s0 += a[offset + k] * b[k];
+  return s0 + s1 + s2 + s3;
+}
+
+/** sum_k a[ao + k] * b[bo + k] for k in [0, count), four accumulators (the Cholesky's inner loop). */
+export function dotStrided(a: Float64Array, ao: number, b: Float64Array, bo: number, count: number): number {
+  let s0 = 0, s1 = 0, s2 = 0, s3 = 0, k = 0;
+  for (; k + 3 < count; k += 4) {
+    s0 += a[ao + k] * b[bo + k];
+    s1 += a[ao + k + 1] * b[bo + k + 1];
+    s2 += a[ao + k + 2] * b[bo + k + 2];
+    s3 += a[ao + k + 3] * b[bo + k + 3];
+  }
+  for (; k < count; k++) s0 += a[ao + k] * b[bo + k];
   return s0 + s1 + s2 + s3;
 }
 

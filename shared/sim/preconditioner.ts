@@ -1,125 +1,171 @@
-// The matrix the quasi-Newton iterations are preconditioned with: the Hessian of the incremental potential at
-// rest, rotated into the body's current frame (rotation-aware rest Hessian), plus penalty terms.
-// Mass, stiffness and isotropic penalties (pins, grabs) give P0; a rigid rotation R of the whole body turns it
-// into (R (x) I) P0 (R^T (x) I) exactly, so P0 is factored once and solves just rotate the right-hand side.
-// Contacts are not isotropic (they push along a normal): while there are any, P0 rotated plus the contact
-// term is assembled and factored, and refactored only when the contact set or the rotation changes.
+// The matrix the quasi-Newton iterations are preconditioned with, in the body's own frame: P0 = M + (h^2 + h
+// beta) K_rest + h^2 (pins + grabs), plus the contacts' Hessian while there are any. A rigid rotation R of the
+// whole body turns a body-frame matrix into (R (x) I) P (R^T (x) I) exactly, so a factor stays valid however the
+// body turns; solves rotate the right-hand side instead. Contacts push along world normals: they are factored
+// with their normals turned into the body frame, and re-factored when those change.
+//
+// Bounded cost: a new factor (a grab starts, contacts change) is never computed inside one step. A factor job
+// assembles and factors the new matrix a slice at a time (`workPerStep` multiply-adds a step) while the solves
+// keep using the best factor at hand; the quasi-Newton iterations absorb the difference meanwhile. Contacts are
+// too stiff for that on impact (a body would sink for the few steps the job takes), so while the factor in use
+// holds no contacts, their Hessian C enters as a low-rank Woodbury correction: its Nystrom approximation on the
+// body's affine motions A (the constant channel's 12 coordinates), C A (A^T C A)^+ A^T C, exact for the
+// motions that contacts resist most (pushing in, tipping, squashing) and costing 12 solves to set up.
 
-import { choleskyFactor, choleskyMirror, choleskySolve } from "./linalg";
+import { AffineContactCorrection } from "./affine-correction";
+import { choleskyColumns, choleskyMirror, choleskySolve } from "./linalg";
+import { ContactHessianAssembler, ContactSnapshot } from "./energy/contact";
+
+type Kind = "base" | "contact";
+
+
+interface Factor {
+  matrix: Float64Array;
+  /** Version of P0 it was built from (-1: none yet). */
+  version: number;
+  contacts: ContactSnapshot;
+}
+
+/** A factorisation in progress: P0 (+ contacts) assembled and factored a slice at a time. */
+interface Job {
+  kind: Kind;
+  matrix: Float64Array;
+  version: number;
+  contacts: ContactSnapshot;
+  /** Contacts added so far, whether their sums are in the matrix, then Cholesky columns done. */
+  contactsDone: number;
+  contactsFinished: boolean;
+  columnsDone: number;
+  running: boolean;
+}
 
 export class Preconditioner {
-  /** Assembled P0 (kept to build the contact version). */
+  /** Assembled P0 for the current version (kept to start jobs from). */
   readonly base: Float64Array;
-  private readonly baseFactor: Float64Array;
-  private readonly full: Float64Array;
-  private readonly rotatedScratch: Float64Array;
-  private readonly vectorScratch: Float64Array;
-  private baseFactored = false;
-  private fullFactored = false;
-  private useFull = false;
-  /** Rotation (row-major 3x3) the full factor was built with. */
-  readonly fullRotation = new Float64Array(9);
-  refactorCount = 0;
+  private baseVersion = -1;
+  private readonly factors: Record<Kind, Factor>;
+  private readonly job: Job;
+  private active: Factor | undefined;
+  private readonly scratch: Float64Array;
+  /** Factors installed so far (for step statistics). */
+  installed = 0;
+  private readonly correction: AffineContactCorrection;
+  private readonly assembler: ContactHessianAssembler;
+  private correcting = false;
 
-  constructor(readonly n: number, readonly m: number) {
+  constructor(readonly n: number, readonly m: number, private readonly rows: Float64Array, capacity: number, readonly workPerStep: number) {
+    const make = (): Factor => ({ matrix: new Float64Array(n * n), version: -1, contacts: new ContactSnapshot(capacity) });
     this.base = new Float64Array(n * n);
-    this.baseFactor = new Float64Array(n * n);
-    this.full = new Float64Array(n * n);
-    this.rotatedScratch = new Float64Array(n * n);
-    this.vectorScratch = new Float64Array(n);
+    this.factors = { base: make(), contact: make() };
+    this.job = { kind: "base", matrix: new Float64Array(n * n), version: -1, contacts: new ContactSnapshot(capacity), contactsDone: 0, contactsFinished: false, columnsDone: 0, running: false };
+    this.scratch = new Float64Array(n);
+    this.correction = new AffineContactCorrection(n, m, rows);
+    this.assembler = new ContactHessianAssembler(m, capacity, rows);
   }
 
-  /** Call after changing `base`: both factors are rebuilt on next use. */
-  invalidate(): void {
-    this.baseFactored = false;
-    this.fullFactored = false;
-  }
-
-  /** Use the rotated P0 alone (no contacts). */
-  useBase(): void {
-    this.useFull = false;
-    if (!this.baseFactored) {
-      this.baseFactor.set(this.base);
-      if (!choleskyFactor(this.baseFactor, this.n)) throw new Error("preconditioner is not positive definite");
-      choleskyMirror(this.baseFactor, this.n);
-      this.baseFactored = true;
-      this.refactorCount++;
-    }
-  }
-
-  /** Whether the contact factor must be rebuilt for this rotation (angle between rotations above ~10 degrees). */
-  needsFullRefactor(rotation: Float64Array): boolean {
-    if (!this.fullFactored) return true;
-    // trace(R_old^T R) = 1 + 2 cos(angle)
-    let trace = 0;
-    for (let k = 0; k < 9; k++) trace += this.fullRotation[k] * rotation[k];
-    return trace < 1 + 2 * Math.cos(0.175);
+  /** Call after writing a new P0 into `base`; `version` must grow with every change. */
+  setBase(version: number): void {
+    this.baseVersion = version;
+    if (this.factors.base.version < 0) this.factorNow("base");
   }
 
   /**
-   * Builds and factors (R (x) I) P0 (R^T (x) I) + contact term; `addContacts` adds the contact Hessian into the
-   * matrix it is given.
+   * Picks the factor for this step given the predicted contacts (body-frame normals), and advances the pending
+   * factorisation by one slice.
    */
-  factorWithContacts(rotation: Float64Array, addContacts: (matrix: Float64Array) => void): void {
-    this.rotateMatrix(this.base, rotation, this.full);
-    addContacts(this.full);
-    this.factorFull(rotation);
-  }
-
-  /** Factors a matrix the caller fills in completely (the exact Newton matrix of a hard step). */
-  factorAssembled(rotation: Float64Array, fill: (matrix: Float64Array) => void): void {
-    fill(this.full);
-    this.factorFull(rotation);
-  }
-
-  /** target = (R (x) I) source (R^T (x) I) for a symmetric n x n source. */
-  rotateMatrix(source: Float64Array, rotation: Float64Array, target: Float64Array): void {
-    const n = this.n, m = this.m, t = this.rotatedScratch;
-    // t = (R (x) I) source: row block a = sum_c R[a][c] * row block c.
-    for (let a = 0; a < 3; a++) {
-      const r0 = rotation[3 * a], r1 = rotation[3 * a + 1], r2 = rotation[3 * a + 2];
-      for (let i = 0; i < m; i++) {
-        const dst = (a * m + i) * n, s0 = i * n, s1 = (m + i) * n, s2 = (2 * m + i) * n;
-        for (let k = 0; k < n; k++) t[dst + k] = r0 * source[s0 + k] + r1 * source[s1 + k] + r2 * source[s2 + k];
-      }
+  prepare(contacts: ContactSnapshot): void {
+    const kind: Kind = contacts.count > 0 ? "contact" : "base";
+    const wanted = this.factors[kind], contact = this.factors.contact, base = this.factors.base, job = this.job;
+    const current = wanted.version === this.baseVersion && (kind === "base" || wanted.contacts.similarTo(contacts));
+    if (!current) {
+      // Keep a job that will deliver the wanted kind for this P0 and roughly these contacts.
+      const keep = job.running && job.kind === kind && job.version === this.baseVersion && (kind === "base" || job.contacts.overlaps(contacts));
+      if (!keep) this.startJob(kind, contacts);
+      this.advance(this.workPerStep);
     }
-    // target = t (R^T (x) I): column block a = sum_c R[a][c] * column block c.
-    for (let row = 0; row < n; row++) {
-      const o = row * n;
-      for (let a = 0; a < 3; a++) {
-        const r0 = rotation[3 * a], r1 = rotation[3 * a + 1], r2 = rotation[3 * a + 2];
-        for (let j = 0; j < m; j++) target[o + a * m + j] = r0 * t[o + j] + r1 * t[o + m + j] + r2 * t[o + 2 * m + j];
-      }
+    // A contact factor that shares most of today's contacts still preconditions well, even for an older P0.
+    const usable = kind === "contact" && contact.version >= 0 && contact.contacts.overlaps(contacts);
+    this.active = usable ? contact : base.version >= 0 ? base : contact;
+    // Without a factor that knows them, today's contacts enter as a low-rank correction of P0's factor.
+    this.correcting = kind === "contact" && !usable && this.active === base;
+    if (this.correcting) this.correction.build(contacts, base.matrix);
+  }
+
+  private startJob(kind: Kind, contacts: ContactSnapshot): void {
+    const job = this.job;
+    job.kind = kind;
+    job.version = this.baseVersion;
+    job.matrix.set(this.base);
+    if (kind === "contact") job.contacts.copyFrom(contacts);
+    else job.contacts.count = 0;
+    job.contactsDone = 0;
+    job.contactsFinished = job.contacts.count === 0;
+    if (!job.contactsFinished) this.assembler.begin(job.contacts);
+    job.columnsDone = 0;
+    job.running = true;
+  }
+
+  /** Does up to `work` multiply-adds of the job; installs its factor when done. */
+  private advance(work: number): void {
+    const job = this.job, n = this.n, m = this.m;
+    if (!job.running) return;
+    const assembler = this.assembler, total = job.contacts.count;
+    while (work > 0 && job.contactsDone < total) {
+      const end = Math.min(total, job.contactsDone + Math.max(1, Math.floor(work / assembler.contactCost)));
+      assembler.add(job.contacts, job.contactsDone, end);
+      work -= (end - job.contactsDone) * assembler.contactCost;
+      job.contactsDone = end;
     }
+    if (work > 0 && !job.contactsFinished) {
+      assembler.finish(job.matrix);
+      work -= assembler.finishCost;
+      job.contactsFinished = true;
+    }
+    while (work > 0 && job.columnsDone < n) {
+      let to = job.columnsDone;
+      // Column j costs j (n - j) + n.
+      while (to < n && work > 0) {
+        work -= to * (n - to) + n;
+        to++;
+      }
+      if (!choleskyColumns(job.matrix, n, job.columnsDone, to)) {
+        job.running = false;
+        throw new Error(`${job.kind} preconditioner is not positive definite`);
+      }
+      job.columnsDone = to;
+    }
+    if (job.columnsDone === n) this.install();
   }
 
-  private factorFull(rotation: Float64Array): void {
-    if (!choleskyFactor(this.full, this.n)) throw new Error("contact preconditioner is not positive definite");
-    choleskyMirror(this.full, this.n);
-    this.fullRotation.set(rotation);
-    this.fullFactored = true;
-    this.useFull = true;
-    this.refactorCount++;
+  private install(): void {
+    const job = this.job, target = this.factors[job.kind];
+    choleskyMirror(job.matrix, this.n);
+    const spare = target.matrix;
+    target.matrix = job.matrix;
+    job.matrix = spare;
+    target.version = job.version;
+    target.contacts.copyFrom(job.contacts);
+    job.running = false;
+    this.installed++;
   }
 
-  /** Keep using the current contact factor. */
-  reuseFull(): void {
-    this.useFull = true;
+  /** Factors at once (the very first factor of a body: there is nothing to fall back on). */
+  private factorNow(kind: Kind): void {
+    this.startJob(kind, this.factors.contact.contacts);
+    this.advance(Infinity);
   }
 
-  /** x <- P^-1 x, with the body's current rotation (used only on the rotated-base path). */
+  /** x <- P^-1 x for the body's current rotation (row-major 3x3). */
   solve(x: Float64Array, rotation: Float64Array): void {
-    if (this.useFull) {
-      choleskySolve(this.full, this.n, x);
-      return;
-    }
-    const m = this.m, tmp = this.vectorScratch;
+    const factor = this.active ?? this.factors.base;
+    const m = this.m, tmp = this.scratch;
     // tmp = (R^T (x) I) x
     for (let a = 0; a < 3; a++) {
       const r0 = rotation[a], r1 = rotation[3 + a], r2 = rotation[6 + a];
       for (let i = 0; i < m; i++) tmp[a * m + i] = r0 * x[i] + r1 * x[m + i] + r2 * x[2 * m + i];
     }
-    choleskySolve(this.baseFactor, this.n, tmp);
+    if (this.correcting) this.correction.solve(tmp, factor.matrix);
+    else choleskySolve(factor.matrix, this.n, tmp);
     // x = (R (x) I) tmp
     for (let a = 0; a < 3; a++) {
       const r0 = rotation[3 * a], r1 = rotation[3 * a + 1], r2 = rotation[3 * a + 2];

@@ -1,11 +1,11 @@
 // npm run bench:influences [-- --json]: how many learned influences per render vertex the GPU skinning needs. Each
-// mesh (0.3 m jelly on the floor) goes through the pull (pull-run.ts); the largest distance between
+// mesh (0.3 m jelly on the floor) goes through the pull (scenario-run.ts); the largest distance between
 // full skinning and the truncated one, over the render vertices and the run, is reported per influence count.
 
 import path from "node:path";
 import { computeRenderInfluences, INFLUENCE_COUNTS, truncationError } from "../../shared/skinning";
 import { loadBody } from "../../server/scenarios/body-from-mesh";
-import { pullRun } from "./pull-run";
+import { scenarioRun } from "./scenario-run";
 
 const MESH_DIRECTORY = path.resolve(import.meta.dirname, "../../../shared/assets/meshes");
 const MESHES = ["spot.obj", "stanford-bunny.obj", "teapot.obj", "cow.obj"];
@@ -17,7 +17,7 @@ const rows: Row[] = [];
 for (const file of MESHES) {
   const loaded = await loadBody({ mesh: path.join(MESH_DIRECTORY, file), weights: "baseline", handles: 16, cubature: 256, size: SIZE });
   const states: Float64Array[] = [];
-  pullRun(loaded, {}, (body, step) => {
+  scenarioRun(loaded, { scenario: "pull" }, {}, (body, step) => {
     if (step % 10 === 9) states.push(body.q.slice());
   });
   for (const influences of INFLUENCE_COUNTS) {

@@ -1,30 +1,29 @@
-// The benchmarks' common run, the `pull` scenario's 2 s grab: a 60 Hz body resting on the floor, its topmost
-// render vertex grabbed and pulled up 0.2 m over 1 s, then held 1 s.
+// The benchmarks' common runs: the `sim` scenarios (server/scenarios/run-scenario.ts) on 0.3 m jelly at 60 Hz,
+// timed step by step. `pull`: resting on the floor, the top pulled up 0.2 m over 1 s and held 1 s. `throw`:
+// released at a speed with spin, into the floor and a wall.
 
-import { FloorContact, type SoftBody, type SolverOptions } from "../../shared/sim";
-import { createSoftBody, type LoadedBody } from "../../server/scenarios/body-from-mesh";
+import type { SoftBody, SolverOptions } from "../../shared/sim";
+import type { LoadedBody } from "../../server/scenarios/body-from-mesh";
+import { prepareScenario } from "../../server/scenarios/run-scenario";
 
 const JELLY = { youngsModulus: 1e5, poissonRatio: 0.45, density: 1000 };
 const STEPS = 120;
 const DT = 1 / 60;
+const DAMPING = 0.002;
 
-/** Runs the pull, calling `afterStep` after each step; returns the step times (ms) and the mean iterations. */
-export function pullRun(loaded: LoadedBody, solver: Partial<SolverOptions>, afterStep: (body: SoftBody, step: number) => void): { times: number[]; iterations: number } {
-  let minY = Infinity, top = 0;
-  const rest = loaded.renderRest;
-  for (let i = 0; i < rest.length / 3; i++) {
-    minY = Math.min(minY, rest[3 * i + 1]);
-    if (rest[3 * i + 1] > rest[3 * top + 1]) top = i;
-  }
-  const origin = [0, -minY, 0];
-  const body = createSoftBody(loaded, JELLY, solver, origin);
-  body.addContactSurface(new FloorContact(0));
-  const start = [origin[0] + rest[3 * top], origin[1] + rest[3 * top + 1], origin[2] + rest[3 * top + 2]];
-  const grab = body.grab(start[0], start[1], start[2]);
+export interface BenchScenario {
+  scenario: "pull" | "throw";
+  /** throw: release speed, m/s. */
+  speed?: number;
+}
+
+/** Runs a scenario for 2 s, calling `afterStep` after each step; returns the step times (ms) and the mean iterations. */
+export function scenarioRun(loaded: LoadedBody, run: BenchScenario, solver: Partial<SolverOptions>, afterStep: (body: SoftBody, step: number) => void): { times: number[]; iterations: number } {
+  const { body, beforeStep } = prepareScenario(loaded, { ...JELLY, ...run, dt: DT, damping: DAMPING }, solver);
   const times: number[] = [];
   let iterations = 0;
   for (let s = 0; s < STEPS; s++) {
-    body.moveGrab(grab, start[0], start[1] + 0.2 * Math.min(1, (s + 1) * DT), start[2]);
+    beforeStep((s + 1) * DT);
     const t0 = performance.now();
     iterations += body.step().iterations;
     times.push(performance.now() - t0);

@@ -1,0 +1,344 @@
+// Penalty contacts with damping and lagged Coulomb friction. Each step the surface samples near an obstacle get
+// a half-space n . p >= offset linearised at the predicted position (contacts.ts), so the iterations query
+// nothing. Per contact: k/2 gap^2 while penetrating; for samples already penetrating at the prediction, normal
+// damping c/2 along^2 (absorbs bounces) and friction against the sliding over the step, bounded by mu times last
+// step's normal force, smoothed below a slip speed (IPC's mollifier: smooth static friction).
+
+import { ContactSet, type ContactSurface } from "../contacts";
+import type { Subspace } from "../subspace";
+import type { StepState } from "../step-state";
+import type { EnergyTerm } from "./term";
+
+/** Below this sliding speed (m/s) friction acts as a stiff viscous force: smooth static friction. */
+export const FRICTION_SLIP_SPEED = 0.01;
+
+/** The contacts a preconditioner factors: samples, body-frame normals and the weights of their Hessian. */
+export class ContactSnapshot {
+  count = 0;
+  readonly sample: Int32Array;
+  readonly normal: Float64Array;
+  /** Hessian weight along the normal and across it (sticking friction). */
+  readonly normalWeight: Float64Array;
+  readonly tangentWeight: Float64Array;
+
+  constructor(capacity: number) {
+    this.sample = new Int32Array(capacity);
+    this.normal = new Float64Array(3 * capacity);
+    this.normalWeight = new Float64Array(capacity);
+    this.tangentWeight = new Float64Array(capacity);
+  }
+
+  copyFrom(other: ContactSnapshot): void {
+    this.count = other.count;
+    this.sample.set(other.sample.subarray(0, other.count));
+    this.normal.set(other.normal.subarray(0, 3 * other.count));
+    this.normalWeight.set(other.normalWeight.subarray(0, other.count));
+    this.tangentWeight.set(other.tangentWeight.subarray(0, other.count));
+  }
+
+  /** Whether most of the other snapshot's samples are in this one too (a factor of this one still helps). */
+  overlaps(other: ContactSnapshot): boolean {
+    let i = 0, j = 0, shared = 0;
+    while (i < this.count && j < other.count) {
+      const a = this.sample[i], b = other.sample[j];
+      if (a === b) {
+        if (this.normal[3 * i] * other.normal[3 * j] + this.normal[3 * i + 1] * other.normal[3 * j + 1] + this.normal[3 * i + 2] * other.normal[3 * j + 2] > 0.9) shared++;
+        i++; j++;
+      } else if (a < b) i++;
+      else j++;
+    }
+    return shared >= 0.5 * other.count;
+  }
+
+  /**
+   * Whether two snapshots factor nearly the same matrix: a few samples flickering at the margin (a block resting
+   * on a face) do not warrant a new factor, a turned normal (over ~10 degrees) or a new contact patch does.
+   */
+  similarTo(other: ContactSnapshot): boolean {
+    let i = 0, j = 0, differing = 0;
+    // Both lists are in sample order: merge them.
+    while (i < this.count || j < other.count) {
+      const a = i < this.count ? this.sample[i] : Infinity, b = j < other.count ? other.sample[j] : Infinity;
+      if (a === b) {
+        const d = this.normal[3 * i] * other.normal[3 * j] + this.normal[3 * i + 1] * other.normal[3 * j + 1] + this.normal[3 * i + 2] * other.normal[3 * j + 2];
+        if (d < 0.985) return false;
+        i++; j++;
+      } else if (a < b) {
+        differing++; i++;
+      } else {
+        differing++; j++;
+      }
+    }
+    if (differing > Math.max(2, 0.1 * Math.max(this.count, other.count))) return false;
+    // Sticking and sliding friction differ by orders of magnitude across the normal: compare the totals (single
+    // samples' normal forces flicker at the rim of a patch).
+    return withinFactor(sum(this.tangentWeight, this.count), sum(other.tangentWeight, other.count), 2) && withinFactor(sum(this.normalWeight, this.count), sum(other.normalWeight, other.count), 2);
+  }
+}
+
+function sum(values: Float64Array, count: number): number {
+  let total = 0;
+  for (let i = 0; i < count; i++) total += values[i];
+  return total;
+}
+
+function withinFactor(a: number, b: number, factor: number): boolean {
+  return a <= factor * b + 1e-300 && b <= factor * a + 1e-300;
+}
+
+/** Normal directions the preconditioner tells apart at most: contacts beyond them join the nearest. */
+const NORMAL_GROUPS = 6;
+
+/**
+ * Assembles the contacts' Hessian sum_i W_i (x) b_i b_i^T (W_i = w_n n n^T + w_t (I - n n^T)) a slice at a time.
+ * Contacts with (nearly) the same normal n share W's structure, so a group's sum is I (x) G_t + n n^T (x) G_d with
+ * two m x m Grams G_t = sum w_t b b^T and G_d = sum (w_n - w_t) b b^T: m^2 multiply-adds a contact instead of 9 m^2.
+ * The group's normal stands for its members' (within ~25 degrees): a preconditioner need not be exact.
+ */
+export class ContactHessianAssembler {
+  private readonly tangent: Float64Array;
+  private readonly difference: Float64Array;
+  private readonly groupNormal = new Float64Array(3 * NORMAL_GROUPS);
+  private readonly group: Int32Array;
+  private groups = 0;
+
+  constructor(readonly m: number, capacity: number, private readonly rows: Float64Array) {
+    this.tangent = new Float64Array(NORMAL_GROUPS * m * m);
+    this.difference = new Float64Array(NORMAL_GROUPS * m * m);
+    this.group = new Int32Array(capacity);
+  }
+
+  /** Multiply-adds of one contact, and of finishing a group. */
+  get contactCost(): number {
+    return this.m * this.m;
+  }
+
+  get finishCost(): number {
+    return 9 * this.m * this.m * Math.max(1, this.groups);
+  }
+
+  /** Sorts the snapshot's contacts into normal groups and clears the sums. */
+  begin(snapshot: ContactSnapshot): void {
+    this.groups = 0;
+    for (let i = 0; i < snapshot.count; i++) {
+      const nx = snapshot.normal[3 * i], ny = snapshot.normal[3 * i + 1], nz = snapshot.normal[3 * i + 2];
+      let best = -1, bestDot = -Infinity;
+      for (let g = 0; g < this.groups; g++) {
+        const d = nx * this.groupNormal[3 * g] + ny * this.groupNormal[3 * g + 1] + nz * this.groupNormal[3 * g + 2];
+        if (d > bestDot) { bestDot = d; best = g; }
+      }
+      if (bestDot < 0.9 && this.groups < NORMAL_GROUPS) {
+        best = this.groups++;
+        this.groupNormal[3 * best] = nx;
+        this.groupNormal[3 * best + 1] = ny;
+        this.groupNormal[3 * best + 2] = nz;
+      }
+      this.group[i] = best;
+    }
+    const size = this.m * this.m * Math.max(1, this.groups);
+    this.tangent.fill(0, 0, size);
+    this.difference.fill(0, 0, size);
+  }
+
+  /** Adds contacts [from, to) into their groups' sums (upper triangles). */
+  add(snapshot: ContactSnapshot, from: number, to: number): void {
+    const m = this.m, rows = this.rows;
+    for (let i = from; i < to; i++) {
+      const r = snapshot.sample[i] * m, wt = snapshot.tangentWeight[i], wd = snapshot.normalWeight[i] - wt, o = this.group[i] * m * m;
+      for (let j = 0; j < m; j++) {
+        const bj = rows[r + j];
+        if (bj === 0) continue;
+        const tj = wt * bj, dj = wd * bj, row = o + j * m;
+        for (let k = j; k < m; k++) {
+          const bk = rows[r + k];
+          this.tangent[row + k] += tj * bk;
+          this.difference[row + k] += dj * bk;
+        }
+      }
+    }
+  }
+
+  /** Adds the groups' sums into the n x n matrix (all nine blocks, both triangles). */
+  finish(matrix: Float64Array): void {
+    const m = this.m, n = 3 * m;
+    for (let g = 0; g < this.groups; g++) {
+      const o = g * m * m, nn = this.groupNormal;
+      for (let a = 0; a < 3; a++) {
+        for (let b = 0; b < 3; b++) {
+          const d = nn[3 * g + a] * nn[3 * g + b], t = a === b ? 1 : 0;
+          for (let j = 0; j < m; j++) {
+            const row = (a * m + j) * n + b * m;
+            for (let k = 0; k < m; k++) {
+              const idx = j <= k ? o + j * m + k : o + k * m + j;
+              matrix[row + k] += t * this.tangent[idx] + d * this.difference[idx];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+export class ContactTerm implements EnergyTerm {
+  readonly surfaces: ContactSurface[] = [];
+  readonly contacts: ContactSet;
+  /** Per contact: 1 when the sample was already penetrating at the predicted position (damped, factored). */
+  readonly predicted: Uint8Array;
+  /** Penalty per surface sample, N/m. */
+  stiffness = 0;
+  /** Normal damping per sample, N s/m. */
+  dampingCoefficient = 0;
+  friction = 0;
+  /** Per surface sample: normal contact force at the end of the last step (N). */
+  readonly normalForce: Float64Array;
+  /** Per contact: tangential motion of its sample from the step's start to the prediction, m. */
+  private readonly predictedSlide: Float64Array;
+  /** Per contact: signed distance at the prediction, m. */
+  private readonly predictedGap: Float64Array;
+  private readonly normalScratch = new Float64Array(3);
+  private readonly p = new Float64Array(3);
+
+  constructor(private readonly subspace: Subspace, private readonly state: StepState, private readonly origin: Float64Array, private readonly size: number) {
+    const capacity = subspace.surfaceCount * 2;
+    this.contacts = new ContactSet(capacity);
+    this.predicted = new Uint8Array(capacity);
+    this.predictedSlide = new Float64Array(capacity);
+    this.predictedGap = new Float64Array(capacity);
+    this.normalForce = new Float64Array(subspace.surfaceCount);
+  }
+
+  /** Finds the samples near an obstacle at the predicted positions and linearises each contact there. */
+  gather(): void {
+    const c = this.contacts;
+    c.clear();
+    if (this.surfaces.length === 0) return;
+    const m = this.subspace.m, s = this.subspace, rows = s.surfaceRows, rest = s.surfaceRest, o = this.origin;
+    const xh = this.state.xHat, qc = this.state.qCentre, normal = this.normalScratch;
+    const baseMargin = 0.02 * this.size;
+    for (let sample = 0; sample < s.surfaceCount; sample++) {
+      const r = sample * m;
+      let hx = 0, hy = 0, hz = 0, cx = 0, cy = 0, cz = 0;
+      for (let j = 0; j < m; j++) {
+        const b = rows[r + j];
+        hx += b * xh[j]; hy += b * xh[m + j]; hz += b * xh[2 * m + j];
+        cx += b * qc[j]; cy += b * qc[m + j]; cz += b * qc[2 * m + j];
+      }
+      const px = o[0] + rest[3 * sample] + hx, py = o[1] + rest[3 * sample + 1] + hy, pz = o[2] + rest[3 * sample + 2] + hz;
+      const margin = baseMargin + 2 * Math.sqrt((hx - cx) ** 2 + (hy - cy) ** 2 + (hz - cz) ** 2);
+      for (let k = 0; k < this.surfaces.length; k++) {
+        const distance = this.surfaces[k].signedDistance(px, py, pz, margin, normal);
+        if (!(distance < margin)) continue;
+        const nx = normal[0], ny = normal[1], nz = normal[2];
+        const i = c.count;
+        if (!c.add(sample, nx, ny, nz, nx * px + ny * py + nz * pz - distance)) return;
+        c.reference[3 * i] = o[0] + rest[3 * sample] + cx;
+        c.reference[3 * i + 1] = o[1] + rest[3 * sample + 1] + cy;
+        c.reference[3 * i + 2] = o[2] + rest[3 * sample + 2] + cz;
+        this.predicted[i] = distance < 0 ? 1 : 0;
+        this.predictedGap[i] = distance;
+        const mx = hx - cx, my = hy - cy, mz = hz - cz, along = mx * nx + my * ny + mz * nz;
+        this.predictedSlide[i] = Math.hypot(mx - along * nx, my - along * ny, mz - along * nz);
+      }
+    }
+  }
+
+  /**
+   * The contacts as the preconditioner wants them for a step of size h: normals turned into the body's frame
+   * (R^T n), with the weights of their Hessian. Samples within a hair (1% of the body's size) of touching are
+   * included with the bare penalty: resting samples flicker across the surface, and a stable set is factored less
+   * often. Friction is weighted for the sliding the prediction shows (sticking friction is far stiffer).
+   */
+  snapshot(out: ContactSnapshot, h: number): void {
+    const c = this.contacts, r = this.state.rotation;
+    const penalty = h * h * this.stiffness, damping = h * this.dampingCoefficient;
+    const slip = FRICTION_SLIP_SPEED * h, near = 0.01 * this.size;
+    out.count = 0;
+    for (let i = 0; i < c.count; i++) {
+      if (this.predicted[i] === 0 && this.predictedGap[i] > near) continue;
+      const k = out.count++;
+      const nx = c.normal[3 * i], ny = c.normal[3 * i + 1], nz = c.normal[3 * i + 2];
+      out.sample[k] = c.sample[i];
+      out.normal[3 * k] = r[0] * nx + r[3] * ny + r[6] * nz;
+      out.normal[3 * k + 1] = r[1] * nx + r[4] * ny + r[7] * nz;
+      out.normal[3 * k + 2] = r[2] * nx + r[5] * ny + r[8] * nz;
+      const touching = this.predicted[i] === 1;
+      out.normalWeight[k] = penalty + (touching ? damping : 0);
+      out.tangentWeight[k] = touching ? (h * h * this.friction * this.normalForce[c.sample[i]]) / Math.max(slip, this.predictedSlide[i]) : 0;
+    }
+  }
+
+  accumulate(q: Float64Array, g: Float64Array): number {
+    const c = this.contacts, m = this.subspace.m, rows = this.subspace.surfaceRows, rest = this.subspace.surfaceRest, o = this.origin;
+    const h = this.state.hTilde, h2 = h * h;
+    const k = h2 * this.stiffness, damping = h * this.dampingCoefficient;
+    const frictionScale = h2 * this.friction, slip = FRICTION_SLIP_SPEED * h;
+    let energy = 0;
+    for (let i = 0; i < c.count; i++) {
+      const sample = c.sample[i], r = sample * m;
+      let ux = 0, uy = 0, uz = 0;
+      for (let j = 0; j < m; j++) {
+        const b = rows[r + j];
+        ux += b * q[j]; uy += b * q[m + j]; uz += b * q[2 * m + j];
+      }
+      const nx = c.normal[3 * i], ny = c.normal[3 * i + 1], nz = c.normal[3 * i + 2];
+      const rx = c.reference[3 * i], ry = c.reference[3 * i + 1], rz = c.reference[3 * i + 2];
+      // Motion over the step, from the start-of-step reference.
+      const dx = o[0] + rest[3 * sample] + ux - rx, dy = o[1] + rest[3 * sample + 1] + uy - ry, dz = o[2] + rest[3 * sample + 2] + uz - rz;
+      const along = nx * dx + ny * dy + nz * dz;
+      const gap = along + nx * rx + ny * ry + nz * rz - c.offset[i];
+      let force = 0;
+      if (gap < 0) {
+        energy += 0.5 * k * gap * gap;
+        force = k * gap;
+      }
+      let fx = 0, fy = 0, fz = 0;
+      if (this.predicted[i] === 1) {
+        if (damping > 0) {
+          energy += 0.5 * damping * along * along;
+          force += damping * along;
+        }
+        // Coulomb friction against the sliding over the step, with last step's normal force (lagged).
+        const normalForce = this.normalForce[sample];
+        if (frictionScale > 0 && normalForce > 0) {
+          const tx = dx - along * nx, ty = dy - along * ny, tz = dz - along * nz;
+          const sliding = Math.sqrt(tx * tx + ty * ty + tz * tz);
+          const limit = frictionScale * normalForce;
+          let scale: number;
+          if (sliding < slip) {
+            energy += (0.5 * limit * sliding * sliding) / slip;
+            scale = limit / slip;
+          } else {
+            energy += limit * (sliding - 0.5 * slip);
+            scale = limit / sliding;
+          }
+          fx = scale * tx; fy = scale * ty; fz = scale * tz;
+        }
+      }
+      fx += force * nx; fy += force * ny; fz += force * nz;
+      if (fx === 0 && fy === 0 && fz === 0) continue;
+      for (let j = 0; j < m; j++) {
+        const b = rows[r + j];
+        g[j] += fx * b;
+        g[m + j] += fy * b;
+        g[2 * m + j] += fz * b;
+      }
+    }
+    return energy;
+  }
+
+  /** Normal force of each sample at q, the end of the step (N): next step's friction limit. */
+  updateNormalForces(q: Float64Array): void {
+    const c = this.contacts, m = this.subspace.m, rows = this.subspace.surfaceRows, rest = this.subspace.surfaceRest, o = this.origin;
+    this.normalForce.fill(0);
+    for (let i = 0; i < c.count; i++) {
+      const sample = c.sample[i], r = sample * m;
+      let ux = 0, uy = 0, uz = 0;
+      for (let j = 0; j < m; j++) {
+        const b = rows[r + j];
+        ux += b * q[j]; uy += b * q[m + j]; uz += b * q[2 * m + j];
+      }
+      const gap = c.normal[3 * i] * (o[0] + rest[3 * sample] + ux) + c.normal[3 * i + 1] * (o[1] + rest[3 * sample + 1] + uy) + c.normal[3 * i + 2] * (o[2] + rest[3 * sample + 2] + uz) - c.offset[i];
+      if (gap < 0) this.normalForce[sample] += -this.stiffness * gap;
+    }
+  }
+}

@@ -1,0 +1,90 @@
+// Elasticity: h~^2 sum_c V_c Psi(F_c(q)) over the cubature points, stable Neo-Hookean (material.ts).
+// Its preconditioner part is the rest Hessian h^2 K in the body's frame: exact for any rigid rotation.
+
+import { neoHookeanEnergy, neoHookeanEnergyAndStress } from "../material";
+import type { Subspace } from "../subspace";
+import type { StepState } from "../step-state";
+import type { EnergyTerm, HessianTerm } from "./term";
+
+export class ElasticTerm implements EnergyTerm, HessianTerm {
+  mu = 0;
+  lambdaStable = 0;
+  /** Smallest volume ratio J = det F over the cubature points at the last accumulate. */
+  minJ = 1;
+  /** Rest stiffness K = mu K_mu + lambda K_lambda (n x n). */
+  readonly stiffness: Float64Array;
+  private readonly f = new Float64Array(9);
+  private readonly p = new Float64Array(9);
+
+  constructor(private readonly subspace: Subspace, private readonly state: StepState) {
+    this.stiffness = new Float64Array(subspace.n * subspace.n);
+  }
+
+  setLame(mu: number, lambda: number, lambdaStable: number): void {
+    this.mu = mu;
+    this.lambdaStable = lambdaStable;
+    const s = this.subspace;
+    for (let i = 0; i < this.stiffness.length; i++) this.stiffness[i] = mu * s.stiffnessMu[i] + lambda * s.stiffnessLambda[i];
+  }
+
+  accumulate(q: Float64Array, g: Float64Array): number {
+    return this.accumulateScaled(q, g, this.state.hTilde * this.state.hTilde);
+  }
+
+  /** scale * elastic energy at q, adding scale * its gradient into g. */
+  accumulateScaled(q: Float64Array, g: Float64Array, scale: number): number {
+    const m = this.subspace.m, s = this.subspace, jac = s.cubatureJacobians, f = this.f, p = this.p;
+    let energy = 0, minJ = Infinity;
+    for (let c = 0; c < s.cubatureCount; c++) {
+      this.deformationGradient(q, c, f);
+      const j = f[0] * (f[4] * f[8] - f[5] * f[7]) - f[1] * (f[3] * f[8] - f[5] * f[6]) + f[2] * (f[3] * f[7] - f[4] * f[6]);
+      if (j < minJ) minJ = j;
+      const vol = scale * s.cubatureVolumes[c];
+      energy += vol * neoHookeanEnergyAndStress(f, this.mu, this.lambdaStable, p);
+      const p00 = vol * p[0], p01 = vol * p[1], p02 = vol * p[2];
+      const p10 = vol * p[3], p11 = vol * p[4], p12 = vol * p[5];
+      const p20 = vol * p[6], p21 = vol * p[7], p22 = vol * p[8];
+      const base = c * m * 3;
+      for (let i = 0; i < m; i++) {
+        const oo = base + 3 * i;
+        const d0 = jac[oo], d1 = jac[oo + 1], d2 = jac[oo + 2];
+        g[i] += p00 * d0 + p01 * d1 + p02 * d2;
+        g[m + i] += p10 * d0 + p11 * d1 + p12 * d2;
+        g[2 * m + i] += p20 * d0 + p21 * d1 + p22 * d2;
+      }
+    }
+    this.minJ = minJ;
+    return energy;
+  }
+
+  /** Elastic energy at q, J. */
+  energy(q: Float64Array): number {
+    const s = this.subspace;
+    let total = 0;
+    for (let c = 0; c < s.cubatureCount; c++) {
+      this.deformationGradient(q, c, this.f);
+      total += s.cubatureVolumes[c] * neoHookeanEnergy(this.f, this.mu, this.lambdaStable);
+    }
+    return total;
+  }
+
+  addHessian(matrix: Float64Array, h: number): void {
+    const k = this.stiffness, h2 = h * h;
+    for (let i = 0; i < k.length; i++) matrix[i] += h2 * k[i];
+  }
+
+  /** Deformation gradient at cubature point c for coordinates q (row-major into f). */
+  deformationGradient(q: Float64Array, c: number, f: Float64Array): void {
+    const m = this.subspace.m, jac = this.subspace.cubatureJacobians, base = c * m * 3;
+    let f00 = 1, f01 = 0, f02 = 0, f10 = 0, f11 = 1, f12 = 0, f20 = 0, f21 = 0, f22 = 1;
+    for (let i = 0; i < m; i++) {
+      const o = base + 3 * i;
+      const d0 = jac[o], d1 = jac[o + 1], d2 = jac[o + 2];
+      const qx = q[i], qy = q[m + i], qz = q[2 * m + i];
+      f00 += qx * d0; f01 += qx * d1; f02 += qx * d2;
+      f10 += qy * d0; f11 += qy * d1; f12 += qy * d2;
+      f20 += qz * d0; f21 += qz * d1; f22 += qz * d2;
+    }
+    f[0] = f00; f[1] = f01; f[2] = f02; f[3] = f10; f[4] = f11; f[5] = f12; f[6] = f20; f[7] = f21; f[8] = f22;
+  }
+}

@@ -1,0 +1,54 @@
+// One term of the incremental potential a step minimises. Each term reads the step's shared state (StepState)
+// and its own data; `accumulate` adds its value and gradient, `addHessian` adds the matrix the preconditioner
+// uses for it (exact where the term is quadratic, the rest Hessian in the body's frame for elasticity).
+
+export interface EnergyTerm {
+  /** Adds the term's gradient at q into g; returns its value. */
+  accumulate(q: Float64Array, g: Float64Array): number;
+}
+
+/**
+ * A term that contributes to the preconditioner: its Hessian in the body's own (unrotated) frame, for a step of
+ * effective size h (s). The body frame is where the rest Hessian is exact for any rigid rotation.
+ */
+export interface HessianTerm {
+  /** Adds the term's Hessian (n x n, row-major, component-major unknowns) for step size h into `matrix`. */
+  addHessian(matrix: Float64Array, h: number): void;
+}
+
+/** Adds k b b^T into each of the three diagonal blocks of an n x n matrix (an isotropic point spring). */
+export function addIsotropicOuter(matrix: Float64Array, n: number, m: number, rows: Float64Array, r: number, k: number): void {
+  for (let i = 0; i < m; i++) {
+    const bi = k * rows[r + i];
+    if (bi === 0) continue;
+    for (let j = 0; j < m; j++) {
+      const v = bi * rows[r + j];
+      for (let a = 0; a < 3; a++) matrix[(a * m + i) * n + a * m + j] += v;
+    }
+  }
+}
+
+/**
+ * A point spring k/2 |p - t|^2 on point i of a set (basis rows + rest positions, body origin `origin`): adds
+ * its gradient into g and returns its energy. `p` is 3 numbers of scratch.
+ */
+export function pointSpring(
+  q: Float64Array, g: Float64Array, m: number, origin: Float64Array, rows: Float64Array, rest: Float64Array, i: number,
+  tx: number, ty: number, tz: number, k: number,
+): number {
+  const r = i * m;
+  let ux = 0, uy = 0, uz = 0;
+  for (let j = 0; j < m; j++) {
+    const b = rows[r + j];
+    ux += b * q[j]; uy += b * q[m + j]; uz += b * q[2 * m + j];
+  }
+  const dx = origin[0] + rest[3 * i] + ux - tx, dy = origin[1] + rest[3 * i + 1] + uy - ty, dz = origin[2] + rest[3 * i + 2] + uz - tz;
+  const kx = k * dx, ky = k * dy, kz = k * dz;
+  for (let j = 0; j < m; j++) {
+    const b = rows[r + j];
+    g[j] += kx * b;
+    g[m + j] += ky * b;
+    g[2 * m + j] += kz * b;
+  }
+  return 0.5 * k * (dx * dx + dy * dy + dz * dz);
+}

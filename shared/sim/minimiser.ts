@@ -1,0 +1,147 @@
+// L-BFGS (two-loop recursion, initial inverse Hessian P^-1) with an Armijo backtracking line search that
+// interpolates the step quadratically (one or two evaluations even when the first guess is far off), on
+// preallocated arrays. Stops when the full step would move the body by less than the tolerance (in the norm the
+// objective chooses: RMS over the mass), or when its iteration or evaluation budget is spent.
+
+import { dot } from "./linalg";
+
+export interface Objective {
+  /** Value at q; writes the gradient into g. */
+  evaluate(q: Float64Array, g: Float64Array): number;
+  /** d <- P^-1 d. */
+  precondition(d: Float64Array): void;
+  /** Squared size of a step, in the units of the tolerance. */
+  stepNorm2(d: Float64Array): number;
+  /** Largest size of one step, in the same units: longer directions are shortened (a trust region). */
+  maxStep: number;
+}
+
+export interface MinimiseResult {
+  iterations: number;
+  evaluations: number;
+  converged: boolean;
+}
+
+const MAX_LINE_SEARCH = 12;
+const ARMIJO = 1e-4;
+
+export class LbfgsMinimiser {
+  private readonly s: Float64Array;
+  private readonly y: Float64Array;
+  private readonly rho: Float64Array;
+  private readonly alphas: Float64Array;
+  private readonly d: Float64Array;
+  private readonly qt: Float64Array;
+  private readonly gNew: Float64Array;
+  private readonly result: MinimiseResult = { iterations: 0, evaluations: 0, converged: false };
+
+  constructor(readonly n: number, readonly memory = 6) {
+    this.s = new Float64Array(memory * n);
+    this.y = new Float64Array(memory * n);
+    this.rho = new Float64Array(memory);
+    this.alphas = new Float64Array(memory);
+    this.d = new Float64Array(n);
+    this.qt = new Float64Array(n);
+    this.gNew = new Float64Array(n);
+  }
+
+  /**
+   * Minimises from q (updated in place), whose value `energy` and gradient `g` the caller has evaluated. Spends at
+   * most `maxIterations` iterations and `maxEvaluations` evaluations. The returned object is reused.
+   */
+  minimise(q: Float64Array, g: Float64Array, energy: number, objective: Objective, tolerance: number, maxIterations: number, maxEvaluations: number): MinimiseResult {
+    const n = this.n, d = this.d, qt = this.qt, gNew = this.gNew, memory = this.memory;
+    const s = this.s, y = this.y, rho = this.rho, alphas = this.alphas;
+    const tolerance2 = tolerance * tolerance;
+    const result = this.result;
+    result.iterations = 0;
+    result.evaluations = 0;
+    result.converged = false;
+    let stored = 0, newest = -1;
+    for (let iter = 0; iter < maxIterations; iter++) {
+      result.iterations++;
+      for (let i = 0; i < n; i++) d[i] = -g[i];
+      for (let k = 0; k < stored; k++) {
+        const slot = (newest - k + memory) % memory;
+        const a = rho[slot] * dotAt(s, slot * n, d, n);
+        alphas[slot] = a;
+        axpyAt(-a, y, slot * n, d, n);
+      }
+      objective.precondition(d);
+      for (let k = stored - 1; k >= 0; k--) {
+        const slot = (newest - k + memory) % memory;
+        const b = rho[slot] * dotAt(y, slot * n, d, n);
+        axpyAt(alphas[slot] - b, s, slot * n, d, n);
+      }
+      let slope = dot(g, d, n);
+      if (!(slope < 0)) {
+        // Not a descent direction (stale curvature pairs): restart from the preconditioned gradient.
+        stored = 0;
+        for (let i = 0; i < n; i++) d[i] = -g[i];
+        objective.precondition(d);
+        slope = dot(g, d, n);
+        if (!(slope < 0)) break;
+      }
+      let stepNorm2 = objective.stepNorm2(d);
+      if (stepNorm2 <= tolerance2) {
+        result.converged = true;
+        break;
+      }
+      const maxStep2 = objective.maxStep * objective.maxStep;
+      if (stepNorm2 > maxStep2) {
+        // A wild direction (a stale curvature pair, a hard stretch) would waste the evaluation budget.
+        const shrink = Math.sqrt(maxStep2 / stepNorm2);
+        for (let i = 0; i < n; i++) d[i] *= shrink;
+        slope *= shrink;
+        stepNorm2 = maxStep2;
+      }
+      if (result.evaluations >= maxEvaluations) break;
+      let step = 1, accepted = false, trialEnergy = energy;
+      for (let ls = 0; ls < MAX_LINE_SEARCH && result.evaluations < maxEvaluations; ls++) {
+        for (let i = 0; i < n; i++) qt[i] = q[i] + step * d[i];
+        trialEnergy = objective.evaluate(qt, gNew);
+        result.evaluations++;
+        if (trialEnergy <= energy + ARMIJO * step * slope) {
+          accepted = true;
+          break;
+        }
+        // Minimum of the quadratic through E(0), E'(0) and E(step), kept within [0.1, 0.5] of the step.
+        const curvature = trialEnergy - energy - slope * step;
+        const next = Number.isFinite(curvature) && curvature > 0 ? (-slope * step * step) / (2 * curvature) : 0.5 * step;
+        step = Math.min(0.5 * step, Math.max(0.1 * step, next));
+      }
+      if (!accepted) break;
+      const slot = (newest + 1) % memory;
+      let sy = 0;
+      for (let i = 0; i < n; i++) {
+        const si = step * d[i], yi = gNew[i] - g[i];
+        s[slot * n + i] = si;
+        y[slot * n + i] = yi;
+        sy += si * yi;
+      }
+      if (sy > 1e-300) {
+        rho[slot] = 1 / sy;
+        newest = slot;
+        stored = Math.min(stored + 1, memory);
+      }
+      q.set(qt);
+      g.set(gNew);
+      energy = trialEnergy;
+      if (stepNorm2 * step * step <= tolerance2) {
+        result.converged = true;
+        break;
+      }
+    }
+    return result;
+  }
+}
+
+function dotAt(a: Float64Array, offset: number, b: Float64Array, n: number): number {
+  let total = 0;
+  for (let i = 0; i < n; i++) total += a[offset + i] * b[i];
+  return total;
+}
+
+function axpyAt(alpha: number, x: Float64Array, offset: number, y: Float64Array, n: number): void {
+  for (let i = 0; i < n; i++) y[i] += alpha * x[offset + i];
+}
