@@ -488,7 +488,7 @@ export class SoftBody {
     }
     q.set(qt);
     this.inversionFloor = startJ > 0 ? Math.min(0.2, 0.5 * startJ) : -Infinity;
-    const result = this.minimiser.minimise(q, g, energy, this.objective, o.tolerance * this.size, o.maxIterations, 2 * o.maxIterations);
+    const result = this.minimiser.minimise(q, g, energy, this.objective, o.tolerance * this.size, o.maxIterations, o.maxIterations + 2);
     for (let i = 0; i < n; i++) this.lastCorrection[i] = q[i] - xh[i];
     return result;
   }
