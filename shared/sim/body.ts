@@ -129,6 +129,7 @@ export class SoftBody {
   private readonly qStart: Float64Array;
   /** q - x_hat of the last step: the warm start of the next. */
   private readonly lastCorrection: Float64Array;
+  private lastConverged = true;
   private readonly grad: Float64Array;
   private readonly gradStill: Float64Array;
   private readonly trial: Float64Array;
@@ -476,8 +477,10 @@ export class SoftBody {
       this.gradStill[i] = d;
       moved += d * d;
     }
-    // Only a body moving fast (over 5% of its size a step) can predict worse than standing still.
-    if ((moved > 0 && this.inertia.massNorm2(this.gradStill) > 0.0025 * this.size * this.size * this.totalMass) || !Number.isFinite(energy)) {
+    // Only a body moving fast (over 5% of its size a step), or one whose last step ran out of budget (its
+    // correction is no solution: repeating it ratcheted a stretched body up to 1e6 J), can predict worse than
+    // standing still. Starting no higher than standing still keeps every step from adding energy.
+    if (!this.lastConverged || (moved > 0 && this.inertia.massNorm2(this.gradStill) > 0.0025 * this.size * this.size * this.totalMass) || !Number.isFinite(energy)) {
       const still = this.objective.evaluate(q, this.gradStill);
       if (still < energy || !Number.isFinite(energy)) {
         qt.set(q);
@@ -490,6 +493,7 @@ export class SoftBody {
     this.inversionFloor = startJ > 0 ? Math.min(0.2, 0.5 * startJ) : -Infinity;
     const result = this.minimiser.minimise(q, g, energy, this.objective, o.tolerance * this.size, o.maxIterations, o.maxIterations + 2);
     for (let i = 0; i < n; i++) this.lastCorrection[i] = q[i] - xh[i];
+    this.lastConverged = result.converged;
     return result;
   }
 

@@ -23,6 +23,7 @@ export interface MinimiseResult {
 }
 
 const MAX_LINE_SEARCH = 12;
+const MIN_TRUST = 1e-3;
 const ARMIJO = 1e-4;
 
 export class LbfgsMinimiser {
@@ -34,6 +35,13 @@ export class LbfgsMinimiser {
   private readonly qt: Float64Array;
   private readonly gNew: Float64Array;
   private readonly result: MinimiseResult = { iterations: 0, evaluations: 0, converged: false };
+  /**
+   * Share of the objective's largest step that the next iteration may take: shrunk to what the line search
+   * accepted, grown back after full steps. It carries over from step to step: a body stretched far from rest
+   * (where the rest-Hessian preconditioner overshoots) keeps its iterations short instead of spending the
+   * evaluation budget backtracking in every one, which left such a body stretched and let re-grabs ratchet it.
+   */
+  private trust = 1;
 
   constructor(readonly n: number, readonly memory = 6) {
     this.s = new Float64Array(memory * n);
@@ -43,6 +51,11 @@ export class LbfgsMinimiser {
     this.d = new Float64Array(n);
     this.qt = new Float64Array(n);
     this.gNew = new Float64Array(n);
+  }
+
+  /** Forgets what the last steps taught about step lengths (a new state). */
+  reset(): void {
+    this.trust = 1;
   }
 
   /**
@@ -87,7 +100,7 @@ export class LbfgsMinimiser {
         result.converged = true;
         break;
       }
-      const maxStep2 = objective.maxStep * objective.maxStep;
+      const maxStep2 = (objective.maxStep * this.trust) ** 2;
       if (stepNorm2 > maxStep2) {
         // A wild direction (a stale curvature pair, a hard stretch) would waste the evaluation budget.
         const shrink = Math.sqrt(maxStep2 / stepNorm2);
@@ -110,7 +123,11 @@ export class LbfgsMinimiser {
         const next = Number.isFinite(curvature) && curvature > 0 ? (-slope * step * step) / (2 * curvature) : 0.5 * step;
         step = Math.min(0.5 * step, Math.max(0.1 * step, next));
       }
-      if (!accepted) break;
+      if (!accepted) {
+        this.trust = Math.max(MIN_TRUST, 0.1 * this.trust);
+        break;
+      }
+      this.trust = step === 1 ? Math.min(1, 2 * this.trust) : Math.max(MIN_TRUST, (step * Math.sqrt(stepNorm2)) / objective.maxStep);
       const slot = (newest + 1) % memory;
       let sy = 0;
       for (let i = 0; i < n; i++) {
