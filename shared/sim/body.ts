@@ -43,8 +43,14 @@ export interface SolverOptions {
   contactStiffness: number;
   /** Damping ratio of the contact penalty (0..1): how much of a bounce each contact absorbs. */
   contactDamping: number;
-  /** Frequency (Hz) at which the whole body would oscillate on one grab spring: sets the default grab stiffness. */
+  /** Frequency (Hz) at which the whole body would oscillate on one grab spring: the default grab stiffness holds the body's mass at least this firmly. */
   grabFrequency: number;
+  /**
+   * The default grab spring is also at least this times Young's modulus times the body's diagonal (N/m): a
+   * hand must be stiffer than the material it holds, or pulling two hands apart stretches the springs instead of
+   * the body (mass alone gave 1.5 cm of stretch for 20 cm of hands on the jelly spot).
+   */
+  grabModulusScale: number;
   /** Coulomb friction coefficient of contacts (0 = frictionless). */
   friction: number;
   /** Multiply-adds a step may spend assembling and factoring a new preconditioner (0: a factor at once, unbounded). */
@@ -61,6 +67,7 @@ export const DEFAULT_SOLVER_OPTIONS: Readonly<SolverOptions> = Object.freeze({
   contactStiffness: 0,
   contactDamping: 0.5,
   grabFrequency: 6,
+  grabModulusScale: 0.1,
   friction: 0.6,
   factorWorkPerStep: 400_000,
 });
@@ -525,8 +532,10 @@ export class SoftBody {
     return 1e3 * this.material.youngsModulus * this.size / Math.max(1, Math.sqrt(this.subspace.surfaceCount));
   }
 
-  private defaultGrabStiffness(): number {
-    return this.totalMass * (2 * Math.PI * this.options.grabFrequency) ** 2;
+  /** N/m: the default total stiffness of one grab. */
+  defaultGrabStiffness(): number {
+    const held = this.totalMass * (2 * Math.PI * this.options.grabFrequency) ** 2;
+    return Math.max(held, this.options.grabModulusScale * this.material.youngsModulus * this.size);
   }
 
   /** P0 = M + (h~^2 + h~ beta) K_rest + h~^2 (pins + grabs) for a BDF2 step, in the body frame. */
@@ -573,6 +582,7 @@ export function validateOptions(o: SolverOptions): void {
   if (!Number.isFinite(o.contactStiffness) || o.contactStiffness < 0) throw new SimParameterError(`contactStiffness must be >= 0, got ${o.contactStiffness}`);
   if (!Number.isFinite(o.contactDamping) || o.contactDamping < 0 || o.contactDamping > 1) throw new SimParameterError(`contactDamping must be in [0, 1], got ${o.contactDamping}`);
   if (!Number.isFinite(o.grabFrequency) || o.grabFrequency <= 0) throw new SimParameterError(`grabFrequency must be positive, got ${o.grabFrequency}`);
+  if (!Number.isFinite(o.grabModulusScale) || o.grabModulusScale < 0) throw new SimParameterError(`grabModulusScale must be >= 0, got ${o.grabModulusScale}`);
   if (!Number.isFinite(o.friction) || o.friction < 0 || o.friction > 10) throw new SimParameterError(`friction must be in [0, 10], got ${o.friction}`);
   if (!Number.isFinite(o.factorWorkPerStep) || o.factorWorkPerStep < 0) throw new SimParameterError(`factorWorkPerStep must be >= 0, got ${o.factorWorkPerStep}`);
 }

@@ -20,7 +20,7 @@ async function doughBody(): Promise<{ body: SoftBody; loaded: Awaited<ReturnType
 }
 
 function grabStiffness(body: SoftBody): number {
-  return body.totalMass * (2 * Math.PI * body.options.grabFrequency) ** 2;
+  return body.defaultGrabStiffness();
 }
 
 /** The hand's grab spring: its pull on the body (N, summed over the held samples) and its energy (J). */
