@@ -176,12 +176,12 @@ describe("headset and spectator in Chromium", () => {
       const frames = await inPage<number>(headset.page, "window.pliant.frameStats.count");
       await waitForPage(headset.page, `window.pliant.frameStats.count >= ${frames + 2}`, 20_000);
     }
-    // Both hands held: the body was stretched, not carried (a carried body keeps its span). Jelly (E = 150 kPa)
-    // gives a centimetre or two here: the grabs are springs of mass x (2 pi 6 Hz)^2, softer than the body.
+    // Both hands held: the body was stretched, not carried (a carried body keeps its span). The grab springs are
+    // stiffer than the jelly (at least 0.1 E x diagonal), so the body, not the springs, takes most of the 20 cm.
     let stretched = before;
     await vi.waitFor(async () => {
       stretched = await span();
-      expect(stretched - before, `span ${before.toFixed(3)} m before, ${stretched.toFixed(3)} m now`).toBeGreaterThan(0.008);
+      expect(stretched - before, `span ${before.toFixed(3)} m before, ${stretched.toFixed(3)} m now`).toBeGreaterThan(0.06);
     }, { timeout: 20_000, interval: 100 });
     await inPage(headset.page, "(() => { const d = window.pliant.device.controllers; d.left.updateButtonValue('squeeze', 0); d.right.updateButtonValue('trigger', 0); })()");
     await waitForPage(spectator.page, "window.pliant.client.room.state.grabs.size === 0", 20_000);
@@ -199,10 +199,13 @@ describe("headset and spectator in Chromium", () => {
     const watched = await inPage<number>(spectator.page, nearestSample(body, surface));
     const restDepth = await inPage<number>(spectator.page, sampleDepth(body, watched));
     // A fingertip moves continuously: press in 5 mm per rendered frame, down to 1 cm below the surface (a jump
-    // would put the fingertip sphere inside the body, past the surface it must push).
+    // would put the fingertip sphere inside the body, past the surface it must push). Like a person's, it stays
+    // over the top: woken by the hand, the ball creeps a millimetre a second, and on a loaded machine the press
+    // takes long enough for an off-centre push to roll the ball away instead of denting it.
     const tipToDevice = await inPage<Vec>(headset.page, "(() => { const p = window.pliant.device.hands.right.position, t = window.pliant.inputs.right.indexTip; return [p.x - t[0], p.y - t[1], p.z - t[2]]; })()");
     for (let depth = -0.045; depth <= 0.0101; depth += 0.005) {
-      await inPage(headset.page, `window.pliant.device.hands.right.position.set(${surface[0] + tipToDevice[0]}, ${surface[1] - depth + tipToDevice[1]}, ${surface[2] + tipToDevice[2]})`);
+      const over = await inPage<Vec>(headset.page, samplePoint(body, top));
+      await inPage(headset.page, `window.pliant.device.hands.right.position.set(${over[0] + tipToDevice[0]}, ${surface[1] - depth + tipToDevice[1]}, ${over[2] + tipToDevice[2]})`);
       await waitForPage(headset.page, `window.pliant.inputs.right.indexTip[1] <= ${surface[1] - depth + 0.001}`, 20_000);
     }
     // The spectator sees the dent, then, for a second more with the fingertip held in, how deep it gets.
