@@ -1,6 +1,6 @@
 // Load bots for `npm run bench:server`, in their own process so that their work is not counted as the
-// server's: players that send head and hand poses at 72 Hz and keep grabbing and pulling bodies, and spectators
-// that only watch. Raw @colyseus/sdk clients (no prediction): the server's side is what is measured.
+// server's: players that send head and hand poses at 72 Hz and keep grabbing bodies, pulling half of them about
+// and throwing the others (a lift, then a swing at 1 to 6 m/s and a release), and spectators that only watch. Raw @colyseus/sdk clients (no prediction): the server's side is what is measured.
 //
 //   tsx test/bench/server-bots.ts ENDPOINT ROOM_ID PLAYERS SPECTATORS SECONDS
 
@@ -49,11 +49,27 @@ async function player(client: Client, n: number): Promise<void> {
     const start = centreOf(body);
     const hand = Math.random() < 0.5 ? "left" : "right";
     room.send("grab-start", { hand, body: body.id, point: start, seq: ++seq });
-    const frames = 60 + Math.floor(Math.random() * 60);
-    for (let f = 0; f < frames && Date.now() < until; f++) {
-      const a = (f / 60) * Math.PI;
-      room.send("grab-move", { hand, target: [start[0] + 0.08 * Math.sin(a), start[1] + 0.1 * (1 - Math.cos(a)), start[2]], seq: ++seq });
-      await sleep(1000 / 60);
+    if (Math.random() < 0.5) {
+      const frames = 60 + Math.floor(Math.random() * 60);
+      for (let f = 0; f < frames && Date.now() < until; f++) {
+        const a = (f / 60) * Math.PI;
+        room.send("grab-move", { hand, target: [start[0] + 0.08 * Math.sin(a), start[1] + 0.1 * (1 - Math.cos(a)), start[2]], seq: ++seq });
+        await sleep(1000 / 60);
+      }
+    } else {
+      // A throw: lift 15 cm over a quarter second, then swing at 1 to 6 m/s for 0.1 s towards the room's centre.
+      const speed = 1 + 5 * Math.random(), target = [...start];
+      const heading = Math.atan2(-start[2], -start[0]);
+      for (let f = 1; f <= 21 && Date.now() < until; f++) {
+        if (f <= 15) target[1] = start[1] + 0.01 * f;
+        else {
+          target[0] += (speed / 60) * Math.cos(heading);
+          target[2] += (speed / 60) * Math.sin(heading);
+          target[1] += (0.5 * speed) / 60;
+        }
+        room.send("grab-move", { hand, target, seq: ++seq });
+        await sleep(1000 / 60);
+      }
     }
     room.send("grab-end", { hand, seq: ++seq });
     await sleep(300 + Math.random() * 500);
