@@ -15,6 +15,9 @@ export const PERFECT_NETWORK: NetworkConditions = Object.freeze({ latencyMs: 0, 
 
 export class NetworkSimulator {
   private lastDue = 0;
+  /** Messages on their way, in sending order (their due times never decrease). */
+  private readonly queue: { due: number; deliver: () => void }[] = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly conditions: NetworkConditions, private readonly random: () => number = Math.random) {}
 
@@ -30,6 +33,25 @@ export class NetworkSimulator {
     // In-order delivery: never before the previous message.
     const due = Math.max(this.lastDue, now + this.conditions.latencyMs + this.random() * this.conditions.jitterMs);
     this.lastDue = due;
-    setTimeout(deliver, due - now);
+    this.queue.push({ due, deliver });
+    if (this.queue.length === 1) this.arm();
+  }
+
+  /**
+   * One timer for the oldest message, delivering everything due in order. (A timer per message can fire out of
+   * order on a busy event loop: Node measures each timer from the loop's cached time, which lags Date.now()
+   * by as long as the current task has run.)
+   */
+  private arm(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      const now = Date.now();
+      try {
+        while (this.queue.length && this.queue[0].due <= now) this.queue.shift()!.deliver();
+      } finally {
+        if (this.queue.length) this.arm();
+      }
+    }, Math.max(0, this.queue[0].due - Date.now()));
   }
 }

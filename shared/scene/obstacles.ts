@@ -3,6 +3,7 @@
 // per query; poses are written in place by the world once per tick.
 
 import { quaternionToMatrix, type ContactSurface } from "../sim";
+import type { PropSpec, StaticBoxSpec } from "./layout";
 
 /** An obstacle that can say roughly where it is: a bounding sphere (x, y, z, r) for the broad phase. */
 export interface BoundedObstacle extends ContactSurface {
@@ -73,6 +74,11 @@ export class SphereObstacle implements BoundedObstacle {
     out[0] = this.center[0]; out[1] = this.center[1]; out[2] = this.center[2]; out[3] = this.radius;
   }
 
+  /** Pose like BoxObstacle.setPose (a ball's turn changes nothing). */
+  setPose(px: number, py: number, pz: number): void {
+    this.center[0] = px; this.center[1] = py; this.center[2] = pz;
+  }
+
   signedDistance(x: number, y: number, z: number, maxDistance: number, normalOut: Float64Array): number {
     return sphereDistance(this.center, 0, this.radius, x, y, z, maxDistance, normalOut);
   }
@@ -114,6 +120,16 @@ export class SphereSetObstacle implements BoundedObstacle {
     normalOut[0] = bx; normalOut[1] = by; normalOut[2] = bz;
     return best;
   }
+}
+
+/** A static box of a layout (floor, table, wall) as an obstacle. */
+export function staticObstacle(box: StaticBoxSpec): BoxObstacle {
+  return new BoxObstacle(box.half, box.center);
+}
+
+/** A rigid prop's obstacle (a ball or a cube of half extent `size`), at `position` until posed. */
+export function propObstacle(shape: PropSpec["shape"], size: number, position: ArrayLike<number>): BoxObstacle | SphereObstacle {
+  return shape === "ball" ? new SphereObstacle(size, position) : new BoxObstacle([size, size, size], position);
 }
 
 /**

@@ -1,17 +1,44 @@
 // A soft body placed in a scene: the solver body built from a BakedBody, plus the proxy spheres that stand in
-// for its deformed shape towards Rapier (props bounce off them) and towards other soft bodies.
+// for its deformed shape towards Rapier (props bounce off them) and towards other soft bodies, and how it meets
+// the room's obstacles. The one recipe for a room's soft body: the server's world and a predicting client both
+// build their bodies here and wire their contacts with attachObstacles / selectObstacles, so that the two
+// cannot drift apart.
 
 import { boundsDiagonal, meshBounds } from "../geometry";
 import { NearestPointGrid } from "../geometry/nearest-point-grid";
 import { basisRows, SoftBody, Subspace } from "../sim";
 import { handleCount, toSubspaceSource, type BakedBody } from "../skinning";
-import { SphereSetObstacle } from "./obstacles";
+import { NearbyObstacles, SphereSetObstacle, type BoundedObstacle } from "./obstacles";
 import type { MaterialPreset } from "./materials";
 
 /** Most proxy spheres a body gets. */
 export const PROXY_SPHERES = 128;
 /** The solver holds at most this many grabs a body. */
 export const MAX_GRABS = 16;
+/**
+ * Obstacles a body considers in a step: those whose bounding sphere comes within CONTACT_REACH (m) of the body's
+ * bounding sphere grown by CONTACT_BOUND_SCALE (its own wobble within a step, plus the contact margin).
+ */
+export const CONTACT_BOUND_SCALE = 1.5;
+export const CONTACT_REACH = 0.05;
+/** A grab slips out of the hand when its material stays more than this far (m), or this share of the body's size, from its target. */
+export const GRAB_SLIP_DISTANCE = 0.15;
+export const GRAB_SLIP_FRACTION = 0.6;
+
+/** How far (m) a grab's material may be from its target on a body of this size before the grab slips. */
+export function grabSlipLimit(size: number): number {
+  return Math.max(GRAB_SLIP_DISTANCE, GRAB_SLIP_FRACTION * size);
+}
+
+/** The room's obstacles other than soft bodies, as a soft body feels them. */
+export interface SceneObstacles {
+  /** The static scene (floor, table, walls). */
+  statics: readonly BoundedObstacle[];
+  /** The rigid props, posed where they are. */
+  props: readonly BoundedObstacle[];
+  /** Fingertips (spheres; parked far away when idle). */
+  pokes: readonly BoundedObstacle[];
+}
 
 export class SoftEntity {
   readonly body: SoftBody;
@@ -24,12 +51,20 @@ export class SoftEntity {
   /** Where the body starts: origin of its rest frame, world metres. */
   readonly spawn: Float64Array;
 
-  constructor(readonly id: string, readonly baked: BakedBody, readonly size: number, material: MaterialPreset, position: ArrayLike<number>) {
+  /** The contacts the body queries (set by attachObstacles). */
+  private nearby: NearbyObstacles | undefined;
+
+  /**
+   * `position` is where the body's lowest point starts (a layout's SoftBodySpec.position); with `placement`
+   * "origin" it is the origin of the rest frame instead (the spawn a room announces: clients build the server's
+   * bodies from it).
+   */
+  constructor(readonly id: string, readonly baked: BakedBody, readonly size: number, material: MaterialPreset, position: ArrayLike<number>, placement: "lowest-point" | "origin" = "lowest-point") {
     this.subspace = new Subspace(toSubspaceSource(baked, size));
     const s = size / 2;
     let minY = Infinity;
-    for (let i = 1; i < baked.renderPositions.length; i += 3) minY = Math.min(minY, baked.renderPositions[i] * s);
-    this.spawn = Float64Array.from([position[0], position[1] - minY, position[2]]);
+    if (placement === "lowest-point") for (let i = 1; i < baked.renderPositions.length; i += 3) minY = Math.min(minY, baked.renderPositions[i] * s);
+    this.spawn = Float64Array.from(placement === "lowest-point" ? [position[0], position[1] - minY, position[2]] : [position[0], position[1], position[2]]);
     this.body = new SoftBody(this.subspace, material, { damping: material.damping }, this.spawn);
     // Proxies: spheres inscribed in the rest shape (centred on dense interior points, radius = distance to the
     // surface), chosen greedily until they reach every surface sample within a small tolerance, so that a prop
@@ -50,6 +85,42 @@ export class SoftEntity {
   updateProxies(): void {
     this.body.positions(this.proxyRows, this.proxyRest, this.proxies.centers);
     this.proxies.updateBound();
+  }
+
+  /** Moves the proxy spheres to the shape of any state q (a snapshot's, for a body known only from the server). */
+  proxiesAt(q: Float64Array): void {
+    const centers = this.proxies.centers;
+    for (let p = 0; p < this.proxies.radii.length; p++) this.body.positionAt(q, this.proxyRows, this.proxyRest, p, centers, 3 * p);
+    this.proxies.updateBound();
+  }
+
+  /**
+   * Wires the body's contacts, once: the static scene, the props, the other bodies' proxies and the fingertips,
+   * in that order (the nearest wins; ties go to the earlier).
+   */
+  attachObstacles(scene: SceneObstacles, bodies: readonly SoftEntity[]): void {
+    if (this.nearby) throw new Error(`soft body "${this.id}" already has its obstacles`);
+    this.nearby = new NearbyObstacles([...scene.statics, ...scene.props, ...bodies.filter((o) => o !== this).map((o) => o.proxies), ...scene.pokes]);
+    this.body.addContactSurface(this.nearby);
+  }
+
+  /** Picks the obstacles within reach of the body's proxies as they are now: call before each step. */
+  selectObstacles(): void {
+    const bound = this.proxies.bound;
+    this.nearby?.select(bound[0], bound[1], bound[2], bound[3] * CONTACT_BOUND_SCALE, CONTACT_REACH);
+  }
+
+  /** Steps the solver body among its selected obstacles and moves its proxies after it. */
+  step(): void {
+    this.selectObstacles();
+    this.body.step();
+    this.updateProxies();
+  }
+
+  /** Material and its damping, as an admin sets them. */
+  setMaterial(material: MaterialPreset): void {
+    this.body.setMaterial(material);
+    this.body.setDamping(material.damping);
   }
 
   /** Back to the spawn point, at rest, with no grabs. */

@@ -4,7 +4,7 @@
 // fingertip pokes as penalty contacts (signed distances written in place: no allocation in the step).
 
 import RAPIER from "@dimforge/rapier3d-compat";
-import { BoxObstacle, NearbyObstacles, SphereObstacle, type BoundedObstacle } from "./obstacles";
+import { BoxObstacle, SphereObstacle, propObstacle, staticObstacle, type BoundedObstacle } from "./obstacles";
 import type { PropSpec, SceneLayout } from "./layout";
 import { PROXY_SPHERES, type SoftEntity } from "./soft-entity";
 
@@ -52,7 +52,6 @@ export class SceneWorld {
   private readonly proxyBodies: RAPIER.RigidBody[][] = [];
   /** Proxy collider handle -> body index * PROXY_SPHERES + proxy index. */
   private readonly proxyOwner = new Map<number, number>();
-  private readonly nearby: NearbyObstacles[] = [];
   private readonly scratch = { x: 0, y: 0, z: 0 };
   private readonly propSphere = new Float64Array(4);
   /** Per body: contact impulse of each proxy with the prop being visited, and their sum. */
@@ -80,13 +79,13 @@ export class SceneWorld {
     const ground = this.rapier.createRigidBody(rapier.RigidBodyDesc.fixed());
     for (const box of layout.statics) {
       this.rapier.createCollider(rapier.ColliderDesc.cuboid(...box.half).setTranslation(...box.center).setFriction(0.7), ground);
-      statics.push(new BoxObstacle(box.half, box.center));
+      statics.push(staticObstacle(box));
     }
     for (const spec of layout.props) {
       const body = this.rapier.createRigidBody(rapier.RigidBodyDesc.dynamic().setTranslation(...spec.position).setCcdEnabled(true));
       const collider = spec.shape === "ball" ? rapier.ColliderDesc.ball(spec.size) : rapier.ColliderDesc.cuboid(spec.size, spec.size, spec.size);
       const created = this.rapier.createCollider(collider.setDensity(spec.density).setRestitution(0.4).setFriction(0.6), body);
-      const obstacle = spec.shape === "ball" ? new SphereObstacle(spec.size, spec.position) : new BoxObstacle([spec.size, spec.size, spec.size], spec.position);
+      const obstacle = propObstacle(spec.shape, spec.size, spec.position);
       this.props.push({ spec, body, collider: created, obstacle });
     }
     for (let i = 0; i < MAX_POKES; i++) this.pokes.push(new SphereObstacle(0.01, [PARKED, PARKED, PARKED]));
@@ -100,11 +99,7 @@ export class SceneWorld {
         proxies.push(body);
       }
       this.proxyBodies.push(proxies);
-      const nearby = new NearbyObstacles([
-        ...statics, ...this.props.map((p) => p.obstacle), ...bodies.filter((o) => o !== entity).map((o) => o.proxies), ...this.pokes,
-      ]);
-      entity.body.addContactSurface(nearby);
-      this.nearby.push(nearby);
+      entity.attachObstacles({ statics, props: this.props.map((p) => p.obstacle), pokes: this.pokes }, bodies);
     }
   }
 
@@ -172,11 +167,10 @@ export class SceneWorld {
     }
     this.respawned.fill(0);
     for (let b = 0; b < this.bodies.length; b++) {
-      const entity = this.bodies[b], bound = entity.proxies.bound;
+      const entity = this.bodies[b];
       if (this.disturbed(b)) this.slowTicks[b] = 0;
       else if (this.slowTicks[b] >= SLEEP_AFTER_TICKS) continue; // asleep: nothing to step, nothing moves
-      // Reach: the body's own wobble within a step plus the contact margin.
-      this.nearby[b].select(bound[0], bound[1], bound[2], bound[3] * 1.5, 0.05);
+      entity.selectObstacles();
       entity.body.step();
       if (!this.insideRoom(entity)) {
         this.escapes++;

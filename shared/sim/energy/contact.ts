@@ -214,7 +214,7 @@ export class ContactTerm implements EnergyTerm {
     if (this.surfaces.length === 0) return;
     const m = this.subspace.m, s = this.subspace, rows = s.surfaceRows, rest = s.surfaceRest, o = this.origin;
     const xh = this.state.xHat, qc = this.state.qCentre, normal = this.normalScratch;
-    const baseMargin = 0.02 * this.size, maxReach = 0.5 * this.size;
+    const baseMargin = 0.02 * this.size, maxReach = this.size;
     for (let sample = 0; sample < s.surfaceCount; sample++) {
       const r = sample * m;
       let hx = 0, hy = 0, hz = 0, cx = 0, cy = 0, cz = 0;
@@ -224,8 +224,8 @@ export class ContactTerm implements EnergyTerm {
         cx += b * qc[j]; cy += b * qc[m + j]; cz += b * qc[2 * m + j];
       }
       const px = o[0] + rest[3 * sample] + hx, py = o[1] + rest[3 * sample + 1] + hy, pz = o[2] + rest[3 * sample + 2] + hz;
-      // Far enough to catch what the sample meets during the step; capped, or a whipped body (metres a frame)
-      // would query and carry every obstacle in the room.
+      // Far enough to catch what the sample meets during the step; capped at the body's size, or a whipped body
+      // (metres a frame) would query and carry every obstacle in the room.
       const margin = baseMargin + Math.min(maxReach, 2 * Math.sqrt((hx - cx) ** 2 + (hy - cy) ** 2 + (hz - cz) ** 2));
       for (let k = 0; k < this.surfaces.length; k++) {
         const distance = this.surfaces[k].signedDistance(px, py, pz, margin, normal);
