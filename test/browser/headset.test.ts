@@ -179,11 +179,15 @@ describe("headset and spectator in Chromium", () => {
     // Both hands held: the body was stretched, not carried (a carried body keeps its span). The grab springs are
     // stiffer than the jelly (at least 0.1 E x diagonal), so the body, not the springs, takes most of the 20 cm.
     let stretched = before;
-    await vi.waitFor(async () => {
-      stretched = await span();
-      expect(stretched - before, `span ${before.toFixed(3)} m before, ${stretched.toFixed(3)} m now`).toBeGreaterThan(0.06);
-    }, { timeout: 20_000, interval: 100 });
-    await inPage(headset.page, "(() => { const d = window.pliant.device.controllers; d.left.updateButtonValue('squeeze', 0); d.right.updateButtonValue('trigger', 0); })()");
+    try {
+      await vi.waitFor(async () => {
+        stretched = await span();
+        expect(stretched - before, `span ${before.toFixed(3)} m before, ${stretched.toFixed(3)} m now`).toBeGreaterThan(0.06);
+      }, { timeout: 20_000, interval: 100 });
+    } finally {
+      // Let go even when the stretch fell short, so that the next test starts with free hands.
+      await inPage(headset.page, "(() => { const d = window.pliant.device.controllers; d.left.updateButtonValue('squeeze', 0); d.right.updateButtonValue('trigger', 0); })()");
+    }
     await waitForPage(spectator.page, "window.pliant.client.room.state.grabs.size === 0", 20_000);
     console.info(`stretch: the grabbed sides were ${before.toFixed(3)} m apart, ${stretched.toFixed(3)} m with the hands 20 cm further apart`);
     expect(headset.errors).toEqual([]);
