@@ -150,4 +150,30 @@ describe("scene world", () => {
     expect(woke).toBe(true);
     expect(Math.abs(e.body.q[3] - x0)).toBeGreaterThan(1e-4);
   });
+
+  it("a tick whose solver budget runs out leaves the other bodies to step first next tick", async () => {
+    const run = async (budgetMs: number) => {
+      const placed = await placeBodies(PLAYGROUND.bodies, baselineProvider, "baseline");
+      const w = new SceneWorld(rapier, PLAYGROUND, placed.map((p) => p.entity), 1 / 60, budgetMs);
+      // Count each body's steps (fewer ticks than it takes a resting body to fall asleep).
+      const steps = placed.map(() => 0);
+      placed.forEach((p, b) => {
+        const step = p.entity.body.step.bind(p.entity.body);
+        p.entity.body.step = () => { steps[b]++; return step(); };
+      });
+      for (let t = 0; t < 24; t++) w.step();
+      return { steps, deferred: w.deferredSteps, escapes: w.escapes };
+    };
+    const bodies = PLAYGROUND.bodies.length;
+    expect(bodies).toBe(3);
+    // No budget: each tick steps one body (the first in turn), so each gets a third of the ticks.
+    const starved = await run(0);
+    expect(starved.steps).toEqual([8, 8, 8]);
+    expect(starved.deferred).toBe(24);
+    expect(starved.escapes).toBe(0);
+    // A budget that is never reached: every body steps every tick.
+    const relaxed = await run(1e6);
+    expect(relaxed.steps).toEqual([24, 24, 24]);
+    expect(relaxed.deferred).toBe(0);
+  });
 });
