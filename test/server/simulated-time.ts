@@ -14,9 +14,12 @@ async function settle(): Promise<void> {
   for (let i = 0; i < 3; i++) await new Promise((resolve) => realSetImmediate(resolve));
 }
 
-/** Runs `body` with the fake clock installed (setTimeout, setInterval and Date; not setImmediate or I/O). */
+/**
+ * Runs `body` with the fake clock installed: setTimeout, setInterval, Date and performance.now() (the room's
+ * per-tick solver budget is wall time: simulated, a loaded machine cannot make it run out); not setImmediate or I/O.
+ */
 export async function withSimulatedTime<T>(body: () => Promise<T>): Promise<T> {
-  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date", "performance"] });
   try {
     return await body();
   } finally {
