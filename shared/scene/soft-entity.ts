@@ -6,15 +6,13 @@
 
 import { boundsDiagonal, meshBounds } from "../geometry";
 import { NearestPointGrid } from "../geometry/nearest-point-grid";
-import { basisRows, SoftBody, Subspace } from "../sim";
+import { basisRows, MAX_GRABS, SoftBody, Subspace } from "../sim";
 import { handleCount, toSubspaceSource, type BakedBody } from "../skinning";
 import { NearbyObstacles, SphereSetObstacle, type BoundedObstacle } from "./obstacles";
 import type { MaterialPreset } from "./materials";
 
 /** Most proxy spheres a body gets. */
 export const PROXY_SPHERES = 128;
-/** The solver holds at most this many grabs a body. */
-export const MAX_GRABS = 16;
 /**
  * Obstacles a body considers in a step: those whose bounding sphere comes within CONTACT_REACH (m) of the body's
  * bounding sphere grown by CONTACT_BOUND_SCALE (its own wobble within a step, plus the contact margin).

@@ -68,7 +68,7 @@ export class SceneWorld {
   private readonly otherBound = new Float64Array(4);
   tick = 0;
   /** Ticks whose solver budget ran out before every awake soft body had stepped (the rest went first next tick). */
-  deferredSteps = 0;
+  deferredTicks = 0;
   /** The body that steps first next tick (turns rotate when a budget runs out). */
   private firstBody = 0;
   /** Bodies and props put back at their spawn after leaving the room or going non-finite. */
@@ -173,7 +173,10 @@ export class SceneWorld {
         continue;
       }
       if (prop.obstacle instanceof BoxObstacle) prop.obstacle.setPose(t.x, t.y, t.z, r.x, r.y, r.z, r.w);
-      else prop.obstacle.center.set([t.x, t.y, t.z]);
+      else {
+        const c = prop.obstacle.center;
+        c[0] = t.x; c[1] = t.y; c[2] = t.z;
+      }
     }
     this.respawned.fill(0);
     // Bodies take turns to go first: when the tick's solver budget runs out, the rest wait for the next tick
@@ -185,7 +188,7 @@ export class SceneWorld {
       if (this.disturbed(b)) this.slowTicks[b] = 0;
       else if (this.slowTicks[b] >= SLEEP_AFTER_TICKS) continue; // asleep: nothing to step, nothing moves
       if (k > 0 && performance.now() - started > this.solverBudgetMs) {
-        this.deferredSteps++;
+        this.deferredTicks++;
         this.firstBody = b;
         break;
       }

@@ -71,9 +71,10 @@ export class AffineContactCorrection {
         if (e === 0) continue;
         for (let i = 0; i < n; i++) u[out + i] += e * v[col * n + i];
       }
-      const zk = z.subarray(out, out + n);
-      zk.set(u.subarray(out, out + n));
-      choleskySolve(factor, n, zk);
+      const column = this.rhs;
+      for (let i = 0; i < n; i++) column[i] = u[out + i];
+      choleskySolve(factor, n, column);
+      for (let i = 0; i < n; i++) z[out + i] = column[i];
       this.rank++;
     }
     // T = I + U^T Z, factored.

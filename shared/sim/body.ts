@@ -4,11 +4,11 @@
 //   E(q) = inertia + h~^2 [elastic + gravity and external forces + pins and grabs + contacts] + damping
 // (energy/*.ts, one term a file) by L-BFGS (minimiser.ts) preconditioned with the body-frame rest Hessian plus
 // springs and contacts (preconditioner.ts), whose new factors are computed a slice a step. A step's cost is
-// bounded: at most `maxIterations` iterations, twice that many evaluations, and `factorWorkPerStep`
-// multiply-adds of factoring. Everything runs in preallocated Float64Arrays and is deterministic.
+// bounded: at most `maxIterations` iterations and maxIterations + 2 evaluations (plus one or two to pick where
+// it starts), and `factorWorkPerStep` multiply-adds of factoring. Everything runs in preallocated Float64Arrays
+// and is deterministic.
 
-import { ContactSnapshot } from "./energy/contact";
-import { ContactTerm } from "./energy/contact";
+import { ContactSnapshot, ContactTerm } from "./energy/contact";
 import { DampingTerm } from "./energy/damping";
 import { ElasticTerm } from "./energy/elastic";
 import { ExternalForceTerm } from "./energy/gravity";
@@ -16,7 +16,7 @@ import { InertiaTerm } from "./energy/inertia";
 import { SpringTerm } from "./energy/springs";
 import type { EnergyTerm } from "./energy/term";
 import type { ContactSurface } from "./contacts";
-import { GrabSet, MAX_GRABS } from "./grabs";
+import { GrabSet, MAX_GRAB_POINTS } from "./grabs";
 import { Bdf2History, type Integrator } from "./integrator";
 import { extractRotation, quaternionToMatrix } from "./linalg";
 import { lameParameters, SimParameterError, validateMaterial, type Material } from "./material";
@@ -35,7 +35,7 @@ export interface SolverOptions {
   /** Stiffness-proportional (Rayleigh) damping coefficient beta, s: a mode of angular frequency w gets damping ratio beta w / 2. 0 turns material damping off. */
   damping: number;
   integrator: Integrator;
-  /** Most quasi-Newton iterations per step (the step's cost bound; evaluations are capped at twice this). */
+  /** Most quasi-Newton iterations per step (the step's cost bound; evaluations are capped at this + 2). */
   maxIterations: number;
   /** Stop when an iteration moves the body by less than this RMS displacement, as a fraction of its bounding-box diagonal. */
   tolerance: number;
@@ -72,6 +72,7 @@ export const DEFAULT_SOLVER_OPTIONS: Readonly<SolverOptions> = Object.freeze({
   factorWorkPerStep: 400_000,
 });
 
+/** The figures of one step (the object is reused by the next step). */
 export interface StepStats {
   iterations: number;
   /** Whether a new preconditioner factor was installed this step. */
@@ -143,7 +144,9 @@ export class SoftBody {
   private readonly surfacePositions: Float64Array;
   private readonly fScratch = new Float64Array(9);
   private readonly pointScratch = new Float64Array(3);
-  private readonly quat = new Float64Array([0, 0, 0, 1]);
+  private readonly quat = Float64Array.from(IDENTITY_QUATERNION);
+  /** The last step's figures (one object, reused). */
+  private readonly stats: StepStats = { iterations: 0, refactored: false, contacts: 0, converged: true };
 
   constructor(subspace: Subspace, material: Material, options: Partial<SolverOptions> = {}, origin: ArrayLike<number> = [0, 0, 0]) {
     this.subspace = subspace;
@@ -185,8 +188,9 @@ export class SoftBody {
         g.fill(0);
         let energy = 0;
         for (let t = 0; t < terms.length; t++) energy += terms[t].accumulate(q, g);
-        // A trial that inverts (or nearly) the material the step started with is rejected: a step cut short by
-        // its iteration budget must not leave folded material behind, which stable Neo-Hookean can hold on to.
+        // While no material is folded, a trial may not squeeze any to under half the smallest volume ratio at the
+        // step's start (nor under 0.2): a step cut short by its budget must not leave folded material behind,
+        // which stable Neo-Hookean can hold on to.
         return elastic.minJ < this.inversionFloor ? Infinity : energy;
       },
       precondition(d) {
@@ -292,7 +296,7 @@ export class SoftBody {
   /** The surface samples a grab holds and their offsets from its target (to recreate it elsewhere). */
   grabbedSamples(id: number): { samples: number[]; offsets: number[] } {
     if (!this.grabs.has(id)) throw new SimParameterError(`unknown grab ${id}`);
-    const count = this.grabs.count[id], base = id * (this.grabs.samples.length / MAX_GRABS);
+    const count = this.grabs.count[id], base = id * MAX_GRAB_POINTS;
     return {
       samples: Array.from(this.grabs.samples.subarray(base, base + count)),
       offsets: Array.from(this.grabs.offsets.subarray(3 * base, 3 * (base + count))),
@@ -339,8 +343,16 @@ export class SoftBody {
   reset(): void {
     this.q.fill(0);
     this.velocity.fill(0);
-    this.lastCorrection.fill(0);
     this.contact.normalForce.fill(0);
+    this.quat.set(IDENTITY_QUATERNION);
+    this.forgetSolverHistory();
+  }
+
+  /** What the solver learnt from past steps (warm start, step lengths, BDF2 history) no longer applies. */
+  private forgetSolverHistory(): void {
+    this.lastCorrection.fill(0);
+    this.lastConverged = true;
+    this.minimiser.reset();
     this.history.restart();
   }
 
@@ -354,11 +366,10 @@ export class SoftBody {
     this.velocity.set(velocity);
     removeNullComponents(this.subspace, this.q);
     removeNullComponents(this.subspace, this.velocity);
-    this.lastCorrection.fill(0);
     // Friction is lagged on the normal forces: re-derive them at the new state, or a resting body would lose its
     // grip for a step each time a client reconciles.
     this.contact.updateNormalForces(this.q);
-    this.history.restart();
+    this.forgetSolverHistory();
   }
 
   // ----- queries ---------------------------------------------------------------------------------------
@@ -438,8 +449,7 @@ export class SoftBody {
       // Never let a bad step poison the state: keep the last good one, at rest.
       q.set(this.qStart);
       v.fill(0);
-      this.lastCorrection.fill(0);
-      this.history.restart();
+      this.forgetSolverHistory();
     } else {
       // Drift along directions that move nothing would grow without bound (and cost snapshot precision). Only
       // the solve adds such components: the history and the velocity are combinations of projected states.
@@ -448,7 +458,12 @@ export class SoftBody {
       this.contact.updateNormalForces(q);
     }
     this.external.clearPointForces();
-    return { iterations: result.iterations, refactored: this.preconditioner.installed !== installedBefore, contacts: this.contact.contacts.count, converged: result.converged };
+    const stats = this.stats;
+    stats.iterations = result.iterations;
+    stats.refactored = this.preconditioner.installed !== installedBefore;
+    stats.contacts = this.contact.contacts.count;
+    stats.converged = result.converged;
+    return stats;
   }
 
   // ----- internals ---------------------------------------------------------------------------------------
@@ -555,6 +570,8 @@ export class SoftBody {
     this.preconditioner.setBase(++this.baseVersion);
   }
 }
+
+const IDENTITY_QUATERNION = [0, 0, 0, 1];
 
 function allFinite(x: Float64Array): boolean {
   for (let i = 0; i < x.length; i++) if (!Number.isFinite(x[i])) return false;

@@ -93,7 +93,11 @@ export class LbfgsMinimiser {
         for (let i = 0; i < n; i++) d[i] = -g[i];
         objective.precondition(d);
         slope = dot(g, d, n);
-        if (!(slope < 0)) break;
+        if (!(slope < 0)) {
+          // A zero gradient is an exact minimum (a body at rest with nothing acting on it).
+          result.converged = slope === 0;
+          break;
+        }
       }
       let stepNorm2 = objective.stepNorm2(d);
       if (stepNorm2 <= tolerance2) {
@@ -101,7 +105,8 @@ export class LbfgsMinimiser {
         break;
       }
       const maxStep2 = (objective.maxStep * this.trust) ** 2;
-      if (stepNorm2 > maxStep2) {
+      const clipped = stepNorm2 > maxStep2;
+      if (clipped) {
         // A wild direction (a stale curvature pair, a hard stretch) would waste the evaluation budget.
         const shrink = Math.sqrt(maxStep2 / stepNorm2);
         for (let i = 0; i < n; i++) d[i] *= shrink;
@@ -123,11 +128,14 @@ export class LbfgsMinimiser {
         const next = Number.isFinite(curvature) && curvature > 0 ? (-slope * step * step) / (2 * curvature) : 0.5 * step;
         step = Math.min(0.5 * step, Math.max(0.1 * step, next));
       }
+      // The trust region follows what the line search accepted, but only when it was what cut the step short:
+      // short directions near convergence say nothing about how far the next step may go.
       if (!accepted) {
-        this.trust = Math.max(MIN_TRUST, 0.1 * this.trust);
+        if (clipped) this.trust = Math.max(MIN_TRUST, 0.1 * this.trust);
         break;
       }
-      this.trust = step === 1 ? Math.min(1, 2 * this.trust) : Math.max(MIN_TRUST, (step * Math.sqrt(stepNorm2)) / objective.maxStep);
+      if (step === 1) this.trust = Math.min(1, 2 * this.trust);
+      else if (clipped) this.trust = Math.max(MIN_TRUST, step * this.trust);
       const slot = (newest + 1) % memory;
       let sy = 0;
       for (let i = 0; i < n; i++) {

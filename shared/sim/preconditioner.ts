@@ -18,7 +18,6 @@ import { ContactHessianAssembler, ContactSnapshot } from "./energy/contact";
 
 type Kind = "base" | "contact";
 
-
 interface Factor {
   matrix: Float64Array;
   /** Version of P0 it was built from (-1: none yet). */
@@ -57,7 +56,7 @@ export class Preconditioner {
   private correctedVersion = -1;
   private correctedMatrix: Float64Array | undefined;
 
-  constructor(readonly n: number, readonly m: number, private readonly rows: Float64Array, capacity: number, readonly workPerStep: number) {
+  constructor(readonly n: number, readonly m: number, rows: Float64Array, capacity: number, readonly workPerStep: number) {
     const make = (): Factor => ({ matrix: new Float64Array(n * n), version: -1, contacts: new ContactSnapshot(capacity) });
     this.base = new Float64Array(n * n);
     this.factors = { base: make(), contact: make() };
@@ -71,7 +70,7 @@ export class Preconditioner {
   /** Call after writing a new P0 into `base`; `version` must grow with every change. */
   setBase(version: number): void {
     this.baseVersion = version;
-    if (this.factors.base.version < 0) this.factorNow("base");
+    if (this.factors.base.version < 0) this.factorBaseNow();
   }
 
   /**
@@ -83,9 +82,12 @@ export class Preconditioner {
     const wanted = this.factors[kind], contact = this.factors.contact, base = this.factors.base, job = this.job;
     const current = wanted.version === this.baseVersion && (kind === "base" || wanted.contacts.similarTo(contacts));
     if (!current) {
-      // Keep a job that will deliver the wanted kind for this P0 and roughly these contacts.
-      const keep = job.running && job.kind === kind && job.version === this.baseVersion && (kind === "base" || job.contacts.overlaps(contacts));
-      if (!keep) this.startJob(kind, contacts);
+      // P0's own factor first when it is out of date: it is what contacts that keep changing are corrected on
+      // (a tumbling body's contact factors may never finish).
+      const build: Kind = base.version !== this.baseVersion ? "base" : kind;
+      // Keep a job that will deliver that kind for this P0 and roughly these contacts.
+      const keep = job.running && job.kind === build && job.version === this.baseVersion && (build === "base" || job.contacts.overlaps(contacts));
+      if (!keep) this.startJob(build, contacts);
       this.advance(this.workPerStep);
     }
     // A contact factor that shares most of today's contacts still preconditions well, even for an older P0.
@@ -115,10 +117,10 @@ export class Preconditioner {
     job.running = true;
   }
 
-  /** Does up to `work` multiply-adds of the job; installs its factor when done. */
-  private advance(work: number): void {
-    const job = this.job, n = this.n, m = this.m;
-    if (!job.running) return;
+  /** Does up to `work` multiply-adds of the job; installs its factor when done. False if the matrix was not positive definite. */
+  private advance(work: number): boolean {
+    const job = this.job, n = this.n;
+    if (!job.running) return true;
     const assembler = this.assembler, total = job.contacts.count;
     while (work > 0 && job.contactsDone < total) {
       const end = Math.min(total, job.contactsDone + Math.max(1, Math.floor(work / assembler.contactCost)));
@@ -139,12 +141,14 @@ export class Preconditioner {
         to++;
       }
       if (!choleskyColumns(job.matrix, n, job.columnsDone, to)) {
+        // Cannot happen for an SPD P0 plus PSD contacts; if rounding ever says otherwise, keep the old factor.
         job.running = false;
-        throw new Error(`${job.kind} preconditioner is not positive definite`);
+        return false;
       }
       job.columnsDone = to;
     }
     if (job.columnsDone === n) this.install();
+    return true;
   }
 
   private install(): void {
@@ -159,10 +163,10 @@ export class Preconditioner {
     this.installed++;
   }
 
-  /** Factors at once (the very first factor of a body: there is nothing to fall back on). */
-  private factorNow(kind: Kind): void {
-    this.startJob(kind, this.factors.contact.contacts);
-    this.advance(Infinity);
+  /** Factors P0 at once (a body's very first factor: there is nothing to fall back on). */
+  private factorBaseNow(): void {
+    this.startJob("base", this.factors.contact.contacts);
+    if (!this.advance(Infinity)) throw new Error("the preconditioner is not positive definite (check the material and the subspace)");
   }
 
   /** x <- P^-1 x for the body's current rotation (row-major 3x3). */

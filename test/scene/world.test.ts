@@ -162,7 +162,7 @@ describe("scene world", () => {
         p.entity.body.step = () => { steps[b]++; return step(); };
       });
       for (let t = 0; t < 24; t++) w.step();
-      return { steps, deferred: w.deferredSteps, escapes: w.escapes };
+      return { steps, deferred: w.deferredTicks, escapes: w.escapes };
     };
     const bodies = PLAYGROUND.bodies.length;
     expect(bodies).toBe(3);

@@ -29,11 +29,13 @@ export class ContactSnapshot {
   }
 
   copyFrom(other: ContactSnapshot): void {
-    this.count = other.count;
-    this.sample.set(other.sample.subarray(0, other.count));
-    this.normal.set(other.normal.subarray(0, 3 * other.count));
-    this.normalWeight.set(other.normalWeight.subarray(0, other.count));
-    this.tangentWeight.set(other.tangentWeight.subarray(0, other.count));
+    const count = (this.count = other.count);
+    for (let i = 0; i < count; i++) {
+      this.sample[i] = other.sample[i];
+      this.normalWeight[i] = other.normalWeight[i];
+      this.tangentWeight[i] = other.tangentWeight[i];
+    }
+    for (let i = 0; i < 3 * count; i++) this.normal[i] = other.normal[i];
   }
 
   /** Whether most of the other snapshot's samples are in this one too (a factor of this one still helps). */
