@@ -3,7 +3,7 @@
 
 import { timingSafeEqual } from "node:crypto";
 import { Room, type Client } from "@colyseus/core";
-import { MATERIALS, loadRapier, SceneWorld, MAX_POKES } from "../../shared/scene";
+import { MATERIALS, loadRapier, SceneWorld, MAX_POKES, grabSlipLimit } from "../../shared/scene";
 import {
   BodyState, EMPTY_SNAPSHOT_BYTES, GrabState, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
   parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parsePoke, parsePose, snapshotCapacity,
@@ -20,9 +20,6 @@ const IDLE_DISTANCE = 1e-3;
 /** Pokes not refreshed for this long end on their own. */
 const POKE_TIMEOUT_TICKS = 30;
 const KICK_CODE = 4001;
-/** A grab slips when its material is this far (m), or this share of the body's size, from its target. */
-const GRAB_SLIP_DISTANCE = 0.15;
-const GRAB_SLIP_FRACTION = 0.6;
 
 type GrabInput = ({ kind: "start"; message: GrabStartMessage } | { kind: "move"; message: GrabMoveMessage } | { kind: "end"; message: GrabEndMessage }) & {
   /** World tick it arrived at. */
@@ -422,7 +419,7 @@ export class PlaygroundRoom extends Room {
   private slipOverstretchedGrabs(): void {
     for (const held of this.grabs.values()) {
       const entity = this.placed[held.body].entity;
-      const limit = Math.max(GRAB_SLIP_DISTANCE, GRAB_SLIP_FRACTION * entity.size);
+      const limit = grabSlipLimit(entity.size);
       if (entity.body.grabStretch(held.grab) > limit) this.letGo(held, "the body slipped out of your hand");
     }
   }
