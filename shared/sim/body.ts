@@ -348,11 +348,10 @@ export class SoftBody {
     this.forgetSolverHistory();
   }
 
-  /** What the solver learnt from past steps (warm start, step lengths, BDF2 history) no longer applies. */
+  /** What the solver learnt from past steps (warm start, BDF2 history) no longer applies. */
   private forgetSolverHistory(): void {
     this.lastCorrection.fill(0);
     this.lastConverged = true;
-    this.minimiser.reset();
     this.history.restart();
   }
 

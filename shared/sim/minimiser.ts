@@ -36,10 +36,11 @@ export class LbfgsMinimiser {
   private readonly gNew: Float64Array;
   private readonly result: MinimiseResult = { iterations: 0, evaluations: 0, converged: false };
   /**
-   * Share of the objective's largest step that the next iteration may take: shrunk to what the line search
-   * accepted, grown back after full steps. It carries over from step to step: a body stretched far from rest
-   * (where the rest-Hessian preconditioner overshoots) keeps its iterations short instead of spending the
-   * evaluation budget backtracking in every one, which left such a body stretched and let re-grabs ratchet it.
+   * Share of the objective's largest step that the next iteration may take: shrunk when a clipped direction
+   * needed backtracking, grown back after full steps, so a body stretched far from rest (where the rest-Hessian
+   * preconditioner overshoots) keeps its iterations short instead of spending the evaluation budget backtracking
+   * in each. It starts afresh every step: a step's result depends on the body's state, not on hidden history
+   * (a predicting client replays from the server's state).
    */
   private trust = 1;
 
@@ -51,11 +52,6 @@ export class LbfgsMinimiser {
     this.d = new Float64Array(n);
     this.qt = new Float64Array(n);
     this.gNew = new Float64Array(n);
-  }
-
-  /** Forgets what the last steps taught about step lengths (a new state). */
-  reset(): void {
-    this.trust = 1;
   }
 
   /**
@@ -70,6 +66,7 @@ export class LbfgsMinimiser {
     result.iterations = 0;
     result.evaluations = 0;
     result.converged = false;
+    this.trust = 1;
     let stored = 0, newest = -1;
     for (let iter = 0; iter < maxIterations; iter++) {
       result.iterations++;
