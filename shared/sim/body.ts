@@ -62,7 +62,7 @@ export const DEFAULT_SOLVER_OPTIONS: Readonly<SolverOptions> = Object.freeze({
   gravity: [0, -9.81, 0] as [number, number, number],
   damping: 0.002,
   integrator: "bdf2" as Integrator,
-  maxIterations: 10,
+  maxIterations: 12,
   tolerance: 3e-5,
   contactStiffness: 0,
   contactDamping: 0.5,
