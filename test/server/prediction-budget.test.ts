@@ -1,5 +1,5 @@
 // Bounded prediction work on slow frames: a client whose frames come every 250 ms (a browser drawing with
-// software GL) while it holds two bodies, one per hand, over a bad network. Every update() stays within
+// software GL) while it holds three bodies (both hands and the pointer) over a bad network. Every update() stays within
 // PREDICTION_STEP_BUDGET solver steps however late it runs, and when the budget runs short the prediction
 // degrades without jumping: between two frames (a quarter of a second apart) the shown grab point never moves
 // more than the hand did, plus 3 cm (the jelly catching up with the hand), and once the hands hold still the
@@ -33,7 +33,8 @@ it("slow frames spend at most PREDICTION_STEP_BUDGET solver steps each, and the 
         for (let i = 0; i < s.surfaceCount; i++) if (shownSurfacePoint(a, id, i)[1] > shownSurfacePoint(a, id, top)[1]) top = i;
         return top;
       };
-      const holds = [{ hand: "left" as const, id: "spot" }, { hand: "right" as const, id: "rubber-block" }].map((h) => {
+      // Three held bodies: 15 frames each per update is more than the budget holds, so the budget must bite.
+      const holds = [{ hand: "left" as const, id: "spot" }, { hand: "right" as const, id: "rubber-block" }, { hand: "pointer" as const, id: "dough-ball" }].map((h) => {
         const sample = topOf(h.id);
         return { ...h, sample, start: shownSurfacePoint(a, h.id, sample) };
       });
