@@ -63,6 +63,19 @@ export class BoxObstacle implements BoundedObstacle {
   }
 }
 
+/** Where idle spheres (fingertips, props not yet seen) wait: far from everything. */
+export const PARKED = 1e6;
+
+/** A fingertip sphere in the world (radius > 0), or parked far away (radius 0). */
+export function placeFingertip(poke: SphereObstacle, x: number, y: number, z: number, radius: number): void {
+  if (radius > 0) {
+    poke.center[0] = x; poke.center[1] = y; poke.center[2] = z;
+    poke.radius = radius;
+  } else {
+    poke.center.fill(PARKED);
+  }
+}
+
 export class SphereObstacle implements BoundedObstacle {
   readonly center = new Float64Array(3);
 

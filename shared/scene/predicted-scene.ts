@@ -10,12 +10,10 @@
 // the server's Rapier pushes a prop out of the (kinematic) proxies before the soft bodies step: the predicted body
 // meets the prop where it will be, not a prop that stands still until the next snapshot says it moved.
 
-import { BoxObstacle, SphereObstacle, propObstacle, staticObstacle, type BoundedObstacle } from "./obstacles";
+import { BoxObstacle, PARKED, placeFingertip, SphereObstacle, propObstacle, staticObstacle, type BoundedObstacle } from "./obstacles";
 import type { PropSpec, SceneLayout } from "./layout";
 import type { SoftEntity } from "./soft-entity";
 
-/** Where idle fingertip spheres wait: far from everything. */
-const PARKED = 1e6;
 /** Most ticks a snapshot state is carried forward; snapshots further apart than VELOCITY_SPAN give no velocity. */
 const MAX_AHEAD = 15;
 const VELOCITY_SPAN = 12;
@@ -173,12 +171,6 @@ export class PredictedScene {
 
   /** Places fingertip `slot` (radius > 0) or parks it. */
   setPoke(slot: number, x: number, y: number, z: number, radius: number): void {
-    const poke = this.pokes[slot];
-    if (radius > 0) {
-      poke.center[0] = x; poke.center[1] = y; poke.center[2] = z;
-      poke.radius = radius;
-    } else {
-      poke.center.fill(PARKED);
-    }
+    placeFingertip(this.pokes[slot], x, y, z, radius);
   }
 }

@@ -4,7 +4,7 @@
 // fingertip pokes as penalty contacts (signed distances written in place: no allocation in the step).
 
 import RAPIER from "@dimforge/rapier3d-compat";
-import { BoxObstacle, SphereObstacle, propObstacle, staticObstacle, type BoundedObstacle } from "./obstacles";
+import { BoxObstacle, PARKED, placeFingertip, SphereObstacle, propObstacle, staticObstacle, type BoundedObstacle } from "./obstacles";
 import type { PropSpec, SceneLayout } from "./layout";
 import { PROXY_SPHERES, type SoftEntity } from "./soft-entity";
 
@@ -24,8 +24,6 @@ export const MAX_POKES = 32;
 const EXPLODED_BOUND = 4;
 /** Wall time a tick may spend stepping soft bodies (ms) before the remaining ones wait for the next tick. */
 export const SOLVER_BUDGET_MS = 9;
-/** Far away: where idle poke spheres wait. */
-const PARKED = 1e6;
 /**
  * A soft body whose material moves slower than this (mass-weighted RMS, m/s) for SLEEP_AFTER_TICKS in a row falls
  * asleep: smooth static friction lets a resting body creep by a millimetre a second, which would keep it (and its
@@ -144,13 +142,7 @@ export class SceneWorld {
 
   /** Places fingertip sphere `slot` (or parks it with radius 0). */
   setPoke(slot: number, x: number, y: number, z: number, radius: number): void {
-    const poke = this.pokes[slot];
-    if (radius > 0) {
-      poke.center[0] = x; poke.center[1] = y; poke.center[2] = z;
-      poke.radius = radius;
-    } else {
-      poke.center.fill(PARKED);
-    }
+    placeFingertip(this.pokes[slot], x, y, z, radius);
   }
 
   /** One fixed step: props and proxies in Rapier, then every soft body. */

@@ -51,10 +51,9 @@ export class Preconditioner {
   private readonly correction: AffineContactCorrection;
   private readonly assembler: ContactHessianAssembler;
   private correcting = false;
-  /** The contacts and the P0 factor the correction was built for (rebuilt when either moves on). */
+  /** The contacts and the P0 version the correction was built for (rebuilt when either moves on). */
   private readonly correctedContacts: ContactSnapshot;
   private correctedVersion = -1;
-  private correctedMatrix: Float64Array | undefined;
 
   constructor(readonly n: number, readonly m: number, rows: Float64Array, capacity: number, readonly workPerStep: number) {
     const make = (): Factor => ({ matrix: new Float64Array(n * n), version: -1, contacts: new ContactSnapshot(capacity) });
@@ -95,11 +94,10 @@ export class Preconditioner {
     this.active = usable ? contact : base.version >= 0 ? base : contact;
     // Without a factor that knows them, today's contacts enter as a low-rank correction of P0's factor.
     this.correcting = kind === "contact" && !usable && this.active === base;
-    if (this.correcting && (this.correctedMatrix !== base.matrix || this.correctedVersion !== base.version || !this.correctedContacts.similarTo(contacts))) {
+    if (this.correcting && (this.correctedVersion !== base.version || !this.correctedContacts.similarTo(contacts))) {
       this.correction.build(contacts, base.matrix);
       this.correctedContacts.copyFrom(contacts);
       this.correctedVersion = base.version;
-      this.correctedMatrix = base.matrix;
     }
   }
 

@@ -11,7 +11,8 @@ import type { PlaygroundRoom } from "../../server/room/playground-room";
 import { decodeSnapshot, ROOM_NAME } from "../../shared/net";
 import { quantile } from "../../server/scenarios/run-scenario";
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** One frame of the client (it sends a grab target or a pose each frame, as a headset does). */
+const frame = () => new Promise((resolve) => setTimeout(resolve, 1000 / 60));
 const json = process.argv.includes("--json");
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -33,7 +34,13 @@ watcher.onMessage("*", () => {});
 
 const world = room.sceneWorld;
 let seq = 0;
-const frame = () => sleep(1000 / 60);
+
+/** Frames until `condition` holds (at most `timeoutMs`): the phases end when the room has come to rest. */
+async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const end = performance.now() + timeoutMs;
+  while (!condition() && performance.now() < end) await frame();
+}
+const allAsleep = () => world.bodies.every((_, b) => world.isAsleep(b));
 // Poses every frame, as a headset sends them (they also keep snapshots flowing while the bodies rest).
 const poses = setInterval(() => {
   const t = performance.now() / 1000;
@@ -74,7 +81,7 @@ async function throwBody(id: string, speed: number): Promise<void> {
     await frame();
   }
   player.send("grab-end", { hand: "right", seq: ++seq });
-  await sleep(2500);
+  await until(allAsleep, 6000);
 }
 
 async function whip(id: string, seconds: number): Promise<void> {
@@ -86,7 +93,7 @@ async function whip(id: string, seconds: number): Promise<void> {
     await frame();
   }
   player.send("grab-end", { hand: "left", seq: ++seq });
-  await sleep(2000);
+  await until(allAsleep, 6000);
 }
 
 async function churn(seconds: number): Promise<void> {
@@ -101,7 +108,7 @@ async function churn(seconds: number): Promise<void> {
     player.send("grab-end", { hand, seq: ++seq });
     await frame();
   }
-  await sleep(1500);
+  await until(allAsleep, 6000);
 }
 
 /** Fewest ticks in any 1 s window of snapshots received between two times. */
@@ -140,7 +147,7 @@ if (process.env.DEBUG_ESCAPES) {
   const step = world.step.bind(world);
   world.step = () => { step(); world.respawned.forEach((r, b) => { if (r) log(`escape: ${world.bodies[b].id} at tick ${world.tick}`); }); };
 }
-await sleep(3000); // bodies settle on the table
+await until(allAsleep, 10_000); // bodies settle on the table
 const rows: Row[] = [];
 for (const id of ["dough-ball", "spot"]) {
   for (const speed of [1, 6]) rows.push(await phase(`throw ${id} at ${speed} m/s`, () => throwBody(id, speed)));

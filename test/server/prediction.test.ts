@@ -201,7 +201,7 @@ it("pushing a held body into a rigid prop: the prediction meets the prop where t
   // The block reached the ball and pushed it.
   expect(moved, f.report).toBeGreaterThan(0.01);
   // Weaker than asked (2 cm): when the block first strikes the ball, Rapier bounces it off the proxies, which the
-  // client's prop push does not model; the replay after that snapshot moved the shown block by 12-28 mm once in
+  // client's prop push does not model; the replay after that snapshot moved the shown block by 20-28 mm once in
   // runs of this test. Every other figure holds the free pull's bounds.
   expectCloseToServer(f, 0.035);
 });

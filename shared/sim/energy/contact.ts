@@ -7,7 +7,7 @@
 import { ContactSet, type ContactSurface } from "../contacts";
 import type { Subspace } from "../subspace";
 import type { StepState } from "../step-state";
-import type { EnergyTerm } from "./term";
+import { pointAt, type EnergyTerm } from "./term";
 
 /** Below this sliding speed (m/s) friction acts as a stiff viscous force: smooth static friction. */
 export const FRICTION_SLIP_SPEED = 0.01;
@@ -272,22 +272,18 @@ export class ContactTerm implements EnergyTerm {
   }
 
   accumulate(q: Float64Array, g: Float64Array): number {
-    const c = this.contacts, m = this.subspace.m, rows = this.subspace.surfaceRows, rest = this.subspace.surfaceRest, o = this.origin;
+    const c = this.contacts, m = this.subspace.m, rows = this.subspace.surfaceRows, rest = this.subspace.surfaceRest, o = this.origin, p = this.p;
     const h = this.state.hTilde, h2 = h * h;
     const k = h2 * this.stiffness, damping = h * this.dampingCoefficient;
     const frictionScale = h2 * this.friction, slip = FRICTION_SLIP_SPEED * h;
     let energy = 0;
     for (let i = 0; i < c.count; i++) {
       const sample = c.sample[i], r = sample * m;
-      let ux = 0, uy = 0, uz = 0;
-      for (let j = 0; j < m; j++) {
-        const b = rows[r + j];
-        ux += b * q[j]; uy += b * q[m + j]; uz += b * q[2 * m + j];
-      }
+      pointAt(q, m, o, rows, rest, sample, p);
       const nx = c.normal[3 * i], ny = c.normal[3 * i + 1], nz = c.normal[3 * i + 2];
       const rx = c.reference[3 * i], ry = c.reference[3 * i + 1], rz = c.reference[3 * i + 2];
       // Motion over the step, from the start-of-step reference.
-      const dx = o[0] + rest[3 * sample] + ux - rx, dy = o[1] + rest[3 * sample + 1] + uy - ry, dz = o[2] + rest[3 * sample + 2] + uz - rz;
+      const dx = p[0] - rx, dy = p[1] - ry, dz = p[2] - rz;
       const along = nx * dx + ny * dy + nz * dz;
       const gap = along + nx * rx + ny * ry + nz * rz - c.offset[i];
       let force = 0;
@@ -332,16 +328,12 @@ export class ContactTerm implements EnergyTerm {
 
   /** Normal force of each sample at q, the end of the step (N): next step's friction limit. */
   updateNormalForces(q: Float64Array): void {
-    const c = this.contacts, m = this.subspace.m, rows = this.subspace.surfaceRows, rest = this.subspace.surfaceRest, o = this.origin;
+    const c = this.contacts, m = this.subspace.m, rows = this.subspace.surfaceRows, rest = this.subspace.surfaceRest, o = this.origin, p = this.p;
     this.normalForce.fill(0);
     for (let i = 0; i < c.count; i++) {
-      const sample = c.sample[i], r = sample * m;
-      let ux = 0, uy = 0, uz = 0;
-      for (let j = 0; j < m; j++) {
-        const b = rows[r + j];
-        ux += b * q[j]; uy += b * q[m + j]; uz += b * q[2 * m + j];
-      }
-      const gap = c.normal[3 * i] * (o[0] + rest[3 * sample] + ux) + c.normal[3 * i + 1] * (o[1] + rest[3 * sample + 1] + uy) + c.normal[3 * i + 2] * (o[2] + rest[3 * sample + 2] + uz) - c.offset[i];
+      const sample = c.sample[i];
+      pointAt(q, m, o, rows, rest, sample, p);
+      const gap = c.normal[3 * i] * p[0] + c.normal[3 * i + 1] * p[1] + c.normal[3 * i + 2] * p[2] - c.offset[i];
       if (gap < 0) this.normalForce[sample] += -this.stiffness * gap;
     }
   }

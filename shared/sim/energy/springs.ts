@@ -17,6 +17,7 @@ export interface PinGroup {
 export class SpringTerm implements EnergyTerm, HessianTerm {
   readonly pins: PinGroup[] = [];
   private readonly anchor = new Float64Array(3);
+  private readonly point = new Float64Array(3);
 
   constructor(private readonly subspace: Subspace, private readonly state: StepState, private readonly grabs: GrabSet, private readonly origin: Float64Array) {}
 
@@ -26,7 +27,7 @@ export class SpringTerm implements EnergyTerm, HessianTerm {
     for (const pin of this.pins) {
       const k = h2 * pin.stiffness;
       for (let i = 0; i < pin.count; i++) {
-        energy += pointSpring(q, g, m, o, pin.rows, pin.rest, i, pin.targets[3 * i], pin.targets[3 * i + 1], pin.targets[3 * i + 2], k);
+        energy += pointSpring(q, g, m, o, pin.rows, pin.rest, i, pin.targets[3 * i], pin.targets[3 * i + 1], pin.targets[3 * i + 2], k, this.point);
       }
     }
     const grabs = this.grabs, a = this.anchor;
@@ -35,7 +36,7 @@ export class SpringTerm implements EnergyTerm, HessianTerm {
       const k = h2 * grabs.pointStiffness[id];
       for (let j = 0; j < grabs.count[id]; j++) {
         grabs.anchor(id, j, a);
-        energy += pointSpring(q, g, m, o, s.surfaceRows, s.surfaceRest, grabs.sample(id, j), a[0], a[1], a[2], k);
+        energy += pointSpring(q, g, m, o, s.surfaceRows, s.surfaceRest, grabs.sample(id, j), a[0], a[1], a[2], k, this.point);
       }
     }
     return energy;

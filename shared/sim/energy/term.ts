@@ -28,21 +28,30 @@ export function addIsotropicOuter(matrix: Float64Array, n: number, m: number, ro
   }
 }
 
-/**
- * A point spring k/2 |p - t|^2 on point i of a set (basis rows + rest positions, body origin `origin`): adds
- * its gradient into g and returns its energy. `p` is 3 numbers of scratch.
- */
-export function pointSpring(
-  q: Float64Array, g: Float64Array, m: number, origin: Float64Array, rows: Float64Array, rest: Float64Array, i: number,
-  tx: number, ty: number, tz: number, k: number,
-): number {
+/** World position (origin + rest + b . q) of point i of a set (basis rows + rest positions) into out[0..2]. */
+export function pointAt(q: Float64Array, m: number, origin: Float64Array, rows: Float64Array, rest: Float64Array, i: number, out: Float64Array): void {
   const r = i * m;
   let ux = 0, uy = 0, uz = 0;
   for (let j = 0; j < m; j++) {
     const b = rows[r + j];
     ux += b * q[j]; uy += b * q[m + j]; uz += b * q[2 * m + j];
   }
-  const dx = origin[0] + rest[3 * i] + ux - tx, dy = origin[1] + rest[3 * i + 1] + uy - ty, dz = origin[2] + rest[3 * i + 2] + uz - tz;
+  out[0] = origin[0] + rest[3 * i] + ux;
+  out[1] = origin[1] + rest[3 * i + 1] + uy;
+  out[2] = origin[2] + rest[3 * i + 2] + uz;
+}
+
+/**
+ * A point spring k/2 |p - t|^2 on point i of a set (basis rows + rest positions, body origin `origin`): adds
+ * its gradient into g and returns its energy. `p` is 3 numbers of scratch.
+ */
+export function pointSpring(
+  q: Float64Array, g: Float64Array, m: number, origin: Float64Array, rows: Float64Array, rest: Float64Array, i: number,
+  tx: number, ty: number, tz: number, k: number, p: Float64Array,
+): number {
+  const r = i * m;
+  pointAt(q, m, origin, rows, rest, i, p);
+  const dx = p[0] - tx, dy = p[1] - ty, dz = p[2] - tz;
   const kx = k * dx, ky = k * dy, kz = k * dz;
   for (let j = 0; j < m; j++) {
     const b = rows[r + j];
