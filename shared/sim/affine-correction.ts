@@ -3,7 +3,8 @@
 // channel's 12 coordinates), C A (A^T C A)^+ A^T C = U U^T, and (P + U U^T)^-1 b = y - Z (I + U^T Z)^-1 Z^T b
 // with y = P^-1 b and Z = P^-1 U. Setting up costs 12 solves with P; each solve after that 2 x 12 n more.
 
-import { choleskyFactor, choleskySolve, symmetricEigen } from "./linalg";
+import { allocate, type SolverKernels } from "./kernels/solver-kernels";
+import { choleskyFactor, symmetricEigen } from "./linalg";
 import type { ContactSnapshot } from "./energy/contact";
 
 const RANK = 12;
@@ -21,15 +22,16 @@ export class AffineContactCorrection {
   private readonly rhs: Float64Array;
   private rank = 0;
 
-  constructor(readonly n: number, readonly m: number, private readonly rows: Float64Array) {
+  /** With kernels, the right-hand side lives in their memory (the solves with P may run there). */
+  constructor(readonly n: number, readonly m: number, private readonly rows: Float64Array, kernels: SolverKernels | null = null) {
     this.v = new Float64Array(RANK * n);
     this.u = new Float64Array(RANK * n);
     this.z = new Float64Array(RANK * n);
-    this.rhs = new Float64Array(n);
+    this.rhs = allocate(kernels, n);
   }
 
-  /** Sets the correction up for these contacts (body-frame normals), given solves with the factored P. */
-  build(contacts: ContactSnapshot, factor: Float64Array): void {
+  /** Sets the correction up for these contacts (body-frame normals), given solves with P (b <- P^-1 b). */
+  build(contacts: ContactSnapshot, solveP: (b: Float64Array) => void): void {
     const n = this.n, m = this.m, v = this.v, rows = this.rows;
     v.fill(0);
     // Column (a, j) of C: the affine coordinate j (x, y, z, 1 of the constant channel) of component a.
@@ -73,7 +75,7 @@ export class AffineContactCorrection {
       }
       const column = this.rhs;
       for (let i = 0; i < n; i++) column[i] = u[out + i];
-      choleskySolve(factor, n, column);
+      solveP(column);
       for (let i = 0; i < n; i++) z[out + i] = column[i];
       this.rank++;
     }
@@ -90,11 +92,11 @@ export class AffineContactCorrection {
     else for (let a = 0; a < rank; a++) for (let b = a + 1; b < rank; b++) t[a * rank + b] = t[b * rank + a];
   }
 
-  /** b <- (P + U U^T)^-1 b, with P's Cholesky factor (mirrored, as choleskySolve wants it). */
-  solve(b: Float64Array, factor: Float64Array): void {
+  /** b <- (P + U U^T)^-1 b, given b <- P^-1 b (a solve with the factor the correction was built on). */
+  solve(b: Float64Array, solveP: (b: Float64Array) => void): void {
     const n = this.n, rank = this.rank, z = this.z, c = this.coefficients, t = this.t;
     if (rank > 0) this.rhs.set(b);
-    choleskySolve(factor, n, b);
+    solveP(b);
     if (rank === 0) return;
     for (let k = 0; k < rank; k++) {
       let dot = 0;

@@ -17,6 +17,7 @@ import { SpringTerm } from "./energy/springs";
 import type { EnergyTerm } from "./energy/term";
 import type { ContactSurface } from "./contacts";
 import { GrabSet, MAX_GRAB_POINTS } from "./grabs";
+import { SolverKernels } from "./kernels/solver-kernels";
 import { Bdf2History, type Integrator } from "./integrator";
 import { extractRotation, quaternionToMatrix } from "./linalg";
 import { lameParameters, SimParameterError, validateMaterial, type Material } from "./material";
@@ -55,6 +56,8 @@ export interface SolverOptions {
   friction: number;
   /** Multiply-adds a step may spend assembling and factoring a new preconditioner (0: a factor at once, unbounded). */
   factorWorkPerStep: number;
+  /** Run the elastic pass on the WebAssembly SIMD kernel where the platform has it (false: the JS loop, same sums). */
+  simd: boolean;
 }
 
 export const DEFAULT_SOLVER_OPTIONS: Readonly<SolverOptions> = Object.freeze({
@@ -70,6 +73,7 @@ export const DEFAULT_SOLVER_OPTIONS: Readonly<SolverOptions> = Object.freeze({
   grabModulusScale: 0.1,
   friction: 0.6,
   factorWorkPerStep: 400_000,
+  simd: true,
 });
 
 /** The figures of one step (the object is reused by the next step). */
@@ -114,6 +118,8 @@ export class SoftBody {
   readonly velocity: Float64Array;
   /** Rest bounding-box diagonal of the surface samples, m. */
   readonly size: number;
+  /** Whether the hot loops run on the WebAssembly SIMD kernels (options.simd, where the platform has them). */
+  readonly usesSimd: boolean;
 
   private readonly state: StepState;
   private readonly history: Bdf2History;
@@ -171,16 +177,18 @@ export class SoftBody {
     const state = (this.state = new StepState(n, this.options.dt));
     this.history = new Bdf2History(n, this.options.integrator);
     this.grabs = new GrabSet(subspace);
-    this.inertia = new InertiaTerm(subspace, state);
-    this.elastic = new ElasticTerm(subspace, state);
+    const kernels = this.options.simd ? SolverKernels.create(subspace) : null;
+    this.usesSimd = kernels !== null;
+    this.inertia = new InertiaTerm(subspace, state, kernels);
+    this.elastic = new ElasticTerm(subspace, state, kernels);
     this.external = new ExternalForceTerm(subspace, state, this.options.gravity);
-    this.damping = new DampingTerm(subspace, state, this.elastic);
+    this.damping = new DampingTerm(subspace, state, this.elastic, kernels);
     this.springs = new SpringTerm(subspace, state, this.grabs, this.origin);
-    this.contact = new ContactTerm(subspace, state, this.origin, this.size);
+    this.contact = new ContactTerm(subspace, state, this.origin, this.size, kernels);
     this.terms = [this.inertia, this.elastic, this.external, this.damping, this.springs, this.contact];
     const capacity = this.contact.contacts.capacity;
     this.contactSnapshot = new ContactSnapshot(capacity);
-    this.preconditioner = new Preconditioner(n, this.m, subspace.surfaceRows, capacity, this.options.factorWorkPerStep > 0 ? this.options.factorWorkPerStep : Infinity);
+    this.preconditioner = new Preconditioner(n, this.m, subspace.surfaceRows, capacity, this.options.factorWorkPerStep > 0 ? this.options.factorWorkPerStep : Infinity, kernels);
     this.minimiser = new LbfgsMinimiser(n);
     const terms = this.terms, inertia = this.inertia, elastic = this.elastic, rotation = state.rotation, preconditioner = this.preconditioner;
     this.objective = {
@@ -600,5 +608,6 @@ export function validateOptions(o: SolverOptions): void {
   if (!Number.isFinite(o.grabFrequency) || o.grabFrequency <= 0) throw new SimParameterError(`grabFrequency must be positive, got ${o.grabFrequency}`);
   if (!Number.isFinite(o.grabModulusScale) || o.grabModulusScale < 0) throw new SimParameterError(`grabModulusScale must be >= 0, got ${o.grabModulusScale}`);
   if (!Number.isFinite(o.friction) || o.friction < 0 || o.friction > 10) throw new SimParameterError(`friction must be in [0, 10], got ${o.friction}`);
+  if (typeof o.simd !== "boolean") throw new SimParameterError(`simd must be true or false, got ${String(o.simd)}`);
   if (!Number.isFinite(o.factorWorkPerStep) || o.factorWorkPerStep < 0) throw new SimParameterError(`factorWorkPerStep must be >= 0, got ${o.factorWorkPerStep}`);
 }

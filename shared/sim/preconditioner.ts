@@ -13,6 +13,7 @@
 // motions that contacts resist most (pushing in, tipping, squashing) and costing 12 solves to set up.
 
 import { AffineContactCorrection } from "./affine-correction";
+import { allocate, type SolverKernels } from "./kernels/solver-kernels";
 import { choleskyColumns, choleskyMirror, choleskySolve } from "./linalg";
 import { ContactHessianAssembler, ContactSnapshot } from "./energy/contact";
 
@@ -54,14 +55,23 @@ export class Preconditioner {
   /** The contacts and the P0 version the correction was built for (rebuilt when either moves on). */
   private readonly correctedContacts: ContactSnapshot;
   private correctedVersion = -1;
+  /** x <- F^-1 x with the active factor F (the correction's inner solve). */
+  private readonly solveActive: (x: Float64Array) => void;
+  /** linalg.choleskyColumns, on the kernels when there are. */
+  private readonly factorColumns: (a: Float64Array, from: number, to: number) => boolean;
 
-  constructor(readonly n: number, readonly m: number, rows: Float64Array, capacity: number, readonly workPerStep: number) {
-    const make = (): Factor => ({ matrix: new Float64Array(n * n), version: -1, contacts: new ContactSnapshot(capacity) });
+  /** With `kernels`, the factors live in their memory and solves run there. */
+  constructor(readonly n: number, readonly m: number, rows: Float64Array, capacity: number, readonly workPerStep: number, kernels: SolverKernels | null = null) {
+    const make = (): Factor => ({ matrix: allocate(kernels, n * n), version: -1, contacts: new ContactSnapshot(capacity) });
     this.base = new Float64Array(n * n);
     this.factors = { base: make(), contact: make() };
-    this.job = { kind: "base", matrix: new Float64Array(n * n), version: -1, contacts: new ContactSnapshot(capacity), contactsDone: 0, contactsFinished: false, columnsDone: 0, running: false };
-    this.scratch = new Float64Array(n);
-    this.correction = new AffineContactCorrection(n, m, rows);
+    this.job = { kind: "base", matrix: allocate(kernels, n * n), version: -1, contacts: new ContactSnapshot(capacity), contactsDone: 0, contactsFinished: false, columnsDone: 0, running: false };
+    this.scratch = allocate(kernels, n);
+    this.solveActive = kernels
+      ? (x) => kernels.choleskySolve(n, (this.active ?? this.factors.base).matrix, x)
+      : (x) => choleskySolve((this.active ?? this.factors.base).matrix, n, x);
+    this.factorColumns = kernels ? (a, from, to) => kernels.choleskyColumns(n, a, from, to) : (a, from, to) => choleskyColumns(a, n, from, to);
+    this.correction = new AffineContactCorrection(n, m, rows, kernels);
     this.correctedContacts = new ContactSnapshot(capacity);
     this.assembler = new ContactHessianAssembler(m, capacity, rows);
   }
@@ -95,7 +105,7 @@ export class Preconditioner {
     // Without a factor that knows them, today's contacts enter as a low-rank correction of P0's factor.
     this.correcting = kind === "contact" && !usable && this.active === base;
     if (this.correcting && (this.correctedVersion !== base.version || !this.correctedContacts.similarTo(contacts))) {
-      this.correction.build(contacts, base.matrix);
+      this.correction.build(contacts, this.solveActive);
       this.correctedContacts.copyFrom(contacts);
       this.correctedVersion = base.version;
     }
@@ -138,7 +148,7 @@ export class Preconditioner {
         work -= to * (n - to) + n;
         to++;
       }
-      if (!choleskyColumns(job.matrix, n, job.columnsDone, to)) {
+      if (!this.factorColumns(job.matrix, job.columnsDone, to)) {
         // Cannot happen for an SPD P0 plus PSD contacts; if rounding ever says otherwise, keep the old factor.
         job.running = false;
         return false;
@@ -169,15 +179,14 @@ export class Preconditioner {
 
   /** x <- P^-1 x for the body's current rotation (row-major 3x3). */
   solve(x: Float64Array, rotation: Float64Array): void {
-    const factor = this.active ?? this.factors.base;
     const m = this.m, tmp = this.scratch;
     // tmp = (R^T (x) I) x
     for (let a = 0; a < 3; a++) {
       const r0 = rotation[a], r1 = rotation[3 + a], r2 = rotation[6 + a];
       for (let i = 0; i < m; i++) tmp[a * m + i] = r0 * x[i] + r1 * x[m + i] + r2 * x[2 * m + i];
     }
-    if (this.correcting) this.correction.solve(tmp, factor.matrix);
-    else choleskySolve(factor.matrix, this.n, tmp);
+    if (this.correcting) this.correction.solve(tmp, this.solveActive);
+    else this.solveActive(tmp);
     // x = (R (x) I) tmp
     for (let a = 0; a < 3; a++) {
       const r0 = rotation[3 * a], r1 = rotation[3 * a + 1], r2 = rotation[3 * a + 2];

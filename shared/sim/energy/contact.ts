@@ -5,6 +5,7 @@
 // step's normal force, smoothed below a slip speed (IPC's mollifier: smooth static friction).
 
 import { ContactSet, type ContactSurface } from "../contacts";
+import type { SolverKernels } from "../kernels/solver-kernels";
 import type { Subspace } from "../subspace";
 import type { StepState } from "../step-state";
 import { pointAt, type EnergyTerm } from "./term";
@@ -199,9 +200,20 @@ export class ContactTerm implements EnergyTerm {
   private readonly predictedGap: Float64Array;
   private readonly normalScratch = new Float64Array(3);
   private readonly p = new Float64Array(3);
+  /** With kernels: the surface basis rows, the two states and the samples' displacements at each, in their memory. */
+  private readonly simd: { kernels: SolverKernels; rows: Float64Array; predicted: Float64Array; centre: Float64Array; atPredicted: Float64Array; atCentre: Float64Array } | null;
 
-  constructor(private readonly subspace: Subspace, private readonly state: StepState, private readonly origin: Float64Array, private readonly size: number) {
+  constructor(private readonly subspace: Subspace, private readonly state: StepState, private readonly origin: Float64Array, private readonly size: number, kernels: SolverKernels | null = null) {
     const capacity = subspace.surfaceCount * 2;
+    this.simd = kernels && {
+      kernels,
+      rows: kernels.alloc(subspace.surfaceRows.length).fill(0),
+      predicted: kernels.alloc(subspace.n),
+      centre: kernels.alloc(subspace.n),
+      atPredicted: kernels.alloc(3 * subspace.surfaceCount),
+      atCentre: kernels.alloc(3 * subspace.surfaceCount),
+    };
+    this.simd?.rows.set(subspace.surfaceRows);
     this.contacts = new ContactSet(capacity);
     this.predicted = new Uint8Array(capacity);
     this.predictedSlide = new Float64Array(capacity);
@@ -216,14 +228,26 @@ export class ContactTerm implements EnergyTerm {
     if (this.surfaces.length === 0) return;
     const m = this.subspace.m, s = this.subspace, rows = s.surfaceRows, rest = s.surfaceRest, o = this.origin;
     const xh = this.state.xHat, qc = this.state.qCentre, normal = this.normalScratch;
-    const baseMargin = 0.02 * this.size, maxReach = this.size;
+    const baseMargin = 0.02 * this.size, maxReach = this.size, simd = this.simd;
+    if (simd) {
+      simd.predicted.set(xh);
+      simd.centre.set(qc);
+      simd.kernels.displacements(s.surfaceCount, m, simd.rows, simd.predicted, simd.atPredicted);
+      simd.kernels.displacements(s.surfaceCount, m, simd.rows, simd.centre, simd.atCentre);
+    }
     for (let sample = 0; sample < s.surfaceCount; sample++) {
-      const r = sample * m;
       let hx = 0, hy = 0, hz = 0, cx = 0, cy = 0, cz = 0;
-      for (let j = 0; j < m; j++) {
-        const b = rows[r + j];
-        hx += b * xh[j]; hy += b * xh[m + j]; hz += b * xh[2 * m + j];
-        cx += b * qc[j]; cy += b * qc[m + j]; cz += b * qc[2 * m + j];
+      if (simd) {
+        const at = 3 * sample, h = simd.atPredicted, c0 = simd.atCentre;
+        hx = h[at]; hy = h[at + 1]; hz = h[at + 2];
+        cx = c0[at]; cy = c0[at + 1]; cz = c0[at + 2];
+      } else {
+        const r = sample * m;
+        for (let j = 0; j < m; j++) {
+          const b = rows[r + j];
+          hx += b * xh[j]; hy += b * xh[m + j]; hz += b * xh[2 * m + j];
+          cx += b * qc[j]; cy += b * qc[m + j]; cz += b * qc[2 * m + j];
+        }
       }
       const px = o[0] + rest[3 * sample] + hx, py = o[1] + rest[3 * sample + 1] + hy, pz = o[2] + rest[3 * sample + 2] + hz;
       // Far enough to catch what the sample meets during the step; capped at the body's size, or a whipped body

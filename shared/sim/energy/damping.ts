@@ -1,6 +1,7 @@
 // Stiffness-proportional (Rayleigh) damping in the body's rotated frame: h~/2 beta (q - q_c)^T D (q - q_c) with
 // D = (R (x) I) K (R^T (x) I): rigid rotation dissipates nothing. In the body frame its Hessian is h beta K.
 
+import { allocate, type SolverKernels } from "../kernels/solver-kernels";
 import { dotRange } from "../linalg";
 import type { Subspace } from "../subspace";
 import type { StepState } from "../step-state";
@@ -13,9 +14,10 @@ export class DampingTerm implements EnergyTerm, HessianTerm {
   private readonly e: Float64Array;
   private readonly y: Float64Array;
 
-  constructor(private readonly subspace: Subspace, private readonly state: StepState, private readonly elastic: ElasticTerm) {
-    this.e = new Float64Array(subspace.n);
-    this.y = new Float64Array(subspace.n);
+  /** With kernels, the elastic term's stiffness must live in their memory too (ElasticTerm does that). */
+  constructor(private readonly subspace: Subspace, private readonly state: StepState, private readonly elastic: ElasticTerm, private readonly kernels: SolverKernels | null = null) {
+    this.e = allocate(kernels, subspace.n);
+    this.y = allocate(kernels, subspace.n);
   }
 
   accumulate(q: Float64Array, g: Float64Array): number {
@@ -29,11 +31,10 @@ export class DampingTerm implements EnergyTerm, HessianTerm {
       for (let i = 0; i < m; i++) e[a * m + i] = r0 * (q[i] - qc[i]) + r1 * (q[m + i] - qc[m + i]) + r2 * (q[2 * m + i] - qc[2 * m + i]);
     }
     let energy = 0;
-    for (let i = 0; i < n; i++) {
-      // This n^2 product is the hottest loop after elasticity.
-      y[i] = coefficient * dotRange(k, i * n, e, 0, n);
-      energy += 0.5 * e[i] * y[i];
-    }
+    // This n^2 product is the hottest loop after elasticity.
+    if (this.kernels) this.kernels.gemv(n, n, k, e, y, coefficient);
+    else for (let i = 0; i < n; i++) y[i] = coefficient * dotRange(k, i * n, e, 0, n);
+    for (let i = 0; i < n; i++) energy += 0.5 * e[i] * y[i];
     // g += (R (x) I) y
     for (let a = 0; a < 3; a++) {
       const r0 = r[3 * a], r1 = r[3 * a + 1], r2 = r[3 * a + 2];

@@ -1,6 +1,8 @@
 // Elasticity: h~^2 sum_c V_c Psi(F_c(q)) over the cubature points, stable Neo-Hookean (material.ts).
 // Its preconditioner part is the rest Hessian h^2 K in the body's frame: exact for any rigid rotation.
+// The pass runs on the WebAssembly SIMD kernel where the platform has it (kernels/), else in the JS loop below.
 
+import { allocate, type SolverKernels } from "../kernels/solver-kernels";
 import { neoHookeanEnergy, neoHookeanEnergyAndStress } from "../material";
 import type { Subspace } from "../subspace";
 import type { StepState } from "../step-state";
@@ -15,9 +17,12 @@ export class ElasticTerm implements EnergyTerm, HessianTerm {
   readonly stiffness: Float64Array;
   private readonly f = new Float64Array(9);
   private readonly p = new Float64Array(9);
+  private readonly simd: SimdElasticPass | null;
 
-  constructor(private readonly subspace: Subspace, private readonly state: StepState) {
-    this.stiffness = new Float64Array(subspace.n * subspace.n);
+  /** With `kernels`, the pass runs on them (and the stiffness lives in their memory, for the damping product). */
+  constructor(private readonly subspace: Subspace, private readonly state: StepState, kernels: SolverKernels | null = null) {
+    this.stiffness = allocate(kernels, subspace.n * subspace.n);
+    this.simd = kernels ? new SimdElasticPass(kernels, subspace) : null;
   }
 
   setLame(mu: number, lambda: number, lambdaStable: number): void {
@@ -33,6 +38,11 @@ export class ElasticTerm implements EnergyTerm, HessianTerm {
 
   /** scale * elastic energy at q, adding scale * its gradient into g. */
   accumulateScaled(q: Float64Array, g: Float64Array, scale: number): number {
+    if (this.simd) {
+      const energy = this.simd.run(q, g, this.mu, this.lambdaStable, scale);
+      this.minJ = this.simd.minJ;
+      return energy;
+    }
     const m = this.subspace.m, s = this.subspace, jac = s.cubatureJacobians, f = this.f, p = this.p;
     let energy = 0, minJ = Infinity;
     for (let c = 0; c < s.cubatureCount; c++) {
@@ -86,5 +96,46 @@ export class ElasticTerm implements EnergyTerm, HessianTerm {
       f20 += qz * d0; f21 += qz * d1; f22 += qz * d2;
     }
     f[0] = f00; f[1] = f01; f[2] = f02; f[3] = f10; f[4] = f11; f[5] = f12; f[6] = f20; f[7] = f21; f[8] = f22;
+  }
+}
+
+/** The pass on the SIMD kernel: the Jacobians laid out in cubature point pairs (one per f64x2 lane). */
+class SimdElasticPass {
+  minJ = 1;
+  private readonly m: number;
+  private readonly pairs: number;
+  private readonly jac: Float64Array;
+  private readonly vol: Float64Array;
+  private readonly q: Float64Array;
+  private readonly acc: Float64Array;
+  private readonly out: Float64Array;
+
+  constructor(private readonly kernels: SolverKernels, subspace: Subspace) {
+    const m = (this.m = subspace.m), count = subspace.cubatureCount;
+    const pairs = (this.pairs = Math.ceil(count / 2));
+    this.jac = kernels.alloc(pairs * m * 6);
+    this.vol = kernels.alloc(2 * pairs);
+    this.q = kernels.alloc(3 * m);
+    this.acc = kernels.alloc(6 * m);
+    this.out = kernels.alloc(3 * m + 1);
+    const source = subspace.cubatureJacobians;
+    for (let c = 0; c < 2 * pairs; c++) {
+      // An odd count's last lane repeats the last point with no volume: it adds nothing, and its J is a real one.
+      const from = Math.min(c, count - 1), lane = c & 1, pair = c >> 1;
+      this.vol[c] = c < count ? subspace.cubatureVolumes[c] : 0;
+      for (let i = 0; i < m; i++) {
+        for (let axis = 0; axis < 3; axis++) this.jac[(pair * m + i) * 6 + 2 * axis + lane] = source[(from * m + i) * 3 + axis];
+      }
+    }
+  }
+
+  /** scale * sum_c V_c Psi(F_c(q)); adds scale * its gradient into g. */
+  run(q: Float64Array, g: Float64Array, mu: number, lambdaStable: number, scale: number): number {
+    this.q.set(q);
+    const energy = this.kernels.elastic(this.m, this.pairs, this.jac, this.vol, this.q, this.acc, this.out, mu, lambdaStable, scale);
+    const out = this.out, n = 3 * this.m;
+    for (let i = 0; i < n; i++) g[i] += out[i];
+    this.minJ = out[n];
+    return energy;
   }
 }

@@ -1,0 +1,141 @@
+// The solver's hot loops on WebAssembly SIMD (solver.wat): one instance per body, whose memory holds the arrays
+// those loops read (Jacobians, the stiffness, factors, basis rows) as Float64Array views, so a call passes
+// addresses and copies nothing. Memory is reserved once, before any view exists (growing it would detach them).
+// Where WebAssembly SIMD is missing (an old browser), `create` returns null and the JS loops run instead.
+
+import { SOLVER_WASM_BASE64 } from "./solver-wasm";
+
+// The slice of the WebAssembly JS API used here, typed locally: shared/ compiles without DOM or Node typings.
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+interface WasmApi {
+  validate(bytes: Uint8Array): boolean;
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: unknown };
+}
+
+interface SolverExports {
+  memory: WasmMemory;
+  elastic(m: number, pairs: number, jac: number, vol: number, q: number, acc: number, out: number, mu: number, lambda: number, scale: number): number;
+  gemv(rows: number, cols: number, a: number, x: number, y: number, scale: number): void;
+  choleskySolve(n: number, l: number, b: number): void;
+  choleskyColumns(n: number, a: number, from: number, to: number): number;
+  displacements(count: number, m: number, rows: number, q: number, out: number): void;
+}
+
+/** What a body's kernels must hold room for (a Subspace has these). */
+export interface KernelSizes {
+  n: number;
+  m: number;
+  cubatureCount: number;
+  surfaceCount: number;
+}
+
+const PAGE = 65536;
+/** Bytes an allocation may lose to alignment. */
+const ALIGNMENT = 16;
+const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
+let compiled: object | null | undefined;
+
+function solverModule(): object | null {
+  if (compiled === undefined) {
+    compiled = null;
+    try {
+      if (wasm && typeof atob === "function") {
+        const text = atob(SOLVER_WASM_BASE64);
+        const bytes = new Uint8Array(text.length);
+        for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+        // validate() is false where SIMD is missing.
+        if (wasm.validate(bytes)) compiled = new wasm.Module(bytes);
+      }
+    } catch {
+      compiled = null;
+    }
+  }
+  return compiled;
+}
+
+/** Whether this platform runs the SIMD kernels. */
+export function simdAvailable(): boolean {
+  return solverModule() !== null;
+}
+
+export class SolverKernels {
+  private readonly exports: SolverExports;
+  private readonly end: number;
+  private next = 0;
+
+  /**
+   * Numbers (f64) one body allocates, by owner: the elastic pass (Jacobian pairs, volumes, q, accumulators,
+   * gradient), the damping product (K, two vectors), the inertia product (two vectors), the preconditioner
+   * (three n x n factors, two vectors), the contact gathering (basis rows, two states, two outputs).
+   */
+  static numbersFor(s: KernelSizes): { numbers: number; allocations: number } {
+    const pairs = Math.ceil(s.cubatureCount / 2);
+    const elastic = pairs * s.m * 6 + 2 * pairs + 3 * s.m + 6 * s.m + 3 * s.m + 1;
+    const damping = s.n * s.n + 2 * s.n;
+    const inertia = s.m * s.m + 2 * s.n;
+    const preconditioner = 3 * s.n * s.n + 2 * s.n;
+    const gather = s.surfaceCount * s.m + 2 * s.n + 6 * s.surfaceCount;
+    return { numbers: elastic + damping + inertia + preconditioner + gather, allocations: 20 };
+  }
+
+  /** Kernels with room for one body of these sizes, or null where WebAssembly SIMD is not available. */
+  static create(sizes: KernelSizes): SolverKernels | null {
+    const module = solverModule();
+    if (!module || !wasm) return null;
+    try {
+      const { numbers, allocations } = SolverKernels.numbersFor(sizes);
+      return new SolverKernels(new wasm.Instance(module, {}).exports as SolverExports, 8 * numbers + ALIGNMENT * allocations);
+    } catch {
+      return null;
+    }
+  }
+
+  private constructor(exports: SolverExports, bytes: number) {
+    this.exports = exports;
+    const missing = Math.ceil((bytes - exports.memory.buffer.byteLength) / PAGE);
+    if (missing > 0) exports.memory.grow(missing);
+    this.end = bytes;
+  }
+
+  /** A zeroed array in the kernels' memory (16-byte aligned); only these can be passed to the kernels. */
+  alloc(length: number): Float64Array {
+    const at = Math.ceil(this.next / ALIGNMENT) * ALIGNMENT;
+    if (at + 8 * length > this.end) throw new Error("solver kernels: memory reservation exceeded (SolverKernels.numbersFor is out of date)");
+    this.next = at + 8 * length;
+    return new Float64Array(this.exports.memory.buffer, at, length);
+  }
+
+  /** Elastic pass over `pairs` cubature point pairs (see solver.wat for the layout); returns scale * energy. */
+  elastic(m: number, pairs: number, jac: Float64Array, vol: Float64Array, q: Float64Array, acc: Float64Array, out: Float64Array, mu: number, lambda: number, scale: number): number {
+    return this.exports.elastic(m, pairs, jac.byteOffset, vol.byteOffset, q.byteOffset, acc.byteOffset, out.byteOffset, mu, lambda, scale);
+  }
+
+  /** y[i] = scale * A[i, :] . x for i < rows (A row-major, rows x cols); A, x, y from alloc. */
+  gemv(rows: number, cols: number, a: Float64Array, x: Float64Array, y: Float64Array, scale: number): void {
+    this.exports.gemv(rows, cols, a.byteOffset, x.byteOffset, y.byteOffset, scale);
+  }
+
+  /** linalg.choleskySolve on arrays from alloc. */
+  choleskySolve(n: number, l: Float64Array, b: Float64Array): void {
+    this.exports.choleskySolve(n, l.byteOffset, b.byteOffset);
+  }
+
+  /** linalg.choleskyColumns on an array from alloc. */
+  choleskyColumns(n: number, a: Float64Array, from: number, to: number): boolean {
+    return this.exports.choleskyColumns(n, a.byteOffset, from, to) === 1;
+  }
+
+  /** out[3i + a] = rows[i, :] . q_a (component-major q of 3m) for i < count; m even. */
+  displacements(count: number, m: number, rows: Float64Array, q: Float64Array, out: Float64Array): void {
+    this.exports.displacements(count, m, rows.byteOffset, q.byteOffset, out.byteOffset);
+  }
+}
+
+/** An array in the kernels' memory when there are kernels, else on the JS heap. */
+export function allocate(kernels: SolverKernels | null, length: number): Float64Array {
+  return kernels ? kernels.alloc(length) : new Float64Array(length);
+}

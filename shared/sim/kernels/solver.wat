@@ -1,0 +1,297 @@
+;; The reduced solver's hot loops in WebAssembly SIMD (f64x2): the elastic pass, dense products, the Cholesky
+;; solve and the positions of a point set. Each does the same sums as the JS loop it stands in for (the tests
+;; compare them); every address is a byte offset into the instance's memory (kernels.ts lays it out).
+;; `npm run build:kernels` compiles this file into solver-wasm.ts; a test checks that the two agree.
+;;
+;; elastic: two cubature points per lane pair. For each pair it forms F = I + q_a . D[:, c], the stable
+;; Neo-Hookean energy density and stress P (material.ts), and adds scale * V * P D^T into the gradient.
+;; Its memory layout (16-byte aligned):
+;;   jac:  pairs x m x [D0 D1 D2] as f64x2 (lane k = cubature point 2p + k), 48 bytes per (pair, basis)
+;;   vol:  pairs x f64x2 volumes (a missing odd point has volume 0 and D = 0)
+;;   q:    3m f64, component-major (read)
+;;   acc:  3m f64x2 gradient accumulators (scratch)
+;;   out:  3m f64 gradient (written), then the smallest volume ratio J
+(module
+  (memory (export "memory") 1)
+  (func (export "elastic")
+    (param $m i32) (param $pairs i32) (param $jac i32) (param $vol i32) (param $q i32) (param $acc i32) (param $out i32)
+    (param $mu f64) (param $lambda f64) (param $scale f64)
+    (result f64)
+    (local $p i32) (local $i i32) (local $jp i32) (local $qp i32) (local $gp i32) (local $rowStart i32)
+    (local $m8 i32) (local $m16 i32) (local $end i32)
+    (local $f00 v128) (local $f01 v128) (local $f02 v128)
+    (local $f10 v128) (local $f11 v128) (local $f12 v128)
+    (local $f20 v128) (local $f21 v128) (local $f22 v128)
+    (local $d0 v128) (local $d1 v128) (local $d2 v128)
+    (local $qx v128) (local $qy v128) (local $qz v128)
+    (local $c00 v128) (local $c01 v128) (local $c02 v128)
+    (local $c10 v128) (local $c11 v128) (local $c12 v128)
+    (local $c20 v128) (local $c21 v128) (local $c22 v128)
+    (local $j v128) (local $jm1 v128) (local $s v128) (local $vs v128) (local $energy v128)
+    (local $muv v128) (local $lambdav v128) (local $one v128) (local $half v128)
+    (local $minJ f64)
+    (local.set $m8 (i32.mul (local.get $m) (i32.const 8)))
+    (local.set $m16 (i32.mul (local.get $m) (i32.const 16)))
+    (local.set $muv (f64x2.splat (local.get $mu)))
+    (local.set $lambdav (f64x2.splat (local.get $lambda)))
+    (local.set $one (f64x2.splat (f64.const 1)))
+    (local.set $half (f64x2.splat (f64.const 0.5)))
+    (local.set $minJ (f64.const inf))
+    ;; acc <- 0
+    (local.set $gp (local.get $acc))
+    (local.set $end (i32.add (local.get $acc) (i32.mul (local.get $m16) (i32.const 3))))
+    (block $zeroed
+      (loop $zero
+        (br_if $zeroed (i32.ge_u (local.get $gp) (local.get $end)))
+        (v128.store (local.get $gp) (v128.const i64x2 0 0))
+        (local.set $gp (i32.add (local.get $gp) (i32.const 16)))
+        (br $zero)))
+    (local.set $rowStart (local.get $jac))
+    (local.set $p (i32.const 0))
+    (block $pairsDone
+      (loop $pair
+        (br_if $pairsDone (i32.ge_u (local.get $p) (local.get $pairs)))
+        ;; F = I + sum_i q_a[i] D[i, :]
+        (local.set $f00 (local.get $one)) (local.set $f01 (v128.const i64x2 0 0)) (local.set $f02 (v128.const i64x2 0 0))
+        (local.set $f10 (v128.const i64x2 0 0)) (local.set $f11 (local.get $one)) (local.set $f12 (v128.const i64x2 0 0))
+        (local.set $f20 (v128.const i64x2 0 0)) (local.set $f21 (v128.const i64x2 0 0)) (local.set $f22 (local.get $one))
+        (local.set $jp (local.get $rowStart))
+        (local.set $qp (local.get $q))
+        (local.set $i (i32.const 0))
+        (block $fDone
+          (loop $f
+            (br_if $fDone (i32.ge_u (local.get $i) (local.get $m)))
+            (local.set $d0 (v128.load (local.get $jp)))
+            (local.set $d1 (v128.load offset=16 (local.get $jp)))
+            (local.set $d2 (v128.load offset=32 (local.get $jp)))
+            (local.set $qx (v128.load64_splat (local.get $qp)))
+            (local.set $qy (v128.load64_splat (i32.add (local.get $qp) (local.get $m8))))
+            (local.set $qz (v128.load64_splat (i32.add (local.get $qp) (local.get $m16))))
+            (local.set $f00 (f64x2.add (local.get $f00) (f64x2.mul (local.get $qx) (local.get $d0))))
+            (local.set $f01 (f64x2.add (local.get $f01) (f64x2.mul (local.get $qx) (local.get $d1))))
+            (local.set $f02 (f64x2.add (local.get $f02) (f64x2.mul (local.get $qx) (local.get $d2))))
+            (local.set $f10 (f64x2.add (local.get $f10) (f64x2.mul (local.get $qy) (local.get $d0))))
+            (local.set $f11 (f64x2.add (local.get $f11) (f64x2.mul (local.get $qy) (local.get $d1))))
+            (local.set $f12 (f64x2.add (local.get $f12) (f64x2.mul (local.get $qy) (local.get $d2))))
+            (local.set $f20 (f64x2.add (local.get $f20) (f64x2.mul (local.get $qz) (local.get $d0))))
+            (local.set $f21 (f64x2.add (local.get $f21) (f64x2.mul (local.get $qz) (local.get $d1))))
+            (local.set $f22 (f64x2.add (local.get $f22) (f64x2.mul (local.get $qz) (local.get $d2))))
+            (local.set $jp (i32.add (local.get $jp) (i32.const 48)))
+            (local.set $qp (i32.add (local.get $qp) (i32.const 8)))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $f)))
+        ;; Cofactor matrix = dJ/dF.
+        (local.set $c00 (f64x2.sub (f64x2.mul (local.get $f11) (local.get $f22)) (f64x2.mul (local.get $f12) (local.get $f21))))
+        (local.set $c01 (f64x2.sub (f64x2.mul (local.get $f12) (local.get $f20)) (f64x2.mul (local.get $f10) (local.get $f22))))
+        (local.set $c02 (f64x2.sub (f64x2.mul (local.get $f10) (local.get $f21)) (f64x2.mul (local.get $f11) (local.get $f20))))
+        (local.set $c10 (f64x2.sub (f64x2.mul (local.get $f02) (local.get $f21)) (f64x2.mul (local.get $f01) (local.get $f22))))
+        (local.set $c11 (f64x2.sub (f64x2.mul (local.get $f00) (local.get $f22)) (f64x2.mul (local.get $f02) (local.get $f20))))
+        (local.set $c12 (f64x2.sub (f64x2.mul (local.get $f01) (local.get $f20)) (f64x2.mul (local.get $f00) (local.get $f21))))
+        (local.set $c20 (f64x2.sub (f64x2.mul (local.get $f01) (local.get $f12)) (f64x2.mul (local.get $f02) (local.get $f11))))
+        (local.set $c21 (f64x2.sub (f64x2.mul (local.get $f02) (local.get $f10)) (f64x2.mul (local.get $f00) (local.get $f12))))
+        (local.set $c22 (f64x2.sub (f64x2.mul (local.get $f00) (local.get $f11)) (f64x2.mul (local.get $f01) (local.get $f10))))
+        (local.set $j (f64x2.add (f64x2.add
+          (f64x2.mul (local.get $f00) (local.get $c00))
+          (f64x2.mul (local.get $f01) (local.get $c01)))
+          (f64x2.mul (local.get $f02) (local.get $c02))))
+        (local.set $minJ (f64.min (local.get $minJ)
+          (f64.min (f64x2.extract_lane 0 (local.get $j)) (f64x2.extract_lane 1 (local.get $j)))))
+        (local.set $jm1 (f64x2.sub (local.get $j) (local.get $one)))
+        (local.set $vs (f64x2.mul (v128.load (local.get $vol)) (f64x2.splat (local.get $scale))))
+        ;; Psi = mu/2 (I1 - 3) - mu (J - 1) + lambda'/2 (J - 1)^2, with I1 = |F|^2
+        (local.set $s (f64x2.add (f64x2.add (f64x2.add
+          (f64x2.add (f64x2.mul (local.get $f00) (local.get $f00)) (f64x2.mul (local.get $f01) (local.get $f01)))
+          (f64x2.add (f64x2.mul (local.get $f02) (local.get $f02)) (f64x2.mul (local.get $f10) (local.get $f10))))
+          (f64x2.add (f64x2.mul (local.get $f11) (local.get $f11)) (f64x2.mul (local.get $f12) (local.get $f12))))
+          (f64x2.add (f64x2.add (f64x2.mul (local.get $f20) (local.get $f20)) (f64x2.mul (local.get $f21) (local.get $f21)))
+            (f64x2.mul (local.get $f22) (local.get $f22)))))
+        (local.set $energy (f64x2.add (local.get $energy) (f64x2.mul (local.get $vs)
+          (f64x2.add
+            (f64x2.mul (local.get $half) (f64x2.mul (local.get $muv) (f64x2.sub (local.get $s) (f64x2.splat (f64.const 3)))))
+            (f64x2.sub
+              (f64x2.mul (local.get $half) (f64x2.mul (local.get $lambdav) (f64x2.mul (local.get $jm1) (local.get $jm1))))
+              (f64x2.mul (local.get $muv) (local.get $jm1)))))))
+        ;; P = mu F + (lambda' (J - 1) - mu) cof F, scaled by the pair's volumes and the caller's factor (reusing f, c).
+        (local.set $s (f64x2.sub (f64x2.mul (local.get $lambdav) (local.get $jm1)) (local.get $muv)))
+        (local.set $f00 (f64x2.mul (local.get $vs) (f64x2.add (f64x2.mul (local.get $muv) (local.get $f00)) (f64x2.mul (local.get $s) (local.get $c00)))))
+        (local.set $f01 (f64x2.mul (local.get $vs) (f64x2.add (f64x2.mul (local.get $muv) (local.get $f01)) (f64x2.mul (local.get $s) (local.get $c01)))))
+        (local.set $f02 (f64x2.mul (local.get $vs) (f64x2.add (f64x2.mul (local.get $muv) (local.get $f02)) (f64x2.mul (local.get $s) (local.get $c02)))))
+        (local.set $f10 (f64x2.mul (local.get $vs) (f64x2.add (f64x2.mul (local.get $muv) (local.get $f10)) (f64x2.mul (local.get $s) (local.get $c10)))))
+        (local.set $f11 (f64x2.mul (local.get $vs) (f64x2.add (f64x2.mul (local.get $muv) (local.get $f11)) (f64x2.mul (local.get $s) (local.get $c11)))))
+        (local.set $f12 (f64x2.mul (local.get $vs) (f64x2.add (f64x2.mul (local.get $muv) (local.get $f12)) (f64x2.mul (local.get $s) (local.get $c12)))))
+        (local.set $f20 (f64x2.mul (local.get $vs) (f64x2.add (f64x2.mul (local.get $muv) (local.get $f20)) (f64x2.mul (local.get $s) (local.get $c20)))))
+        (local.set $f21 (f64x2.mul (local.get $vs) (f64x2.add (f64x2.mul (local.get $muv) (local.get $f21)) (f64x2.mul (local.get $s) (local.get $c21)))))
+        (local.set $f22 (f64x2.mul (local.get $vs) (f64x2.add (f64x2.mul (local.get $muv) (local.get $f22)) (f64x2.mul (local.get $s) (local.get $c22)))))
+        ;; acc_a[i] += P[a, :] . D[i, :]
+        (local.set $jp (local.get $rowStart))
+        (local.set $gp (local.get $acc))
+        (local.set $i (i32.const 0))
+        (block $gDone
+          (loop $g
+            (br_if $gDone (i32.ge_u (local.get $i) (local.get $m)))
+            (local.set $d0 (v128.load (local.get $jp)))
+            (local.set $d1 (v128.load offset=16 (local.get $jp)))
+            (local.set $d2 (v128.load offset=32 (local.get $jp)))
+            (v128.store (local.get $gp) (f64x2.add (v128.load (local.get $gp)) (f64x2.add (f64x2.add
+              (f64x2.mul (local.get $f00) (local.get $d0)) (f64x2.mul (local.get $f01) (local.get $d1))) (f64x2.mul (local.get $f02) (local.get $d2)))))
+            (local.set $qp (i32.add (local.get $gp) (local.get $m16)))
+            (v128.store (local.get $qp) (f64x2.add (v128.load (local.get $qp)) (f64x2.add (f64x2.add
+              (f64x2.mul (local.get $f10) (local.get $d0)) (f64x2.mul (local.get $f11) (local.get $d1))) (f64x2.mul (local.get $f12) (local.get $d2)))))
+            (local.set $qp (i32.add (local.get $qp) (local.get $m16)))
+            (v128.store (local.get $qp) (f64x2.add (v128.load (local.get $qp)) (f64x2.add (f64x2.add
+              (f64x2.mul (local.get $f20) (local.get $d0)) (f64x2.mul (local.get $f21) (local.get $d1))) (f64x2.mul (local.get $f22) (local.get $d2)))))
+            (local.set $jp (i32.add (local.get $jp) (i32.const 48)))
+            (local.set $gp (i32.add (local.get $gp) (i32.const 16)))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $g)))
+        (local.set $rowStart (local.get $jp))
+        (local.set $vol (i32.add (local.get $vol) (i32.const 16)))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br $pair)))
+    ;; out[k] = both lanes of acc[k]; then the smallest J.
+    (local.set $gp (local.get $acc))
+    (local.set $qp (local.get $out))
+    (block $reduced
+      (loop $reduce
+        (br_if $reduced (i32.ge_u (local.get $gp) (local.get $end)))
+        (local.set $d0 (v128.load (local.get $gp)))
+        (f64.store (local.get $qp) (f64.add (f64x2.extract_lane 0 (local.get $d0)) (f64x2.extract_lane 1 (local.get $d0))))
+        (local.set $gp (i32.add (local.get $gp) (i32.const 16)))
+        (local.set $qp (i32.add (local.get $qp) (i32.const 8)))
+        (br $reduce)))
+    (f64.store (local.get $qp) (local.get $minJ))
+    (f64.add (f64x2.extract_lane 0 (local.get $energy)) (f64x2.extract_lane 1 (local.get $energy))))
+
+  ;; sum_k a[k] b[k], k < count (a, b: byte offsets; no alignment needed).
+  (func $dot (param $a i32) (param $b i32) (param $count i32) (result f64)
+    (local $s0 v128) (local $s1 v128) (local $total f64)
+    (block $pairsDone
+      (loop $quad
+        (br_if $pairsDone (i32.lt_s (local.get $count) (i32.const 4)))
+        (local.set $s0 (f64x2.add (local.get $s0) (f64x2.mul (v128.load (local.get $a)) (v128.load (local.get $b)))))
+        (local.set $s1 (f64x2.add (local.get $s1) (f64x2.mul (v128.load offset=16 (local.get $a)) (v128.load offset=16 (local.get $b)))))
+        (local.set $a (i32.add (local.get $a) (i32.const 32)))
+        (local.set $b (i32.add (local.get $b) (i32.const 32)))
+        (local.set $count (i32.sub (local.get $count) (i32.const 4)))
+        (br $quad)))
+    (local.set $s0 (f64x2.add (local.get $s0) (local.get $s1)))
+    (if (i32.ge_s (local.get $count) (i32.const 2))
+      (then
+        (local.set $s0 (f64x2.add (local.get $s0) (f64x2.mul (v128.load (local.get $a)) (v128.load (local.get $b)))))
+        (local.set $a (i32.add (local.get $a) (i32.const 16)))
+        (local.set $b (i32.add (local.get $b) (i32.const 16)))
+        (local.set $count (i32.sub (local.get $count) (i32.const 2)))))
+    (local.set $total (f64.add (f64x2.extract_lane 0 (local.get $s0)) (f64x2.extract_lane 1 (local.get $s0))))
+    (if (i32.gt_s (local.get $count) (i32.const 0))
+      (then (local.set $total (f64.add (local.get $total) (f64.mul (f64.load (local.get $a)) (f64.load (local.get $b)))))))
+    (local.get $total))
+
+  ;; y[i] = scale * A[i, :] . x for i < rows (A row-major, rows x cols).
+  (func (export "gemv") (param $rows i32) (param $cols i32) (param $a i32) (param $x i32) (param $y i32) (param $scale f64)
+    (local $i i32) (local $stride i32)
+    (local.set $stride (i32.mul (local.get $cols) (i32.const 8)))
+    (block $done
+      (loop $row
+        (br_if $done (i32.ge_u (local.get $i) (local.get $rows)))
+        (f64.store (local.get $y) (f64.mul (local.get $scale) (call $dot (local.get $a) (local.get $x) (local.get $cols))))
+        (local.set $a (i32.add (local.get $a) (local.get $stride)))
+        (local.set $y (i32.add (local.get $y) (i32.const 8)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $row))))
+
+  ;; Solves L L^T x = b in place (b becomes x), L's transpose mirrored into the upper triangle (linalg.ts).
+  (func (export "choleskySolve") (param $n i32) (param $l i32) (param $b i32)
+    (local $i i32) (local $row i32) (local $bi i32) (local $stride i32)
+    (local.set $stride (i32.mul (local.get $n) (i32.const 8)))
+    (local.set $row (local.get $l))
+    (local.set $bi (local.get $b))
+    (block $forwardDone
+      (loop $forward
+        (br_if $forwardDone (i32.ge_u (local.get $i) (local.get $n)))
+        (f64.store (local.get $bi) (f64.div
+          (f64.sub (f64.load (local.get $bi)) (call $dot (local.get $row) (local.get $b) (local.get $i)))
+          (f64.load (i32.add (local.get $row) (i32.mul (local.get $i) (i32.const 8))))))
+        (local.set $row (i32.add (local.get $row) (local.get $stride)))
+        (local.set $bi (i32.add (local.get $bi) (i32.const 8)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $forward)))
+    (block $backwardDone
+      (loop $backward
+        (br_if $backwardDone (i32.eqz (local.get $i)))
+        (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+        (local.set $row (i32.sub (local.get $row) (local.get $stride)))
+        (local.set $bi (i32.sub (local.get $bi) (i32.const 8)))
+        ;; b[i] = (b[i] - L^T[i, i+1..n) . b[i+1..n)) / L[i, i]
+        (f64.store (local.get $bi) (f64.div
+          (f64.sub (f64.load (local.get $bi))
+            (call $dot
+              (i32.add (local.get $row) (i32.mul (i32.add (local.get $i) (i32.const 1)) (i32.const 8)))
+              (i32.add (local.get $bi) (i32.const 8))
+              (i32.sub (i32.sub (local.get $n) (local.get $i)) (i32.const 1))))
+          (f64.load (i32.add (local.get $row) (i32.mul (local.get $i) (i32.const 8))))))
+        (br $backward))))
+
+  ;; out[3i + a] = rows[i, :] . q_a for i < count (rows: count x m, q component-major 3m): the displacements of
+  ;; a point set. m must be even (it is 4 x handles).
+  (func (export "displacements") (param $count i32) (param $m i32) (param $rows i32) (param $q i32) (param $out i32)
+    (local $i i32) (local $k i32) (local $r i32) (local $qp i32) (local $m8 i32) (local $m16 i32)
+    (local $sx v128) (local $sy v128) (local $sz v128) (local $b v128)
+    (local.set $m8 (i32.mul (local.get $m) (i32.const 8)))
+    (local.set $m16 (i32.mul (local.get $m) (i32.const 16)))
+    (local.set $r (local.get $rows))
+    (block $done
+      (loop $point
+        (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
+        (local.set $sx (v128.const i64x2 0 0)) (local.set $sy (v128.const i64x2 0 0)) (local.set $sz (v128.const i64x2 0 0))
+        (local.set $qp (local.get $q))
+        (local.set $k (i32.const 0))
+        (block $rowDone
+          (loop $pair
+            (br_if $rowDone (i32.ge_u (local.get $k) (local.get $m)))
+            (local.set $b (v128.load (local.get $r)))
+            (local.set $sx (f64x2.add (local.get $sx) (f64x2.mul (local.get $b) (v128.load (local.get $qp)))))
+            (local.set $sy (f64x2.add (local.get $sy) (f64x2.mul (local.get $b) (v128.load (i32.add (local.get $qp) (local.get $m8))))))
+            (local.set $sz (f64x2.add (local.get $sz) (f64x2.mul (local.get $b) (v128.load (i32.add (local.get $qp) (local.get $m16))))))
+            (local.set $r (i32.add (local.get $r) (i32.const 16)))
+            (local.set $qp (i32.add (local.get $qp) (i32.const 16)))
+            (local.set $k (i32.add (local.get $k) (i32.const 2)))
+            (br $pair)))
+        (f64.store (local.get $out) (f64.add (f64x2.extract_lane 0 (local.get $sx)) (f64x2.extract_lane 1 (local.get $sx))))
+        (f64.store offset=8 (local.get $out) (f64.add (f64x2.extract_lane 0 (local.get $sy)) (f64x2.extract_lane 1 (local.get $sy))))
+        (f64.store offset=16 (local.get $out) (f64.add (f64x2.extract_lane 0 (local.get $sz)) (f64x2.extract_lane 1 (local.get $sz))))
+        (local.set $out (i32.add (local.get $out) (i32.const 24)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $point))))
+;; Columns [from, to) of an in-place left-looking Cholesky factorisation (linalg.choleskyColumns): 1, or 0 when
+  ;; the matrix is not positive definite.
+  (func (export "choleskyColumns") (param $n i32) (param $a i32) (param $from i32) (param $to i32) (result i32)
+    (local $j i32) (local $i i32) (local $rowJ i32) (local $rowI i32) (local $at i32) (local $stride i32)
+    (local $diag f64) (local $inv f64)
+    (local.set $stride (i32.mul (local.get $n) (i32.const 8)))
+    (local.set $j (local.get $from))
+    (block $done
+      (loop $column
+        (br_if $done (i32.ge_u (local.get $j) (local.get $to)))
+        (local.set $rowJ (i32.add (local.get $a) (i32.mul (local.get $j) (local.get $stride))))
+        (local.set $at (i32.add (local.get $rowJ) (i32.mul (local.get $j) (i32.const 8))))
+        (local.set $diag (f64.sub (f64.load (local.get $at)) (call $dot (local.get $rowJ) (local.get $rowJ) (local.get $j))))
+        (if (i32.eqz (f64.gt (local.get $diag) (f64.const 0))) (then (return (i32.const 0))))
+        (local.set $diag (f64.sqrt (local.get $diag)))
+        (f64.store (local.get $at) (local.get $diag))
+        (local.set $inv (f64.div (f64.const 1) (local.get $diag)))
+        (local.set $i (i32.add (local.get $j) (i32.const 1)))
+        (local.set $rowI (i32.add (local.get $rowJ) (local.get $stride)))
+        (block $rowsDone
+          (loop $row
+            (br_if $rowsDone (i32.ge_u (local.get $i) (local.get $n)))
+            (local.set $at (i32.add (local.get $rowI) (i32.mul (local.get $j) (i32.const 8))))
+            (f64.store (local.get $at) (f64.mul (local.get $inv)
+              (f64.sub (f64.load (local.get $at)) (call $dot (local.get $rowI) (local.get $rowJ) (local.get $j)))))
+            (local.set $rowI (i32.add (local.get $rowI) (local.get $stride)))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $row)))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $column)))
+    (i32.const 1))
+)
+

@@ -1,0 +1,136 @@
+// The WebAssembly SIMD kernels (shared/sim/kernels) against the JS loops they stand in for (those are checked
+// against finite differences in energy-terms.test.ts), the committed bytes against their source, and a whole
+// body stepped on each path.
+
+import { describe, expect, it } from "vitest";
+import { compiledModule, generatedPath } from "../../server/cli/build-kernels";
+import { readFileSync } from "node:fs";
+import { FloorContact } from "../../shared/sim";
+import { ElasticTerm } from "../../shared/sim/energy/elastic";
+import { simdAvailable, SolverKernels } from "../../shared/sim/kernels/solver-kernels";
+import { choleskyColumns, choleskyMirror, choleskySolve } from "../../shared/sim/linalg";
+import { StepState } from "../../shared/sim/step-state";
+import { bodyFor, JELLY, makeBody, renderPositions } from "./helpers";
+import { lameParameters } from "../../shared/sim/material";
+
+function randoms(count: number, seed: number): Float64Array {
+  const out = new Float64Array(count);
+  let s = seed >>> 0;
+  for (let i = 0; i < count; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = s / 2 ** 31 - 1;
+  }
+  return out;
+}
+
+function relativeDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let diff = 0, norm = 0;
+  for (let i = 0; i < a.length; i++) {
+    diff = Math.max(diff, Math.abs(a[i] - b[i]));
+    norm = Math.max(norm, Math.abs(b[i]));
+  }
+  return diff / norm;
+}
+
+const SIZES = { n: 48, m: 16, cubatureCount: 0, surfaceCount: 40 };
+
+describe("solver kernels", () => {
+  it("run here, and the committed module is the compiled solver.wat", async () => {
+    expect(simdAvailable()).toBe(true);
+    expect(readFileSync(generatedPath("solver"), "utf8")).toBe(await compiledModule("solver"));
+  });
+
+  it("elastic pass: the same energy, gradient and smallest J as the JS loop (odd cubature count)", async () => {
+    const loaded = await bodyFor("box:0.2x0.12x0.1", 4, 47);
+    const subspace = loaded.subspace;
+    expect(subspace.cubatureCount % 2).toBe(1);
+    const state = new StepState(subspace.n, 1 / 60);
+    const lame = lameParameters(JELLY);
+    const js = new ElasticTerm(subspace, state);
+    const simd = new ElasticTerm(subspace, state, SolverKernels.create(subspace));
+    for (const term of [js, simd]) term.setLame(lame.mu, lame.lambda, lame.lambdaStable);
+    for (const [seed, amplitude] of [[1, 0.02], [2, 0.3], [3, 1.5]]) {
+      const q = randoms(subspace.n, seed).map((v) => amplitude * v);
+      const gJs = new Float64Array(subspace.n), gSimd = new Float64Array(subspace.n);
+      const eJs = js.accumulateScaled(q, gJs, 0.7), eSimd = simd.accumulateScaled(q, gSimd, 0.7);
+      expect(Math.abs(eSimd - eJs) / Math.abs(eJs)).toBeLessThan(1e-12);
+      expect(relativeDifference(gSimd, gJs)).toBeLessThan(1e-12);
+      expect(simd.minJ).toBe(js.minJ);
+    }
+  });
+
+  it("gemv, Cholesky columns and solve, displacements: the JS loops' results", () => {
+    const kernels = SolverKernels.create(SIZES)!;
+    const n = 37, cols = 37;
+    const a = kernels.alloc(n * cols), x = kernels.alloc(cols), y = kernels.alloc(n);
+    a.set(randoms(n * cols, 4));
+    x.set(randoms(cols, 5));
+    kernels.gemv(n, cols, a, x, y, 1.5);
+    const expected = new Float64Array(n);
+    for (let i = 0; i < n; i++) for (let k = 0; k < cols; k++) expected[i] += 1.5 * a[i * cols + k] * x[k];
+    expect(relativeDifference(y, expected)).toBeLessThan(1e-13);
+
+    // An SPD matrix, factored in two slices by the kernel and at once in JS.
+    const spd = new Float64Array(n * n);
+    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) for (let k = 0; k < n; k++) spd[i * n + j] += a[i * n + k] * a[j * n + k];
+    for (let i = 0; i < n; i++) spd[i * n + i] += 1;
+    const factor = kernels.alloc(n * n);
+    factor.set(spd);
+    expect(kernels.choleskyColumns(n, factor, 0, 11)).toBe(true);
+    expect(kernels.choleskyColumns(n, factor, 11, n)).toBe(true);
+    const reference = Float64Array.from(spd);
+    expect(choleskyColumns(reference, n, 0, n)).toBe(true);
+    for (let i = 0; i < n; i++) for (let j = 0; j <= i; j++) expect(Math.abs(factor[i * n + j] - reference[i * n + j])).toBeLessThan(1e-12 * Math.abs(reference[i * n + i]));
+    choleskyMirror(factor, n);
+    choleskyMirror(reference, n);
+    const b = kernels.alloc(n);
+    b.set(randoms(n, 6));
+    const bJs = Float64Array.from(b);
+    kernels.choleskySolve(n, factor, b);
+    choleskySolve(reference, n, bJs);
+    expect(relativeDifference(b, bJs)).toBeLessThan(1e-12);
+    const notSpd = kernels.alloc(4);
+    notSpd.set([1, 2, 2, 1]);
+    expect(kernels.choleskyColumns(2, notSpd, 0, 2)).toBe(false);
+
+    const m = 6, count = 5;
+    const rows = kernels.alloc(count * m), q = kernels.alloc(3 * m), out = kernels.alloc(3 * count);
+    rows.set(randoms(count * m, 7));
+    q.set(randoms(3 * m, 8));
+    kernels.displacements(count, m, rows, q, out);
+    for (let i = 0; i < count; i++) {
+      for (let axis = 0; axis < 3; axis++) {
+        let sum = 0;
+        for (let k = 0; k < m; k++) sum += rows[i * m + k] * q[axis * m + k];
+        expect(Math.abs(out[3 * i + axis] - sum)).toBeLessThan(1e-14);
+      }
+    }
+  });
+
+  it("refuses to allocate past its reservation", () => {
+    const kernels = SolverKernels.create({ n: 4, m: 2, cubatureCount: 2, surfaceCount: 1 })!;
+    expect(() => kernels.alloc(1_000_000)).toThrow(/reservation/);
+  });
+
+  it("a body pulled on the floor moves the same on the kernels and in JS", async () => {
+    const loaded = await bodyFor("../shared/assets/meshes/spot.obj", 16, 256, 0.3);
+    // Solved to convergence, each step's result is the minimiser whatever the order of the sums (a step cut
+    // short by its budget is not: there rounding can pick another iterate, as far apart as the solver's error).
+    const run = (simd: boolean) => {
+      const body = makeBody(loaded, { simd, maxIterations: 1000, tolerance: 1e-9, factorWorkPerStep: 0 }, [0, 0.2, 0]);
+      expect(body.usesSimd).toBe(simd);
+      body.addContactSurface(new FloorContact(0));
+      const id = body.grab(0, 0.35, 0, { radius: 0.2 });
+      expect(id).toBeGreaterThanOrEqual(0);
+      for (let step = 0; step < 90; step++) {
+        body.moveGrab(id, 0.001 * step, 0.35 + 0.002 * step, 0);
+        body.step();
+      }
+      return renderPositions(body, loaded);
+    };
+    const js = run(false), simd = run(true);
+    let worst = 0;
+    for (let i = 0; i < js.length; i++) worst = Math.max(worst, Math.abs(js[i] - simd[i]));
+    expect(worst).toBeLessThan(1e-6);
+  });
+});
