@@ -59,7 +59,7 @@ describe("solver kernels", () => {
     }
   });
 
-  it("gemv, Cholesky columns and solve, displacements: the JS loops' results", () => {
+  it("gemv, Cholesky columns and solve, displacements, point forces: the JS loops' results", () => {
     const kernels = SolverKernels.create(SIZES)!;
     const n = 37, cols = 37;
     const a = kernels.alloc(n * cols), x = kernels.alloc(cols), y = kernels.alloc(n);
@@ -103,6 +103,20 @@ describe("solver kernels", () => {
         let sum = 0;
         for (let k = 0; k < m; k++) sum += rows[i * m + k] * q[axis * m + k];
         expect(Math.abs(out[3 * i + axis] - sum)).toBeLessThan(1e-14);
+      }
+    }
+    // The same through a list of points (repeats allowed), and forces on listed points as generalised forces.
+    const indices = kernels.alloc(3), listed = kernels.alloc(9), forces = kernels.alloc(9), generalised = kernels.alloc(3 * m);
+    indices.set([4, 0, 4]);
+    forces.set(randoms(9, 9));
+    kernels.displacementsOf(3, indices, m, rows, q, listed);
+    kernels.scatterForces(3, indices, m, rows, forces, generalised);
+    for (let l = 0; l < 3; l++) for (let axis = 0; axis < 3; axis++) expect(listed[3 * l + axis]).toBe(out[3 * indices[l] + axis]);
+    for (let axis = 0; axis < 3; axis++) {
+      for (let k = 0; k < m; k++) {
+        let sum = 0;
+        for (let l = 0; l < 3; l++) sum += forces[3 * l + axis] * rows[indices[l] * m + k];
+        expect(Math.abs(generalised[axis * m + k] - sum)).toBeLessThan(1e-14);
       }
     }
   });

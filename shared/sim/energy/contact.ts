@@ -201,7 +201,13 @@ export class ContactTerm implements EnergyTerm {
   private readonly normalScratch = new Float64Array(3);
   private readonly p = new Float64Array(3);
   /** With kernels: the surface basis rows, the two states and the samples' displacements at each, in their memory. */
-  private readonly simd: { kernels: SolverKernels; rows: Float64Array; predicted: Float64Array; centre: Float64Array; atPredicted: Float64Array; atCentre: Float64Array } | null;
+  private readonly simd: {
+    kernels: SolverKernels; rows: Float64Array; predicted: Float64Array; centre: Float64Array; atPredicted: Float64Array; atCentre: Float64Array;
+    /** Per contact: its sample (as f64), its displacement at q and its force; then q and the generalised force. */
+    indices: Float64Array; at: Float64Array; forces: Float64Array; q: Float64Array; gradient: Float64Array;
+  } | null;
+  /** Whether simd.indices lists this step's contacts yet. */
+  private indexed = false;
 
   constructor(private readonly subspace: Subspace, private readonly state: StepState, private readonly origin: Float64Array, private readonly size: number, kernels: SolverKernels | null = null) {
     const capacity = subspace.surfaceCount * 2;
@@ -212,6 +218,11 @@ export class ContactTerm implements EnergyTerm {
       centre: kernels.alloc(subspace.n),
       atPredicted: kernels.alloc(3 * subspace.surfaceCount),
       atCentre: kernels.alloc(3 * subspace.surfaceCount),
+      indices: kernels.alloc(capacity),
+      at: kernels.alloc(3 * capacity),
+      forces: kernels.alloc(3 * capacity),
+      q: kernels.alloc(subspace.n),
+      gradient: kernels.alloc(subspace.n),
     };
     this.simd?.rows.set(subspace.surfaceRows);
     this.contacts = new ContactSet(capacity);
@@ -225,6 +236,7 @@ export class ContactTerm implements EnergyTerm {
   gather(): void {
     const c = this.contacts;
     c.clear();
+    this.indexed = false;
     if (this.surfaces.length === 0) return;
     const m = this.subspace.m, s = this.subspace, rows = s.surfaceRows, rest = s.surfaceRest, o = this.origin;
     const xh = this.state.xHat, qc = this.state.qCentre, normal = this.normalScratch;
@@ -301,9 +313,22 @@ export class ContactTerm implements EnergyTerm {
     const k = h2 * this.stiffness, damping = h * this.dampingCoefficient;
     const frictionScale = h2 * this.friction, slip = FRICTION_SLIP_SPEED * h;
     let energy = 0;
+    const simd = this.simd;
+    if (simd && c.count > 0) {
+      if (!this.indexed) for (let i = 0; i < c.count; i++) simd.indices[i] = c.sample[i];
+      this.indexed = true;
+      simd.q.set(q);
+      simd.kernels.displacementsOf(c.count, simd.indices, m, simd.rows, simd.q, simd.at);
+    }
     for (let i = 0; i < c.count; i++) {
       const sample = c.sample[i], r = sample * m;
-      pointAt(q, m, o, rows, rest, sample, p);
+      if (simd) {
+        p[0] = o[0] + rest[3 * sample] + simd.at[3 * i];
+        p[1] = o[1] + rest[3 * sample + 1] + simd.at[3 * i + 1];
+        p[2] = o[2] + rest[3 * sample + 2] + simd.at[3 * i + 2];
+      } else {
+        pointAt(q, m, o, rows, rest, sample, p);
+      }
       const nx = c.normal[3 * i], ny = c.normal[3 * i + 1], nz = c.normal[3 * i + 2];
       const rx = c.reference[3 * i], ry = c.reference[3 * i + 1], rz = c.reference[3 * i + 2];
       // Motion over the step, from the start-of-step reference.
@@ -339,6 +364,10 @@ export class ContactTerm implements EnergyTerm {
         }
       }
       fx += force * nx; fy += force * ny; fz += force * nz;
+      if (simd) {
+        simd.forces[3 * i] = fx; simd.forces[3 * i + 1] = fy; simd.forces[3 * i + 2] = fz;
+        continue;
+      }
       if (fx === 0 && fy === 0 && fz === 0) continue;
       for (let j = 0; j < m; j++) {
         const b = rows[r + j];
@@ -346,6 +375,10 @@ export class ContactTerm implements EnergyTerm {
         g[m + j] += fy * b;
         g[2 * m + j] += fz * b;
       }
+    }
+    if (simd && c.count > 0) {
+      simd.kernels.scatterForces(c.count, simd.indices, m, simd.rows, simd.forces, simd.gradient);
+      for (let k = 0; k < simd.gradient.length; k++) g[k] += simd.gradient[k];
     }
     return energy;
   }

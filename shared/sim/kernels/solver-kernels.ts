@@ -23,6 +23,8 @@ interface SolverExports {
   choleskySolve(n: number, l: number, b: number): void;
   choleskyColumns(n: number, a: number, from: number, to: number): number;
   displacements(count: number, m: number, rows: number, q: number, out: number): void;
+  displacementsOf(count: number, indices: number, m: number, rows: number, q: number, out: number): void;
+  scatterForces(count: number, indices: number, m: number, rows: number, forces: number, out: number): void;
 }
 
 /** What a body's kernels must hold room for (a Subspace has these). */
@@ -70,7 +72,8 @@ export class SolverKernels {
   /**
    * Numbers (f64) one body allocates, by owner: the elastic pass (Jacobian pairs, volumes, q, accumulators,
    * gradient), the damping product (K, two vectors), the inertia product (two vectors), the preconditioner
-   * (three n x n factors, two vectors), the contact gathering (basis rows, two states, two outputs).
+   * (three n x n factors, two vectors), the contact gathering (basis rows, two states, two outputs), the contact
+   * forces (indices, displacements, forces, q, gradient).
    */
   static numbersFor(s: KernelSizes): { numbers: number; allocations: number } {
     const pairs = Math.ceil(s.cubatureCount / 2);
@@ -79,7 +82,9 @@ export class SolverKernels {
     const inertia = s.m * s.m + 2 * s.n;
     const preconditioner = 3 * s.n * s.n + 2 * s.n;
     const gather = s.surfaceCount * s.m + 2 * s.n + 6 * s.surfaceCount;
-    return { numbers: elastic + damping + inertia + preconditioner + gather, allocations: 20 };
+    // Contacts: up to two per surface sample, each an index, a displacement and a force; q and the gradient.
+    const contacts = 2 * s.surfaceCount * 7 + s.n + s.n;
+    return { numbers: elastic + damping + inertia + preconditioner + gather + contacts, allocations: 24 };
   }
 
   /** Kernels with room for one body of these sizes, or null where WebAssembly SIMD is not available. */
@@ -132,6 +137,16 @@ export class SolverKernels {
   /** out[3i + a] = rows[i, :] . q_a (component-major q of 3m) for i < count; m even. */
   displacements(count: number, m: number, rows: Float64Array, q: Float64Array, out: Float64Array): void {
     this.exports.displacements(count, m, rows.byteOffset, q.byteOffset, out.byteOffset);
+  }
+
+  /** out[3i + a] = rows[s_i, :] . q_a for the points s_i listed in `indices` (point numbers, as f64). */
+  displacementsOf(count: number, indices: Float64Array, m: number, rows: Float64Array, q: Float64Array, out: Float64Array): void {
+    this.exports.displacementsOf(count, indices.byteOffset, m, rows.byteOffset, q.byteOffset, out.byteOffset);
+  }
+
+  /** out_a = sum_i forces[3i + a] rows[s_i, :] over the listed points (out: 3m, overwritten). */
+  scatterForces(count: number, indices: Float64Array, m: number, rows: Float64Array, forces: Float64Array, out: Float64Array): void {
+    this.exports.scatterForces(count, indices.byteOffset, m, rows.byteOffset, forces.byteOffset, out.byteOffset);
   }
 }
 

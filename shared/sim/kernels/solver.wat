@@ -231,38 +231,97 @@
           (f64.load (i32.add (local.get $row) (i32.mul (local.get $i) (i32.const 8))))))
         (br $backward))))
 
-  ;; out[3i + a] = rows[i, :] . q_a for i < count (rows: count x m, q component-major 3m): the displacements of
-  ;; a point set. m must be even (it is 4 x handles).
-  (func (export "displacements") (param $count i32) (param $m i32) (param $rows i32) (param $q i32) (param $out i32)
-    (local $i i32) (local $k i32) (local $r i32) (local $qp i32) (local $m8 i32) (local $m16 i32)
-    (local $sx v128) (local $sy v128) (local $sz v128) (local $b v128)
+  ;; out[0..2] = row . q_a (row: m numbers, q component-major 3m, m even): one point's displacement.
+  (func $displacement (param $r i32) (param $m i32) (param $q i32) (param $out i32)
+    (local $k i32) (local $m8 i32) (local $m16 i32) (local $sx v128) (local $sy v128) (local $sz v128) (local $b v128)
     (local.set $m8 (i32.mul (local.get $m) (i32.const 8)))
     (local.set $m16 (i32.mul (local.get $m) (i32.const 16)))
-    (local.set $r (local.get $rows))
+    (block $rowDone
+      (loop $pair
+        (br_if $rowDone (i32.ge_u (local.get $k) (local.get $m)))
+        (local.set $b (v128.load (local.get $r)))
+        (local.set $sx (f64x2.add (local.get $sx) (f64x2.mul (local.get $b) (v128.load (local.get $q)))))
+        (local.set $sy (f64x2.add (local.get $sy) (f64x2.mul (local.get $b) (v128.load (i32.add (local.get $q) (local.get $m8))))))
+        (local.set $sz (f64x2.add (local.get $sz) (f64x2.mul (local.get $b) (v128.load (i32.add (local.get $q) (local.get $m16))))))
+        (local.set $r (i32.add (local.get $r) (i32.const 16)))
+        (local.set $q (i32.add (local.get $q) (i32.const 16)))
+        (local.set $k (i32.add (local.get $k) (i32.const 2)))
+        (br $pair)))
+    (f64.store (local.get $out) (f64.add (f64x2.extract_lane 0 (local.get $sx)) (f64x2.extract_lane 1 (local.get $sx))))
+    (f64.store offset=8 (local.get $out) (f64.add (f64x2.extract_lane 0 (local.get $sy)) (f64x2.extract_lane 1 (local.get $sy))))
+    (f64.store offset=16 (local.get $out) (f64.add (f64x2.extract_lane 0 (local.get $sz)) (f64x2.extract_lane 1 (local.get $sz)))))
+
+  ;; out[3i + a] = rows[i, :] . q_a for i < count (rows: count x m): the displacements of a point set.
+  (func (export "displacements") (param $count i32) (param $m i32) (param $rows i32) (param $q i32) (param $out i32)
+    (local $i i32) (local $stride i32)
+    (local.set $stride (i32.mul (local.get $m) (i32.const 8)))
     (block $done
       (loop $point
         (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
-        (local.set $sx (v128.const i64x2 0 0)) (local.set $sy (v128.const i64x2 0 0)) (local.set $sz (v128.const i64x2 0 0))
-        (local.set $qp (local.get $q))
+        (call $displacement (local.get $rows) (local.get $m) (local.get $q) (local.get $out))
+        (local.set $rows (i32.add (local.get $rows) (local.get $stride)))
+        (local.set $out (i32.add (local.get $out) (i32.const 24)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $point))))
+
+  ;; out[3i + a] = rows[s_i, :] . q_a for the listed points s_i (indices: count f64 holding point numbers).
+  (func (export "displacementsOf") (param $count i32) (param $indices i32) (param $m i32) (param $rows i32) (param $q i32) (param $out i32)
+    (local $i i32) (local $stride i32)
+    (local.set $stride (i32.mul (local.get $m) (i32.const 8)))
+    (block $done
+      (loop $point
+        (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
+        (call $displacement
+          (i32.add (local.get $rows) (i32.mul (i32.trunc_f64_u (f64.load (local.get $indices))) (local.get $stride)))
+          (local.get $m) (local.get $q) (local.get $out))
+        (local.set $indices (i32.add (local.get $indices) (i32.const 8)))
+        (local.set $out (i32.add (local.get $out) (i32.const 24)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $point))))
+
+  ;; out_a = sum_i forces[3i + a] rows[s_i, :] (out: 3m, overwritten; m even): point forces on the listed points
+  ;; as generalised forces.
+  (func (export "scatterForces") (param $count i32) (param $indices i32) (param $m i32) (param $rows i32) (param $forces i32) (param $out i32)
+    (local $i i32) (local $k i32) (local $r i32) (local $o i32) (local $end i32) (local $m8 i32) (local $m16 i32)
+    (local $fx v128) (local $fy v128) (local $fz v128) (local $b v128)
+    (local.set $m8 (i32.mul (local.get $m) (i32.const 8)))
+    (local.set $m16 (i32.mul (local.get $m) (i32.const 16)))
+    (local.set $o (local.get $out))
+    (local.set $end (i32.add (local.get $out) (i32.mul (local.get $m) (i32.const 24))))
+    (block $zeroed
+      (loop $zero
+        (br_if $zeroed (i32.ge_u (local.get $o) (local.get $end)))
+        (v128.store (local.get $o) (v128.const i64x2 0 0))
+        (local.set $o (i32.add (local.get $o) (i32.const 16)))
+        (br $zero)))
+    (block $done
+      (loop $point
+        (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
+        (local.set $r (i32.add (local.get $rows) (i32.mul (i32.trunc_f64_u (f64.load (local.get $indices))) (local.get $m8))))
+        (local.set $fx (v128.load64_splat (local.get $forces)))
+        (local.set $fy (v128.load64_splat offset=8 (local.get $forces)))
+        (local.set $fz (v128.load64_splat offset=16 (local.get $forces)))
+        (local.set $o (local.get $out))
         (local.set $k (i32.const 0))
         (block $rowDone
           (loop $pair
             (br_if $rowDone (i32.ge_u (local.get $k) (local.get $m)))
             (local.set $b (v128.load (local.get $r)))
-            (local.set $sx (f64x2.add (local.get $sx) (f64x2.mul (local.get $b) (v128.load (local.get $qp)))))
-            (local.set $sy (f64x2.add (local.get $sy) (f64x2.mul (local.get $b) (v128.load (i32.add (local.get $qp) (local.get $m8))))))
-            (local.set $sz (f64x2.add (local.get $sz) (f64x2.mul (local.get $b) (v128.load (i32.add (local.get $qp) (local.get $m16))))))
+            (v128.store (local.get $o) (f64x2.add (v128.load (local.get $o)) (f64x2.mul (local.get $fx) (local.get $b))))
+            (v128.store (i32.add (local.get $o) (local.get $m8))
+              (f64x2.add (v128.load (i32.add (local.get $o) (local.get $m8))) (f64x2.mul (local.get $fy) (local.get $b))))
+            (v128.store (i32.add (local.get $o) (local.get $m16))
+              (f64x2.add (v128.load (i32.add (local.get $o) (local.get $m16))) (f64x2.mul (local.get $fz) (local.get $b))))
             (local.set $r (i32.add (local.get $r) (i32.const 16)))
-            (local.set $qp (i32.add (local.get $qp) (i32.const 16)))
+            (local.set $o (i32.add (local.get $o) (i32.const 16)))
             (local.set $k (i32.add (local.get $k) (i32.const 2)))
             (br $pair)))
-        (f64.store (local.get $out) (f64.add (f64x2.extract_lane 0 (local.get $sx)) (f64x2.extract_lane 1 (local.get $sx))))
-        (f64.store offset=8 (local.get $out) (f64.add (f64x2.extract_lane 0 (local.get $sy)) (f64x2.extract_lane 1 (local.get $sy))))
-        (f64.store offset=16 (local.get $out) (f64.add (f64x2.extract_lane 0 (local.get $sz)) (f64x2.extract_lane 1 (local.get $sz))))
-        (local.set $out (i32.add (local.get $out) (i32.const 24)))
+        (local.set $indices (i32.add (local.get $indices) (i32.const 8)))
+        (local.set $forces (i32.add (local.get $forces) (i32.const 24)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $point))))
-;; Columns [from, to) of an in-place left-looking Cholesky factorisation (linalg.choleskyColumns): 1, or 0 when
+
+  ;; Columns [from, to) of an in-place left-looking Cholesky factorisation (linalg.choleskyColumns): 1, or 0 when
   ;; the matrix is not positive definite.
   (func (export "choleskyColumns") (param $n i32) (param $a i32) (param $from i32) (param $to i32) (result i32)
     (local $j i32) (local $i i32) (local $rowJ i32) (local $rowI i32) (local $at i32) (local $stride i32)

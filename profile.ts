@@ -1,0 +1,30 @@
+import path from "node:path";
+import { loadBody } from "/work/main/server/scenarios/body-from-mesh";
+import { scenarioRun } from "/work/main/test/bench/scenario-run";
+import { ElasticTerm } from "/work/main/shared/sim/energy/elastic";
+import { Preconditioner } from "/work/main/shared/sim/preconditioner";
+import { ContactTerm } from "/work/main/shared/sim/energy/contact";
+const handles = Number(process.argv[2] ?? 17);
+const scen = (process.argv[3] ?? "pull") as "pull" | "throw";
+const loaded = await loadBody({ mesh: "/work/shared/assets/meshes/spot.obj", weights: "baseline", handles: handles - 1, cubature: 256, size: 0.3 });
+const timers: Record<string, { t: number; n: number }> = {};
+function wrap(proto: any, name: string, label: string) {
+  const orig = proto[name];
+  timers[label] = { t: 0, n: 0 };
+  proto[name] = function (...a: any[]) { const t0 = performance.now(); const r = orig.apply(this, a); timers[label].t += performance.now() - t0; timers[label].n++; return r; };
+}
+const run = { scenario: scen, speed: 6 };
+scenarioRun(loaded, run, {}, () => {});
+scenarioRun(loaded, run, {}, () => {});
+const base = scenarioRun(loaded, run, {}, () => {});
+const sorted = [...base.times].sort((a, b) => a - b);
+console.log("unwrapped median", sorted[60].toFixed(3), "mean", (base.times.reduce((a, b) => a + b) / 120).toFixed(3), "iters", base.iterations.toFixed(2));
+wrap(ElasticTerm.prototype, "accumulate", "elastic");
+wrap(ContactTerm.prototype, "accumulate", "contactAcc");
+wrap(ContactTerm.prototype, "gather", "gather");
+wrap(Preconditioner.prototype, "solve", "pcSolve");
+wrap(Preconditioner.prototype, "prepare", "pcPrepare");
+const r = scenarioRun(loaded, run, {}, () => {});
+const tot = r.times.reduce((a, b) => a + b);
+console.log("total per step", (tot / 120).toFixed(3));
+for (const [k, v] of Object.entries(timers)) console.log(k, "per step", (v.t / 120).toFixed(3), "calls/step", (v.n / 120).toFixed(2), "per call", (v.t / Math.max(1, v.n)).toFixed(4));
