@@ -7,6 +7,8 @@ export interface StaticBoxSpec {
   name: string;
   center: [number, number, number];
   half: [number, number, number];
+  /** Collides but is not drawn (the ceiling: drawn, it would shut out the light and the spectators' view). */
+  hidden?: boolean;
 }
 
 export interface PropSpec {
@@ -55,6 +57,8 @@ export const PLAYGROUND: SceneLayout = {
     { name: "wall-south", center: [0, 1.5, 4.1], half: [4.2, 1.5, 0.1] },
     { name: "wall-west", center: [-4.1, 1.5, 0], half: [0.1, 1.5, 4.2] },
     { name: "wall-east", center: [4.1, 1.5, 0], half: [0.1, 1.5, 4.2] },
+    // A body flung hard enough (a stretched rubber block let go sails at 8-9 m/s) would clear 3 m walls.
+    { name: "ceiling", center: [0, 3.1, 0], half: [4.2, 0.1, 4.2], hidden: true },
   ],
   props: [
     { id: "ball-1", shape: "ball", size: 0.06, position: [0.55, TABLE_TOP + 0.06, -0.35], density: 400, color: "#ffb300" },

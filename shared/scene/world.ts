@@ -20,10 +20,15 @@ export function loadRapier(): Promise<Rapier> {
 
 /** Most fingertip pokes at once (two hands for 16 players). */
 export const MAX_POKES = 32;
+/** Per tick, how much of a body's costliest recent step its expected cost keeps (the rest decays away). */
+const STEP_COST_DECAY = 0.9;
 /** A body whose proxies spread over this many times their rest radius is put back at its spawn. */
 const EXPLODED_BOUND = 4;
-/** Wall time a tick may spend stepping soft bodies (ms) before the remaining ones wait for the next tick. */
-export const SOLVER_BUDGET_MS = 9;
+/**
+ * Wall time a tick may spend stepping soft bodies (ms): a body whose step would end past it (judged by its recent
+ * steps) waits for the next tick. It leaves the rest of the 16.7 ms tick to Rapier, inputs and snapshots.
+ */
+export const SOLVER_BUDGET_MS = 6;
 /**
  * A soft body whose material moves slower than this (mass-weighted RMS, m/s) for SLEEP_AFTER_TICKS in a row falls
  * asleep: smooth static friction lets a resting body creep by a millimetre a second, which would keep it (and its
@@ -63,6 +68,8 @@ export class SceneWorld {
   readonly respawned: Uint8Array;
   /** Ticks each soft body has moved slower than SLEEP_SPEED in a row. */
   private readonly slowTicks: Int32Array;
+  /** What each soft body's next step is expected to cost (ms): its recent steps' decaying maximum. */
+  private readonly expectedStepMs: Float64Array;
   private readonly otherBound = new Float64Array(4);
   tick = 0;
   /** Ticks whose solver budget ran out before every awake soft body had stepped (the rest went first next tick). */
@@ -79,6 +86,7 @@ export class SceneWorld {
   constructor(rapier: Rapier, readonly layout: SceneLayout, readonly bodies: SoftEntity[], readonly dt = 1 / 60, readonly solverBudgetMs = SOLVER_BUDGET_MS) {
     this.respawned = new Uint8Array(bodies.length);
     this.slowTicks = new Int32Array(bodies.length);
+    this.expectedStepMs = new Float64Array(bodies.length);
     this.proxyImpulse = bodies.map(() => new Float64Array(PROXY_SPHERES));
     this.bodyImpulse = new Float64Array(bodies.length);
     this.rapier = new rapier.World({ x: 0, y: -9.81, z: 0 });
@@ -171,21 +179,24 @@ export class SceneWorld {
       }
     }
     this.respawned.fill(0);
-    // Bodies take turns to go first: when the tick's solver budget runs out, the rest wait for the next tick
-    // (they move at a lower rate for a moment) instead of the whole room slowing down.
+    // Bodies take turns to go first: a body whose step would run past the tick's solver budget waits for the next
+    // tick (it moves at a lower rate for a moment) instead of the whole room slowing down. The first in turn
+    // always steps, so every body keeps moving.
     const started = performance.now(), count = this.bodies.length, first = this.firstBody;
     for (let k = 0; k < count; k++) {
       const b = (first + k) % count;
       const entity = this.bodies[b];
       if (this.disturbed(b)) this.slowTicks[b] = 0;
       else if (this.slowTicks[b] >= SLEEP_AFTER_TICKS) continue; // asleep: nothing to step, nothing moves
-      if (k > 0 && performance.now() - started > this.solverBudgetMs) {
+      const before = performance.now();
+      if (k > 0 && before - started + this.expectedStepMs[b] > this.solverBudgetMs) {
         this.deferredTicks++;
         this.firstBody = b;
         break;
       }
       entity.selectObstacles();
       entity.body.step();
+      this.expectedStepMs[b] = Math.max(performance.now() - before, STEP_COST_DECAY * this.expectedStepMs[b]);
       if (!this.insideRoom(entity)) {
         this.escapes++;
         this.respawned[b] = 1;

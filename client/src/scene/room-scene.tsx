@@ -15,7 +15,7 @@ export function RoomStatics({ passthrough }: { passthrough: boolean }) {
       {PLAYGROUND.statics.map((box) => {
         const isWall = box.name.startsWith("wall");
         const isFloor = box.name === "floor";
-        if (passthrough && (isWall || isFloor)) return null;
+        if (box.hidden || (passthrough && (isWall || isFloor))) return null;
         const color = STATIC_COLORS[box.name] ?? (isWall ? "#2b3340" : "#7a5a3c");
         return (
           <mesh key={box.name} name={box.name} position={box.center} receiveShadow castShadow={!isWall && !isFloor}>
