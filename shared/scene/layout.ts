@@ -53,12 +53,14 @@ export const PLAYGROUND: SceneLayout = {
     { name: "table-leg-2", center: [0.72, (TABLE_TOP - 0.05) / 2, -0.97], half: [0.03, (TABLE_TOP - 0.05) / 2, 0.03] },
     { name: "table-leg-3", center: [-0.72, (TABLE_TOP - 0.05) / 2, -0.23], half: [0.03, (TABLE_TOP - 0.05) / 2, 0.03] },
     { name: "table-leg-4", center: [0.72, (TABLE_TOP - 0.05) / 2, -0.23], half: [0.03, (TABLE_TOP - 0.05) / 2, 0.03] },
-    { name: "wall-north", center: [0, 1.5, -4.1], half: [4.2, 1.5, 0.1] },
-    { name: "wall-south", center: [0, 1.5, 4.1], half: [4.2, 1.5, 0.1] },
-    { name: "wall-west", center: [-4.1, 1.5, 0], half: [0.1, 1.5, 4.2] },
-    { name: "wall-east", center: [4.1, 1.5, 0], half: [0.1, 1.5, 4.2] },
-    // A body flung hard enough (a stretched rubber block let go sails at 8-9 m/s) would clear 3 m walls.
-    { name: "ceiling", center: [0, 3.1, 0], half: [4.2, 0.1, 4.2], hidden: true },
+    // Walls and ceiling are a metre thick (inner faces at 4 m and 3 m): a body flung at 15-20 m/s moves 25-35 cm
+    // in a step, and a thin wall's far face would push it on through.
+    { name: "wall-north", center: [0, 1.5, -4.5], half: [5, 1.5, 0.5] },
+    { name: "wall-south", center: [0, 1.5, 4.5], half: [5, 1.5, 0.5] },
+    { name: "wall-west", center: [-4.5, 1.5, 0], half: [0.5, 1.5, 5] },
+    { name: "wall-east", center: [4.5, 1.5, 0], half: [0.5, 1.5, 5] },
+    // A body flung hard enough (a stretched rubber block let go sails at 8-21 m/s) would clear 3 m walls.
+    { name: "ceiling", center: [0, 3.5, 0], half: [5, 0.5, 5], hidden: true },
   ],
   props: [
     { id: "ball-1", shape: "ball", size: 0.06, position: [0.55, TABLE_TOP + 0.06, -0.35], density: 400, color: "#ffb300" },

@@ -153,8 +153,11 @@ export class SceneWorld {
     placeFingertip(this.pokes[slot], x, y, z, radius);
   }
 
-  /** One fixed step: props and proxies in Rapier, then every soft body. */
-  step(): void {
+  /**
+   * One fixed step: props and proxies in Rapier, then every soft body, spending at most `solverBudgetMs` on the
+   * soft bodies (a caller with other work this tick passes less).
+   */
+  step(solverBudgetMs = this.solverBudgetMs): void {
     const s = this.scratch;
     for (let b = 0; b < this.bodies.length; b++) {
       const centers = this.bodies[b].proxies.centers, proxies = this.proxyBodies[b];
@@ -189,7 +192,7 @@ export class SceneWorld {
       if (this.disturbed(b)) this.slowTicks[b] = 0;
       else if (this.slowTicks[b] >= SLEEP_AFTER_TICKS) continue; // asleep: nothing to step, nothing moves
       const before = performance.now();
-      if (k > 0 && before - started + this.expectedStepMs[b] > this.solverBudgetMs) {
+      if (k > 0 && before - started + this.expectedStepMs[b] > solverBudgetMs) {
         this.deferredTicks++;
         this.firstBody = b;
         break;

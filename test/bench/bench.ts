@@ -1,4 +1,5 @@
-// npm run bench [-- --json] [--quick]: step time and accuracy of the reduced solver, and bake time per asset mesh.
+// npm run bench [-- --json] [--quick] [--js]: step time and accuracy of the reduced solver, and bake time per asset
+// mesh. --js runs the solver's JS loops instead of its WebAssembly SIMD kernels (the comparison).
 // Timings go in this table, never in tests.
 
 import { readdirSync } from "node:fs";
@@ -11,6 +12,7 @@ const MESH_DIRECTORY = path.resolve(import.meta.dirname, "../../../shared/assets
 const BENCH_MESH = path.join(MESH_DIRECTORY, "spot.obj");
 /** The converged reference: the same subspace solved until nothing moves. */
 const CONVERGED = { maxIterations: 1000, tolerance: 1e-9, factorWorkPerStep: 0 };
+const JS_LOOPS = process.argv.includes("--js");
 
 interface SimRow { scenario: string; handles: number; cubature: number; stepMsMedian: number; stepMsP99: number; stepMsMax: number; iterationsMean: number; errorVsConverged: number }
 interface BakeRow { mesh: string; vertices: number; ms: number }
@@ -18,7 +20,7 @@ interface BakeRow { mesh: string; vertices: number; ms: number }
 /** A run, recording the render vertices' positions after every step. */
 function recordedRun(loaded: LoadedBody, run: BenchScenario, converged: boolean): { times: number[]; frames: Float64Array[]; iterations: number } {
   const frames: Float64Array[] = [];
-  const result = scenarioRun(loaded, run, converged ? CONVERGED : {}, (body) => {
+  const result = scenarioRun(loaded, run, { ...(converged ? CONVERGED : {}), simd: !JS_LOOPS }, (body) => {
     const out = new Float64Array(loaded.renderRest.length);
     body.positions(loaded.renderRows, loaded.renderRest, out);
     frames.push(out);
@@ -90,6 +92,7 @@ if (json) {
   process.stdout.write("Reduced step, spot (0.3 m jelly), 60 Hz, 2 s: pull (resting on the floor, top pulled up 0.2 m over 1 s, held 1 s);\n");
   process.stdout.write("throw (released 0.3 m up at 1 or 6 m/s with 2 turns/s of spin, into a wall 0.2 m ahead and the floor)\n");
   process.stdout.write("(error: largest render-vertex distance to the same subspace solved to full convergence, over the run)\n");
+  process.stdout.write(JS_LOOPS ? "(the solver's JS loops: --js)\n" : "(the solver's WebAssembly SIMD kernels)\n");
   process.stdout.write("| scenario | handles | cubature | step ms median | p99 | max | iterations | error vs converged (of diagonal) |\n|---|---|---|---|---|---|---|---|\n");
   for (const r of sim) process.stdout.write(`| ${r.scenario} | ${r.handles} | ${r.cubature} | ${f(r.stepMsMedian)} | ${f(r.stepMsP99)} | ${f(r.stepMsMax)} | ${f(r.iterationsMean, 1)} | ${(100 * r.errorVsConverged).toFixed(3)}% |\n`);
   if (bake.length) {
