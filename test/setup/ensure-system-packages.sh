@@ -4,6 +4,7 @@
 #   scale-out test:       redis-server at /usr/bin/redis-server
 #   training smoke test:  torch, onnx and numpy for /usr/bin/python3, with OpenBLAS (without it Debian's torch runs
 #                         on the reference BLAS, 10-40x slower)
+#   eval:modes test:      tetgen at /usr/bin/tetgen and scipy for /usr/bin/python3 (the full-FEM reference)
 # When something is missing it installs it with apt-get if it can (root, or passwordless sudo); otherwise it says
 # what is missing and the command that installs it, and exits 1. With everything present it takes a few
 # milliseconds (the Python check only locates the modules, it does not import torch).
@@ -27,6 +28,16 @@ sys.exit(0 if all(importlib.util.find_spec(m) for m in ("torch", "onnx", "numpy"
     || [ ! -e /usr/lib/x86_64-linux-gnu/openblas-pthread ]; then
     packages+=("${PYTHON_PACKAGES[@]}")
     what+=("torch, onnx and numpy for /usr/bin/python3, with OpenBLAS in /usr/lib/x86_64-linux-gnu/openblas-pthread (training smoke test)")
+  fi
+  if [ ! -x /usr/bin/tetgen ]; then
+    packages+=(tetgen)
+    what+=("/usr/bin/tetgen (eval:modes test)")
+  fi
+  if [ ! -x /usr/bin/python3 ] || ! /usr/bin/python3 -c '
+import importlib.util, sys
+sys.exit(0 if importlib.util.find_spec("scipy") else 1)' 2>/dev/null; then
+    packages+=(python3-scipy)
+    what+=("scipy for /usr/bin/python3 (eval:modes test)")
   fi
   MISSING=("${packages[@]}")
   MISSING_WHAT=("${what[@]}")
