@@ -1,4 +1,4 @@
-// npm run eval:modes -- --mesh PATH|box:LxWxH [--weights baseline|model] [--handles 16] [--cubature 256] [--E 1e5]
+// npm run eval:modes -- --mesh PATH|box:LxWxH [--weights baseline|eigen|model] [--handles 16] [--cubature 256] [--E 1e5]
 //   [--nu 0.35] [--rho 1000] [--size 0.3] [--modes 6] [--fem] [--max-tets 3000] [--json]
 // The reduced model's free-free natural frequencies (as the solver would vibrate the baked body), and with --fem
 // the same solid's by full finite elements and their ratios. Progress on stderr; the result on stdout.
@@ -9,7 +9,7 @@ import { DEFAULT_MAX_TETS, femModes } from "../modes/fem-modes";
 import { loadBody, loadMesh, type WeightsSource } from "../scenarios/body-from-mesh";
 import { integerFlag, numberFlag, parseFlags, runCli, UsageError } from "./cli-support";
 
-const USAGE = `usage: npm run eval:modes -- --mesh PATH|box:LxWxH [--weights baseline|model] [--handles 16] [--cubature 256]
+const USAGE = `usage: npm run eval:modes -- --mesh PATH|box:LxWxH [--weights baseline|eigen|model] [--handles 16] [--cubature 256]
        [--E 1e5] [--nu 0.35] [--rho 1000] [--size 0.3] [--modes 6] [--fem] [--max-tets ${DEFAULT_MAX_TETS}] [--json]`;
 
 async function main(): Promise<void> {
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   }
   if (typeof flags.mesh !== "string") throw new UsageError("--mesh is required");
   const weights = flags.weights as WeightsSource;
-  if (weights !== "baseline" && weights !== "model") throw new UsageError("--weights must be baseline or model");
+  if (weights !== "baseline" && weights !== "eigen" && weights !== "model") throw new UsageError("--weights must be baseline, eigen or model");
   const handles = integerFlag(flags, "handles", 16, 1, 64), cubature = integerFlag(flags, "cubature", 256, 8, 4096);
   const material = {
     youngsModulus: numberFlag(flags, "E", 1e5, (v) => v > 0 && v <= 1e12, "must be in (0, 1e12] Pa"),

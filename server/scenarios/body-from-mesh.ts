@@ -2,11 +2,11 @@
 
 import { boxMesh, type TriangleMesh } from "../../shared/geometry";
 import { basisRows, SoftBody, Subspace, type Material, type SolverOptions } from "../../shared/sim";
-import { bakeMesh, baselineProvider, handleCount, orthonormalProvider, SkinningError, toSubspaceSource, type BakedBody, type SkinningFieldProvider } from "../../shared/skinning";
+import { bakeMesh, baselineProvider, eigenProvider, handleCount, orthonormalProvider, SkinningError, toSubspaceSource, type BakedBody, type SkinningFieldProvider } from "../../shared/skinning";
 import { readMeshFile } from "../mesh-file";
 import { modelProvider } from "../skinning/model-provider";
 
-export type WeightsSource = "baseline" | "model";
+export type WeightsSource = "baseline" | "eigen" | "model";
 
 export interface BodySetup {
   /** A mesh file path, or "box:LxWxH" in metres. */
@@ -34,9 +34,10 @@ export interface LoadedBody {
 
 export async function providerFor(weights: WeightsSource): Promise<SkinningFieldProvider> {
   if (weights === "baseline") return baselineProvider;
+  if (weights === "eigen") return eigenProvider;
   // The network's fields are nearly collinear in places; the bake gets an orthonormal basis of their span.
   if (weights === "model") return orthonormalProvider(await modelProvider());
-  throw new SkinningError(`unknown weights "${String(weights)}": use baseline or model`);
+  throw new SkinningError(`unknown weights "${String(weights)}": use baseline, eigen or model`);
 }
 
 /** "box:1x0.1x0.1" -> [1, 0.1, 0.1], or null for a file path. */

@@ -18,13 +18,13 @@ const WIDTH_PER_SPACING = 1.5;
 export const BASELINE_DESCRIPTION = "baseline-bumps";
 
 /** The baseline fields again, from their description (see OrthogonalFields.describe). */
-export function baselineFieldsFromDescription(data: Float64Array): SkinningFields {
+export function baselineFieldsFromDescription(data: Float64Array, kind = BASELINE_DESCRIPTION): SkinningFields {
   const b = data[0], k = data[1];
   if (!(Number.isInteger(b) && b >= 0 && Number.isInteger(k) && k >= 1 && data.length === 2 + 4 * b + k * (b + LINEAR_FIELDS + 1))) {
     throw new SkinningError("a baseline field description has the wrong size");
   }
   const centres = data.slice(2, 2 + 3 * b), inverseVariance = data.slice(2 + 3 * b, 2 + 4 * b);
-  return new OrthogonalFields(new GaussianBumps(centres, inverseVariance), data.slice(2 + 4 * b), k);
+  return new OrthogonalFields(new GaussianBumps(centres, inverseVariance), data.slice(2 + 4 * b), k, kind);
 }
 
 export const baselineProvider: SkinningFieldProvider = {
@@ -39,23 +39,26 @@ export function createBaselineFields(interior: Float64Array, count: number): Ski
   if (!Number.isInteger(count) || count < 1) throw new SkinningError(`handle count must be a positive integer, got ${count}`);
   if (total < 4 * count) throw new SkinningError(`${total} interior samples are too few for ${count} handles`);
   const samples = strided(interior, ORTHOGONALISATION_SAMPLES);
-  const dictionary = Math.min(DICTIONARY_PER_FIELD * count, MAX_DICTIONARY);
-  const centres = farthestPoints(samples, dictionary);
-  const widths = new Float64Array(dictionary);
-  let meanNearest = 0;
-  for (let h = 0; h < dictionary; h++) {
-    let nearest = Infinity;
-    for (let k = 0; k < dictionary; k++) if (k !== h) nearest = Math.min(nearest, distance2(centres, h, centres, k));
-    meanNearest += Math.sqrt(nearest) / dictionary;
-  }
-  widths.fill(WIDTH_PER_SPACING * meanNearest);
-  const bumps = new GaussianBumps(centres, widths.map((w) => 1 / (w * w)));
+  const bumps = bumpDictionary(samples, Math.min(DICTIONARY_PER_FIELD * count, MAX_DICTIONARY), WIDTH_PER_SPACING);
   const coefficients = principalFields(bumps, samples, count);
   return new OrthogonalFields(bumps, coefficients, count);
 }
 
+/** `size` Gaussian bumps at farthest-point centres among the samples, `widthPerSpacing` centre spacings wide. */
+export function bumpDictionary(samples: Float64Array, size: number, widthPerSpacing: number): GaussianBumps {
+  const centres = farthestPoints(samples, size);
+  let meanNearest = 0;
+  for (let h = 0; h < size; h++) {
+    let nearest = Infinity;
+    for (let k = 0; k < size; k++) if (k !== h) nearest = Math.min(nearest, distance2(centres, h, centres, k));
+    meanNearest += Math.sqrt(nearest) / size;
+  }
+  const width = widthPerSpacing * meanNearest;
+  return new GaussianBumps(centres, new Float64Array(size).fill(1 / (width * width)));
+}
+
 /** The dictionary: the three coordinate functions, then Gaussian bumps. */
-class GaussianBumps {
+export class GaussianBumps {
   readonly count: number;
 
   /** One centre (3 numbers) and one inverse variance (1 / width^2) per bump. */
@@ -86,10 +89,11 @@ class GaussianBumps {
 }
 
 /** w_k = sum_j C[k][j] bump_j + C[k][D]: rows of C, (D + 1) numbers each, over a dictionary of D bumps. */
-class OrthogonalFields implements SkinningFields {
+export class OrthogonalFields implements SkinningFields {
   readonly count: number;
 
-  constructor(private readonly bumps: GaussianBumps, private readonly coefficients: Float64Array, count: number) {
+  /** `kind`: the description's kind (both kinds are read back by baselineFieldsFromDescription). */
+  constructor(private readonly bumps: GaussianBumps, private readonly coefficients: Float64Array, count: number, private readonly kind = BASELINE_DESCRIPTION) {
     this.count = count;
   }
 
@@ -102,7 +106,7 @@ class OrthogonalFields implements SkinningFields {
     data.set(this.bumps.centres, 2);
     data.set(this.bumps.inverseVariance, 2 + 3 * b);
     data.set(this.coefficients, 2 + 4 * b);
-    return { kind: BASELINE_DESCRIPTION, data };
+    return { kind: this.kind, data };
   }
 
   async evaluate(points: Float64Array, weights: Float64Array, gradients?: Float64Array): Promise<void> {

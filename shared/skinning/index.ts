@@ -1,5 +1,6 @@
 export * from "./fields";
 export * from "./baseline";
+export * from "./eigen";
 export * from "./baked-body";
 export * from "./bake";
 export * from "./onnx-provider";
