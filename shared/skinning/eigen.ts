@@ -6,7 +6,7 @@
 // so the domain, not straight-line distance, decides what moves together. The result is described exactly as the
 // baseline's fields are (bumps and coefficients), so a browser rebuilds it from a few kilobytes.
 
-import { symmetricEigen } from "../sim/linalg";
+import { choleskyFactor, symmetricEigen } from "../sim/linalg";
 import { bumpDictionary, OrthogonalFields, strided, type GaussianBumps } from "./baseline";
 import { SkinningError, type ShapeSamples, type SkinningFieldProvider, type SkinningFields } from "./fields";
 
@@ -17,8 +17,8 @@ const QUADRATURE_SAMPLES = 4096;
 const DICTIONARY_PER_FIELD = 12;
 const MAX_DICTIONARY = 256;
 const WIDTH_PER_SPACING = 1.5;
-/** Directions of the dictionary that its samples cannot tell apart (relative eigenvalue of the Gram matrix) are dropped. */
-const DEPENDENT = 1e-9;
+/** Ridge on the Gram matrix, relative to its mean diagonal: nearly dependent bumps stay factorable. */
+const RIDGE = 1e-9;
 
 export const eigenProvider: SkinningFieldProvider = {
   name: "eigen",
@@ -35,38 +35,36 @@ export function createEigenFields(interior: Float64Array, count: number): Skinni
   const bumps = bumpDictionary(samples, Math.min(DICTIONARY_PER_FIELD * count, MAX_DICTIONARY, Math.floor(n / 4)), WIDTH_PER_SPACING);
   const d = bumps.count;
   const { stiffness, gram, means } = integrals(bumps, samples);
-  // Whiten the Gram matrix over its independent directions: c = W y turns A c = lambda G c into a plain
-  // symmetric problem (W^T A W) y = lambda y, and every solution has unit RMS (c^T G c = 1).
-  const gValues = new Float64Array(d), gVectors = new Float64Array(d * d);
-  symmetricEigen(gram, d, gValues, gVectors);
-  const largest = Math.max(...gValues);
-  const kept = Array.from(gValues.keys()).filter((j) => gValues[j] > DEPENDENT * largest);
-  if (kept.length < count) throw new SkinningError("eigen fields are degenerate: the shape has too few distinct interior points");
-  const r = kept.length, w = new Float64Array(d * r);
-  kept.forEach((j, col) => {
-    const scale = 1 / Math.sqrt(gValues[j]);
-    for (let i = 0; i < d; i++) w[i * r + col] = scale * gVectors[i * d + j];
-  });
-  const aw = multiply(stiffness, w, d, d, r);
-  const reduced = new Float64Array(r * r);
-  for (let a = 0; a < r; a++) for (let b = 0; b < r; b++) {
-    let sum = 0;
-    for (let i = 0; i < d; i++) sum += w[i * r + a] * aw[i * r + b];
-    reduced[a * r + b] = sum;
-  }
+  // With G = L L^T (a ridge keeps nearly dependent bumps factorable), c = L^-T y turns A c = lambda G c into the
+  // plain symmetric problem (L^-1 A L^-T) y = lambda y, and every solution has unit RMS (c^T G c = y^T y = 1).
+  let trace = 0;
+  for (let i = 0; i < d; i++) trace += gram[i * d + i];
+  for (let i = 0; i < d; i++) gram[i * d + i] += RIDGE * (trace / d);
+  if (!choleskyFactor(gram, d)) throw new SkinningError("eigen fields are degenerate: the shape has too few distinct interior points");
+  const r = d;
+  // X = L^-1 A (columns by forward substitution), then L^-1 X^T = L^-1 A L^-T (A is symmetric).
+  const x = forwardSubstituteColumns(gram, stiffness, d);
+  const transposed = new Float64Array(d * d);
+  for (let i = 0; i < d; i++) for (let j = 0; j < d; j++) transposed[i * d + j] = x[j * d + i];
+  const reduced = forwardSubstituteColumns(gram, transposed, d);
+  for (let i = 0; i < d; i++) for (let j = 0; j < i; j++) reduced[i * d + j] = reduced[j * d + i] = 0.5 * (reduced[i * d + j] + reduced[j * d + i]);
   const values = new Float64Array(r), vectors = new Float64Array(r * r);
   symmetricEigen(reduced, r, values, vectors);
   const order = Array.from(values.keys()).sort((a, b) => values[a] - values[b]);
   // The centred dictionary has no constant: every eigenvalue is a non-constant mode's.
-  const coefficients = new Float64Array(count * (d + 1));
+  const coefficients = new Float64Array(count * (d + 1)), c = new Float64Array(d);
   for (let f = 0; f < count; f++) {
     const which = order[f], row = f * (d + 1);
+    // c = L^-T y by back substitution.
+    for (let i = d - 1; i >= 0; i--) {
+      let sum = vectors[i * r + which];
+      for (let k = i + 1; k < d; k++) sum -= gram[k * d + i] * c[k];
+      c[i] = sum / gram[i * d + i];
+    }
     let offset = 0;
     for (let i = 0; i < d; i++) {
-      let c = 0;
-      for (let col = 0; col < r; col++) c += w[i * r + col] * vectors[col * r + which];
-      coefficients[row + i] = c;
-      offset -= c * means[i];
+      coefficients[row + i] = c[i];
+      offset -= c[i] * means[i];
     }
     coefficients[row + d] = offset;
   }
@@ -106,15 +104,17 @@ function integrals(bumps: GaussianBumps, samples: Float64Array): { stiffness: Fl
   return { stiffness, gram, means };
 }
 
-/** (rows x inner) times (inner x cols), row-major. */
-function multiply(a: Float64Array, b: Float64Array, rows: number, inner: number, cols: number): Float64Array {
-  const out = new Float64Array(rows * cols);
-  for (let i = 0; i < rows; i++) {
-    for (let k = 0; k < inner; k++) {
-      const aik = a[i * inner + k];
-      if (aik === 0) continue;
-      for (let j = 0; j < cols; j++) out[i * cols + j] += aik * b[k * cols + j];
+/** L^-1 B for a lower-triangular L (the lower triangle of `l`) and a d x d B, column by column. */
+function forwardSubstituteColumns(l: Float64Array, b: Float64Array, d: number): Float64Array {
+  const out = Float64Array.from(b);
+  for (let i = 0; i < d; i++) {
+    const inv = 1 / l[i * d + i];
+    for (let k = 0; k < i; k++) {
+      const lik = l[i * d + k];
+      if (lik === 0) continue;
+      for (let j = 0; j < d; j++) out[i * d + j] -= lik * out[k * d + j];
     }
+    for (let j = 0; j < d; j++) out[i * d + j] *= inv;
   }
   return out;
 }
