@@ -1,12 +1,12 @@
-// npm run bake -- --mesh PATH [--handles 16] [--cubature 256] [--weights baseline|model] [--out FILE] [--json]
+// npm run bake -- --mesh PATH [--handles 16] [--cubature 256] [--weights baseline|eigen|model] [--out FILE] [--json]
 
 import { writeFile } from "node:fs/promises";
 import { encodeBakedBody } from "../../shared/skinning";
-import { loadMesh, providerFor, type WeightsSource } from "../scenarios/body-from-mesh";
+import { loadMesh, providerFor, isWeightsSource, WEIGHTS_SOURCES, type WeightsSource } from "../scenarios/body-from-mesh";
 import { bakeMesh, bakedQuality } from "../../shared/skinning";
 import { integerFlag, parseFlags, runCli, UsageError } from "./cli-support";
 
-const USAGE = `usage: npm run bake -- --mesh PATH|box:LxWxH [--handles 16] [--cubature 256] [--weights baseline|model]
+const USAGE = `usage: npm run bake -- --mesh PATH|box:LxWxH [--handles 16] [--cubature 256] [--weights baseline|eigen|model]
        [--seed 1] [--out FILE] [--json]`;
 
 async function main(): Promise<void> {
@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   }
   if (typeof flags.mesh !== "string") throw new UsageError("--mesh is required");
   const weights = flags.weights as WeightsSource;
-  if (weights !== "baseline" && weights !== "model") throw new UsageError("--weights must be baseline or model");
+  if (!isWeightsSource(weights)) throw new UsageError(`--weights must be one of ${WEIGHTS_SOURCES.join(", ")}`);
   const { mesh } = await loadMesh(flags.mesh);
   const { body, timings } = await bakeMesh(mesh, await providerFor(weights), {
     handles: integerFlag(flags, "handles", 16, 1, 64),

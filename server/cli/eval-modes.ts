@@ -6,7 +6,7 @@
 import { normaliseMesh, thickenFlatMesh } from "../../shared/geometry";
 import { reducedModes } from "../modes/reduced-modes";
 import { DEFAULT_MAX_TETS, femModes } from "../modes/fem-modes";
-import { loadBody, loadMesh, type WeightsSource } from "../scenarios/body-from-mesh";
+import { loadBody, loadMesh, isWeightsSource, WEIGHTS_SOURCES, type WeightsSource } from "../scenarios/body-from-mesh";
 import { integerFlag, numberFlag, parseFlags, runCli, UsageError } from "./cli-support";
 
 const USAGE = `usage: npm run eval:modes -- --mesh PATH|box:LxWxH [--weights baseline|eigen|model] [--handles 16] [--cubature 256]
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   }
   if (typeof flags.mesh !== "string") throw new UsageError("--mesh is required");
   const weights = flags.weights as WeightsSource;
-  if (weights !== "baseline" && weights !== "eigen" && weights !== "model") throw new UsageError("--weights must be baseline, eigen or model");
+  if (!isWeightsSource(weights)) throw new UsageError(`--weights must be one of ${WEIGHTS_SOURCES.join(", ")}`);
   const handles = integerFlag(flags, "handles", 16, 1, 64), cubature = integerFlag(flags, "cubature", 256, 8, 4096);
   const material = {
     youngsModulus: numberFlag(flags, "E", 1e5, (v) => v > 0 && v <= 1e12, "must be in (0, 1e12] Pa"),

@@ -2,10 +2,10 @@
 // stdout carries only the result (JSON with --json, a short summary otherwise); progress goes to stderr.
 
 import { DEFAULT_THROW_SPEED, runScenario, SCENARIOS, type ScenarioName } from "../scenarios/run-scenario";
-import type { WeightsSource } from "../scenarios/body-from-mesh";
+import { isWeightsSource, WEIGHTS_SOURCES, type WeightsSource } from "../scenarios/body-from-mesh";
 import { integerFlag, numberFlag, parseFlags, runCli, UsageError } from "./cli-support";
 
-const USAGE = `usage: npm run sim -- --mesh PATH|box:LxWxH --scenario drop|cantilever|pull|throw [--weights baseline|model]
+const USAGE = `usage: npm run sim -- --mesh PATH|box:LxWxH --scenario drop|cantilever|pull|throw [--weights baseline|eigen|model]
        [--handles 16] [--cubature 256] [--E 1e5] [--nu 0.45] [--rho 1000] [--damping 0.002] [--dt 0.016667]
        [--steps 240] [--size 0.3] [--seed 1] [--speed 6] [--json]`;
 
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const scenario = flags.scenario as ScenarioName;
   if (!SCENARIOS.includes(scenario)) throw new UsageError(`--scenario must be one of ${SCENARIOS.join(", ")}`);
   const weights = flags.weights as WeightsSource;
-  if (weights !== "baseline" && weights !== "model") throw new UsageError("--weights must be baseline or model");
+  if (!isWeightsSource(weights)) throw new UsageError(`--weights must be one of ${WEIGHTS_SOURCES.join(", ")}`);
   const json = flags.json === true;
   const result = await runScenario({
     mesh: flags.mesh,

@@ -6,7 +6,12 @@ import { bakeMesh, baselineProvider, eigenProvider, handleCount, orthonormalProv
 import { readMeshFile } from "../mesh-file";
 import { modelProvider } from "../skinning/model-provider";
 
-export type WeightsSource = "baseline" | "eigen" | "model";
+export const WEIGHTS_SOURCES = ["baseline", "eigen", "model"] as const;
+export type WeightsSource = (typeof WEIGHTS_SOURCES)[number];
+
+export function isWeightsSource(value: unknown): value is WeightsSource {
+  return WEIGHTS_SOURCES.includes(value as WeightsSource);
+}
 
 export interface BodySetup {
   /** A mesh file path, or "box:LxWxH" in metres. */
