@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { boxMesh } from "../../shared/geometry";
 import { femModes } from "../../server/modes/fem-modes";
 import { reducedModes } from "../../server/modes/reduced-modes";
+import { exactlyIntegrated } from "../../server/modes/exact-fields";
 import { loadBody } from "../../server/scenarios/body-from-mesh";
 
 const BEAM = { youngsModulus: 5e7, poissonRatio: 0.3, density: 1000 };
@@ -40,5 +41,17 @@ describe("eval:modes", () => {
       expect(reduced.frequenciesHz[i] / fem.frequenciesHz[i]).toBeGreaterThan(0.95);
       expect(reduced.frequenciesHz[i] / fem.frequenciesHz[i]).toBeLessThan(1.5);
     }
+  }, 120_000);
+
+  it("exactly integrated, a subspace is never softer than the full model (Rayleigh-Ritz)", async () => {
+    const loaded = await loadBody({ mesh: "box:1x0.1x0.1", weights: "baseline", handles: 16, cubature: 256, size: 1 });
+    const fem = await femModes(boxMesh(1, 0.1, 0.1), BEAM, 4, { maxTets: 1500, quadrature: true });
+    expect(fem.volumes!.length).toBe(4 * fem.tets);
+    const volume = fem.volumes!.reduce((a, b) => a + b, 0);
+    expect(volume).toBeCloseTo(0.01, 6);
+    const exact = reducedModes(await exactlyIntegrated(loaded.baked, loaded.size, fem.points!, fem.volumes!), BEAM);
+    expect(exact.nearZero).toBe(6);
+    // The FEM's own quadrature integrates the smooth fields almost exactly: allow it half a percent.
+    for (let i = 0; i < 4; i++) expect(exact.frequenciesHz[i] / fem.frequenciesHz[i]).toBeGreaterThan(0.995);
   }, 120_000);
 });
