@@ -20,8 +20,11 @@ export function loadRapier(): Promise<Rapier> {
 
 /** Most fingertip pokes at once (two hands for 16 players). */
 export const MAX_POKES = 32;
-/** Per tick, how much of a body's costliest recent step its expected cost keeps (the rest decays away). */
-const STEP_COST_DECAY = 0.9;
+/**
+ * Per tick, how much of a body's costliest recent step its expected cost keeps: a one-off slow step (a GC pause,
+ * a refactor) stops counting within a few ticks instead of holding the body back for a third of a second.
+ */
+const STEP_COST_DECAY = 0.5;
 /** A body whose proxies spread over this many times their rest radius is put back at its spawn. */
 const EXPLODED_BOUND = 4;
 /**

@@ -54,29 +54,33 @@ it("slow frames spend at most PREDICTION_STEP_BUDGET solver steps each, and the 
         return [start[0] + 0.1 * side * t, start[1] + 0.1 * t, start[2]];
       };
       const granted = holds.map((h) => a.grab(h.hand, h.id, h.start));
-      await advanceUntil(() => elapsed >= 4000, 10_000, () => {
+      const hold = () => {
         elapsed++;
         for (const h of holds) {
           const p = target(h.start, elapsed);
           a.moveGrab(h.hand, [p[0], p[1], p[2]]);
         }
-      });
+      };
+      await advanceUntil(() => elapsed >= 4000, 10_000, hold);
       for (const g of granted) expect((await g).ok).toBe(true);
       const stats = a.predictionStats;
       let jump = 0;
       for (let k = 1; k < shown.length; k++) {
         for (let h = 0; h < holds.length; h++) jump = Math.max(jump, distance(shown[k].points[h], shown[k - 1].points[h]) - distance(shown[k].targets[h], shown[k - 1].targets[h]));
       }
+      // Held still, the prediction comes back to the server (it runs ahead of it by the round trip, which no longer
+      // moves anything). A loaded server steps some bodies only every other tick for a while (its tick budget), so
+      // that may take longer than the 2 s held: wait for it, up to 4 s more.
+      const back = () => holds.every((h) => distance(shownSurfacePoint(a, h.id, h.sample), serverPoint(h.id, h.sample)) < 0.01);
+      const waited = await advanceUntil(back, 4000, hold).catch(() => Infinity);
       const report = `most steps in one update ${stats.mostStepsInUpdate} (budget ${PREDICTION_STEP_BUDGET}); steps ${stats.steps}, replayed ${stats.replayed}, coasted ${stats.coasted}, ` +
         `full replays ${stats.replays}, shifted ${stats.shifts}, deferred ${stats.deferred}; largest jump beyond the hands' motion ${(jump * 1000).toFixed(1)} mm; ` +
-        `held bodies now ${holds.map((h) => (distance(shownSurfacePoint(a, h.id, h.sample), serverPoint(h.id, h.sample)) * 1000).toFixed(1)).join(" and ")} mm from the server's`;
+        `held bodies now ${holds.map((h) => (distance(shownSurfacePoint(a, h.id, h.sample), serverPoint(h.id, h.sample)) * 1000).toFixed(1)).join(" and ")} mm from the server's, ${waited} ms after the 2 s held`;
       console.info(report);
       expect(stats.mostStepsInUpdate, report).toBeLessThanOrEqual(PREDICTION_STEP_BUDGET);
       // The budget was what limited the work (some frames coasted, or some replays were cut short).
       expect(stats.coasted + stats.shifts + stats.deferred, report).toBeGreaterThan(0);
       expect(jump, report).toBeLessThan(0.03);
-      // Held still for 2 s: the prediction is back with the server (it runs ahead of it by the round trip, which
-      // no longer moves anything).
       for (const h of holds) expect(distance(shownSurfacePoint(a, h.id, h.sample), serverPoint(h.id, h.sample)), report).toBeLessThan(0.01);
     } finally {
       await until(a.stop());
