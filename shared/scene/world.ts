@@ -73,6 +73,8 @@ export class SceneWorld {
   private readonly slowTicks: Int32Array;
   /** What each soft body's next step is expected to cost (ms): its recent steps' decaying maximum. */
   private readonly expectedStepMs: Float64Array;
+  /** Steps each soft body owes the world's tick (it waited for the budget). */
+  private readonly lagTicks: Int32Array;
   private readonly otherBound = new Float64Array(4);
   tick = 0;
   /** Ticks whose solver budget ran out before every awake soft body had stepped (the rest went first next tick). */
@@ -90,6 +92,7 @@ export class SceneWorld {
     this.respawned = new Uint8Array(bodies.length);
     this.slowTicks = new Int32Array(bodies.length);
     this.expectedStepMs = new Float64Array(bodies.length);
+    this.lagTicks = new Int32Array(bodies.length);
     this.proxyImpulse = bodies.map(() => new Float64Array(PROXY_SPHERES));
     this.bodyImpulse = new Float64Array(bodies.length);
     this.rapier = new rapier.World({ x: 0, y: -9.81, z: 0 });
@@ -189,32 +192,59 @@ export class SceneWorld {
     // tick (it moves at a lower rate for a moment) instead of the whole room slowing down. The first in turn
     // always steps, so every body keeps moving.
     const started = performance.now(), count = this.bodies.length, first = this.firstBody;
+    let deferred = false;
     for (let k = 0; k < count; k++) {
       const b = (first + k) % count;
-      const entity = this.bodies[b];
       if (this.disturbed(b)) this.slowTicks[b] = 0;
-      else if (this.slowTicks[b] >= SLEEP_AFTER_TICKS) continue; // asleep: nothing to step, nothing moves
-      const before = performance.now();
-      if (k > 0 && before - started + this.expectedStepMs[b] > solverBudgetMs) {
-        this.deferredTicks++;
-        this.firstBody = b;
-        break;
+      else if (this.slowTicks[b] >= SLEEP_AFTER_TICKS) {
+        this.lagTicks[b] = 0; // asleep: nothing to step, nothing moves, nothing to catch up
+        continue;
       }
-      entity.selectObstacles();
-      entity.body.step();
-      this.expectedStepMs[b] = Math.max(performance.now() - before, STEP_COST_DECAY * this.expectedStepMs[b]);
-      if (!this.insideRoom(entity)) {
-        this.escapes++;
-        this.respawned[b] = 1;
-        entity.respawn();
-        this.slowTicks[b] = 0;
-      } else {
-        entity.updateProxies();
-        this.slowTicks[b] = entity.body.rmsSpeed() < SLEEP_SPEED ? this.slowTicks[b] + 1 : 0;
-        if (this.slowTicks[b] === SLEEP_AFTER_TICKS) entity.body.stopMotion();
+      if (deferred || (k > 0 && performance.now() - started + this.expectedStepMs[b] > solverBudgetMs)) {
+        if (!deferred) {
+          this.deferredTicks++;
+          this.firstBody = b;
+          deferred = true;
+        }
+        this.lagTicks[b]++;
+        continue;
       }
+      this.stepBody(b);
+    }
+    // Bodies that waited catch up, a step more each per tick, while the budget allows: a body's state then keeps
+    // to the world's tick, which snapshots carry and predicting clients reconcile against.
+    for (let k = 0; k < count && !deferred; k++) {
+      const b = (first + k) % count;
+      if (this.lagTicks[b] === 0) continue;
+      if (performance.now() - started + this.expectedStepMs[b] > solverBudgetMs) break;
+      this.lagTicks[b]--;
+      this.stepBody(b);
     }
     this.tick++;
+  }
+
+  /** Steps soft body b once, and puts it back at its spawn if it left the room. */
+  private stepBody(b: number): void {
+    const entity = this.bodies[b], before = performance.now();
+    entity.selectObstacles();
+    entity.body.step();
+    this.expectedStepMs[b] = Math.max(performance.now() - before, STEP_COST_DECAY * this.expectedStepMs[b]);
+    if (!this.insideRoom(entity)) {
+      this.escapes++;
+      this.respawned[b] = 1;
+      entity.respawn();
+      this.slowTicks[b] = 0;
+      this.lagTicks[b] = 0;
+    } else {
+      entity.updateProxies();
+      this.slowTicks[b] = entity.body.rmsSpeed() < SLEEP_SPEED ? this.slowTicks[b] + 1 : 0;
+      if (this.slowTicks[b] === SLEEP_AFTER_TICKS) entity.body.stopMotion();
+    }
+  }
+
+  /** Steps soft body b is behind the world's tick (it waited for the budget and has not caught up yet). */
+  lag(b: number): number {
+    return this.lagTicks[b];
   }
 
   /**
@@ -288,6 +318,7 @@ export class SceneWorld {
     for (const prop of this.props) this.respawnProp(prop);
     for (const entity of this.bodies) entity.respawn();
     this.slowTicks.fill(0);
+    this.lagTicks.fill(0);
     for (let i = 0; i < MAX_POKES; i++) this.setPoke(i, 0, 0, 0, 0);
   }
 

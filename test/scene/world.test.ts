@@ -162,7 +162,7 @@ describe("scene world", () => {
         p.entity.body.step = () => { steps[b]++; return step(); };
       });
       for (let t = 0; t < 24; t++) w.step();
-      return { steps, deferred: w.deferredTicks, escapes: w.escapes };
+      return { steps, deferred: w.deferredTicks, escapes: w.escapes, lag: placed.map((_, b) => w.lag(b)) };
     };
     const bodies = PLAYGROUND.bodies.length;
     expect(bodies).toBe(3);
@@ -170,10 +170,13 @@ describe("scene world", () => {
     const starved = await run(0);
     expect(starved.steps).toEqual([8, 8, 8]);
     expect(starved.deferred).toBe(24);
+    // Each body knows how many steps it owes the world's tick (none can be caught up without a budget).
+    expect(starved.lag).toEqual([16, 16, 16]);
     expect(starved.escapes).toBe(0);
     // A budget that is never reached: every body steps every tick.
     const relaxed = await run(1e6);
     expect(relaxed.steps).toEqual([24, 24, 24]);
     expect(relaxed.deferred).toBe(0);
+    expect(relaxed.lag).toEqual([0, 0, 0]);
   });
 });
