@@ -3,9 +3,8 @@
 
 Quadratic tetrahedra (10 nodes; linear ones from Debian's tetgen, or from a voxel grid when tetgen cannot mesh the
 surface, each split into 6 conforming tets), linear isotropic elasticity, consistent mass, and a sparse
-shift-invert eigensolve (scipy). Also integrates any skinning fields exactly on the same mesh when asked: a
-reduced model whose fields are evaluated at the quadrature points (`--fields`), so that field quality and
-cubature error can be told apart.
+shift-invert eigensolve (scipy). When asked, it also returns the mesh's quadrature points, at which the caller
+integrates skinning fields exactly (server/modes/exact-fields.ts).
 
 Input (JSON on the path given as the only argument):
   {"E", "nu", "rho", "modes", "maxTets",
@@ -13,8 +12,6 @@ Input (JSON on the path given as the only argument):
    "inside": [0/1 * nx*ny*nz, x fastest]} or null}
 Output (JSON on stdout): {"tets", "nodes", "frequenciesHz", "nearZero", "seconds", "mesher": "tetgen" | "voxels",
   "points": quadrature points (metres, 3 per point) and "volumes" (one per point) when "quadrature" is asked}.
-A second call with "fields" (weights and gradients at those points) returns the exactly integrated reduced
-frequencies instead.
 """
 
 import json
@@ -57,20 +54,20 @@ def run_tetgen(path, switches):
 def tetgen_mesh(off_path, volume, max_tets):
     """Linear tets of the solid bounded by the surface (at most about max_tets unless the surface needs more), or
     None when tetgen cannot mesh it or it would need far more."""
-    work = tempfile.mkdtemp()
-    target = os.path.join(work, "solid.off")
-    with open(off_path) as src, open(target, "w") as dst:
-        dst.write(src.read())
-    # The surface's own constrained Delaunay mesh first: a fine surface already makes many tets.
-    mesh = run_tetgen(target, "-pQ")
-    if mesh is None or len(mesh[1]) > 4 * max_tets:
-        return None
-    if len(mesh[1]) < max_tets // 2:
-        # Room for quality: refine (radius-edge 1.4) down to the volume share of max_tets.
-        refined = run_tetgen(target, f"-pq1.4a{volume / max_tets:.6g}Q")
-        if refined is not None and len(refined[1]) <= 4 * max_tets:
-            mesh = refined
-    return mesh
+    with tempfile.TemporaryDirectory() as work:
+        target = os.path.join(work, "solid.off")
+        with open(off_path) as src, open(target, "w") as dst:
+            dst.write(src.read())
+        # The surface's own constrained Delaunay mesh first: a fine surface already makes many tets.
+        mesh = run_tetgen(target, "-pQ")
+        if mesh is None or len(mesh[1]) > 4 * max_tets:
+            return None
+        if len(mesh[1]) < max_tets // 2:
+            # Room for quality: refine (radius-edge 1.4) down to the volume share of max_tets.
+            refined = run_tetgen(target, f"-pq1.4a{volume / max_tets:.6g}Q")
+            if refined is not None and len(refined[1]) <= 4 * max_tets:
+                mesh = refined
+        return mesh
 
 
 def voxel_mesh(voxels):

@@ -52,6 +52,8 @@ async function main(): Promise<void> {
     const solid = { positions: normalised.positions.map((v) => v * s), triangles: normalised.triangles };
     const fem = await femModes(solid, material, modes, { maxTets, quadrature: true });
     result.fem = { mesher: fem.mesher, tets: fem.tets, nearZero: fem.nearZero, frequenciesHz: fem.frequenciesHz, seconds: fem.seconds };
+    // Disjoint shells (a mesh of several parts) move rigidly each: the ratios would pair different modes.
+    if (fem.nearZero !== 6) process.stderr.write(`warning: the FEM solid has ${fem.nearZero} rigid modes, not 6 (several disjoint parts?): its ratios compare different modes\n`);
     result.ratios = fem.frequenciesHz.map((f, i) => reduced.frequenciesHz[i] / f);
     if (weights !== "model" && fem.points && fem.volumes) {
       // The same fields over the FEM mesh's quadrature: what the fields can do, without cubature error.

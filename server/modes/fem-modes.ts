@@ -68,8 +68,8 @@ function fallbackGrid(mesh: TriangleMesh, voxels: number | undefined, maxTets: n
   if (voxels) return voxelGrid(mesh, voxels);
   const coarse = voxelGrid(mesh, 16);
   const inside = coarse.inside.reduce((a, b) => a + b, 0);
-  const count = Math.min(48, Math.floor(16 * Math.cbrt((2 * maxTets) / (6 * Math.max(1, inside)))));
-  return count > 19 ? voxelGrid(mesh, count) : coarse;
+  const count = Math.max(6, Math.min(48, Math.floor(16 * Math.cbrt((2 * maxTets) / (6 * Math.max(1, inside))))));
+  return count === 16 ? coarse : voxelGrid(mesh, count);
 }
 
 /** Voxel centres classified by the winding number, `count` along the largest extent (x fastest). */

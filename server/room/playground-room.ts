@@ -19,8 +19,12 @@ const PALETTE = ["#ef5350", "#42a5f5", "#66bb6a", "#ffa726", "#ab47bc", "#26c6da
 const IDLE_DISTANCE = 1e-3;
 /** Pokes not refreshed for this long end on their own. */
 const POKE_TIMEOUT_TICKS = 30;
-/** Per send, how much of the costliest recent send its expected cost keeps. */
-const SEND_COST_DECAY = 0.95;
+/**
+ * Per send, how much of the costliest recent send its expected cost keeps; and the most a send may take from the
+ * soft bodies' budget (ms), so that a one-off hiccup (a GC pause) cannot starve them.
+ */
+const SEND_COST_DECAY = 0.5;
+const MAX_SEND_RESERVE_MS = 3;
 const KICK_CODE = 4001;
 
 type GrabInput = ({ kind: "start"; message: GrabStartMessage } | { kind: "move"; message: GrabMoveMessage } | { kind: "end"; message: GrabEndMessage }) & {
@@ -201,7 +205,7 @@ export class PlaygroundRoom extends Room {
     }
     // A tick that sends snapshots leaves the soft bodies less time: sending costs up to 3 ms with 58 clients.
     const sends = (this.ticks + 1) % TICKS_PER_SNAPSHOT === 0;
-    this.world.step(sends ? Math.max(0, this.world.solverBudgetMs - this.sendMs) : this.world.solverBudgetMs);
+    this.world.step(sends ? this.world.solverBudgetMs - Math.min(MAX_SEND_RESERVE_MS, this.sendMs) : this.world.solverBudgetMs);
     for (let b = 0; b < this.placed.length; b++) if (this.world.respawned[b]) this.dropGrabsOn(b);
     if (this.grabs.size) this.slipOverstretchedGrabs();
     this.ticks++;

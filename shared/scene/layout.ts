@@ -40,12 +40,15 @@ export interface SceneLayout {
   bodies: SoftBodySpec[];
   /** Half extent of the room's floor (square), m: anything beyond is out of the room. */
   roomHalfExtent: number;
+  /** Height of the room's ceiling, m: anything above is out of the room. */
+  roomHeight: number;
 }
 
 const TABLE_TOP = 0.75;
 
 export const PLAYGROUND: SceneLayout = {
   roomHalfExtent: 4,
+  roomHeight: 3,
   statics: [
     { name: "floor", center: [0, -0.25, 0], half: [4, 0.25, 4] },
     { name: "table", center: [0, TABLE_TOP - 0.025, -0.6], half: [0.8, 0.025, 0.45] },

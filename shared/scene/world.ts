@@ -20,6 +20,8 @@ export function loadRapier(): Promise<Rapier> {
 
 /** Most fingertip pokes at once (two hands for 16 players). */
 export const MAX_POKES = 32;
+/** Most steps a soft body may owe the world's tick (it waited for the budget): one snapshot's worth. */
+const MAX_OWED_STEPS = 3;
 /**
  * Per tick, how much of a body's costliest recent step its expected cost keeps: a one-off slow step (a GC pause,
  * a refactor) stops counting within a few ticks instead of holding the body back for a third of a second.
@@ -206,7 +208,8 @@ export class SceneWorld {
           this.firstBody = b;
           deferred = true;
         }
-        this.lagTicks[b]++;
+        // Owed steps are capped: after a long overload a body resumes where it is instead of fast-forwarding.
+        this.lagTicks[b] = Math.min(MAX_OWED_STEPS, this.lagTicks[b] + 1);
         continue;
       }
       this.stepBody(b);
@@ -215,7 +218,7 @@ export class SceneWorld {
     // to the world's tick, which snapshots carry and predicting clients reconcile against.
     for (let k = 0; k < count && !deferred; k++) {
       const b = (first + k) % count;
-      if (this.lagTicks[b] === 0) continue;
+      if (this.lagTicks[b] === 0 || this.slowTicks[b] >= SLEEP_AFTER_TICKS) continue;
       if (performance.now() - started + this.expectedStepMs[b] > solverBudgetMs) break;
       this.lagTicks[b]--;
       this.stepBody(b);
@@ -303,7 +306,7 @@ export class SceneWorld {
     const b = entity.proxies.bound, limit = this.layout.roomHalfExtent + 0.5;
     // Stretched to several times its size, a body has left physics (the solver lost it): treat it as gone too.
     const intact = b[3] < EXPLODED_BOUND * entity.restBoundRadius;
-    return intact && Math.abs(b[0]) < limit && Math.abs(b[2]) < limit && b[1] > -0.5 && b[1] < 20;
+    return intact && Math.abs(b[0]) < limit && Math.abs(b[2]) < limit && b[1] > -0.5 && b[1] < this.layout.roomHeight + 0.5;
   }
 
   respawnProp(prop: Prop): void {

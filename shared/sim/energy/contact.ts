@@ -206,8 +206,6 @@ export class ContactTerm implements EnergyTerm {
     /** Per contact: its sample (as f64), its displacement at q and its force; then q and the generalised force. */
     indices: Float64Array; at: Float64Array; forces: Float64Array; q: Float64Array; gradient: Float64Array;
   } | null;
-  /** Whether simd.indices lists this step's contacts yet. */
-  private indexed = false;
 
   constructor(private readonly subspace: Subspace, private readonly state: StepState, private readonly origin: Float64Array, private readonly size: number, kernels: SolverKernels | null = null) {
     const capacity = subspace.surfaceCount * 2;
@@ -236,7 +234,6 @@ export class ContactTerm implements EnergyTerm {
   gather(): void {
     const c = this.contacts;
     c.clear();
-    this.indexed = false;
     if (this.surfaces.length === 0) return;
     const m = this.subspace.m, s = this.subspace, rows = s.surfaceRows, rest = s.surfaceRest, o = this.origin;
     const xh = this.state.xHat, qc = this.state.qCentre, normal = this.normalScratch;
@@ -315,8 +312,7 @@ export class ContactTerm implements EnergyTerm {
     let energy = 0;
     const simd = this.simd;
     if (simd && c.count > 0) {
-      if (!this.indexed) for (let i = 0; i < c.count; i++) simd.indices[i] = c.sample[i];
-      this.indexed = true;
+      for (let i = 0; i < c.count; i++) simd.indices[i] = c.sample[i];
       simd.q.set(q);
       simd.kernels.displacementsOf(c.count, simd.indices, m, simd.rows, simd.q, simd.at);
     }

@@ -7,7 +7,7 @@
 ;; Neo-Hookean energy density and stress P (material.ts), and adds scale * V * P D^T into the gradient.
 ;; Its memory layout (16-byte aligned):
 ;;   jac:  pairs x m x [D0 D1 D2] as f64x2 (lane k = cubature point 2p + k), 48 bytes per (pair, basis)
-;;   vol:  pairs x f64x2 volumes (a missing odd point has volume 0 and D = 0)
+;;   vol:  pairs x f64x2 volumes (an odd count's last lane repeats the last point with volume 0)
 ;;   q:    3m f64, component-major (read)
 ;;   acc:  3m f64x2 gradient accumulators (scratch)
 ;;   out:  3m f64 gradient (written), then the smallest volume ratio J
@@ -29,7 +29,7 @@
     (local $c20 v128) (local $c21 v128) (local $c22 v128)
     (local $j v128) (local $jm1 v128) (local $s v128) (local $vs v128) (local $energy v128)
     (local $muv v128) (local $lambdav v128) (local $one v128) (local $half v128)
-    (local $minJ f64)
+    (local $minJ f64) (local $jLane f64)
     (local.set $m8 (i32.mul (local.get $m) (i32.const 8)))
     (local.set $m16 (i32.mul (local.get $m) (i32.const 16)))
     (local.set $muv (f64x2.splat (local.get $mu)))
@@ -94,8 +94,11 @@
           (f64x2.mul (local.get $f00) (local.get $c00))
           (f64x2.mul (local.get $f01) (local.get $c01)))
           (f64x2.mul (local.get $f02) (local.get $c02))))
-        (local.set $minJ (f64.min (local.get $minJ)
-          (f64.min (f64x2.extract_lane 0 (local.get $j)) (f64x2.extract_lane 1 (local.get $j)))))
+        ;; The smallest J, as the JS loop takes it (j < minJ: a NaN never wins).
+        (local.set $jLane (f64x2.extract_lane 0 (local.get $j)))
+        (if (f64.lt (local.get $jLane) (local.get $minJ)) (then (local.set $minJ (local.get $jLane))))
+        (local.set $jLane (f64x2.extract_lane 1 (local.get $j)))
+        (if (f64.lt (local.get $jLane) (local.get $minJ)) (then (local.set $minJ (local.get $jLane))))
         (local.set $jm1 (f64x2.sub (local.get $j) (local.get $one)))
         (local.set $vs (f64x2.mul (v128.load (local.get $vol)) (f64x2.splat (local.get $scale))))
         ;; Psi = mu/2 (I1 - 3) - mu (J - 1) + lambda'/2 (J - 1)^2, with I1 = |F|^2
