@@ -30,6 +30,7 @@ import { Client, type Room } from "@colyseus/sdk";
 import { MATERIALS, PLAYGROUND, SoftEntity, grabSlipLimit, isMaterialName, type SceneLayout } from "../scene";
 import { PredictedScene } from "../scene/predicted-scene";
 import type { SoftBody } from "../sim";
+import { prepareSolverKernels } from "../sim/kernels/solver-kernels";
 import { decodeBakedBody, type BakedBody } from "../skinning";
 import { NetworkSimulator, PERFECT_NETWORK, type NetworkConditions } from "./network-conditions";
 import { HANDS, LIMITS, MESSAGES, ROOM_NAME, TICK_RATE, type AckMessage, type GrabResultMessage, type Hand, type JoinOptions, type NoticeMessage, type Pose } from "./protocol";
@@ -318,6 +319,7 @@ export class PliantRoomClient {
     });
     try {
       await self.waitForState();
+      await prepareSolverKernels();
       await self.buildBodies(fetchBake, settings.layout ?? PLAYGROUND);
     } catch (error) {
       await self.leave();

@@ -89,6 +89,8 @@ describe("headset and spectator in Chromium", () => {
   it("a controller squeeze grabs a body, a 20 cm pull reaches the spectator within 1 s, and the shape recovers after release", async () => {
     // The dough ball: a body without legs, so that where it lands cannot decide the shape it rests in.
     const body = "dough-ball";
+    // The headset predicts on the solver's WebAssembly SIMD kernels (compiled asynchronously at join), not its JS loops.
+    expect(await inPage<boolean>(headset.page, "[...window.pliant.client.bodies.values()].every((b) => b.body.usesSimd)")).toBe(true);
     await inPage(spectator.page, rememberShape(body, "before"));
     const top = await inPage<number>(headset.page, topSample(body));
     const grabPoint = await inPage<Vec>(headset.page, samplePoint(body, top));

@@ -12,6 +12,7 @@ interface WasmMemory {
 }
 interface WasmApi {
   validate(bytes: Uint8Array): boolean;
+  compile(bytes: Uint8Array): Promise<object>;
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: object) => { exports: unknown };
 }
@@ -41,22 +42,43 @@ const ALIGNMENT = 16;
 const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
 let compiled: object | null | undefined;
 
+/** The module's bytes where WebAssembly SIMD runs (validate() is false where SIMD is missing), else null. */
+function kernelBytes(): Uint8Array | null {
+  if (!wasm || typeof atob !== "function") return null;
+  const text = atob(SOLVER_WASM_BASE64);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return wasm.validate(bytes) ? bytes : null;
+}
+
 function solverModule(): object | null {
   if (compiled === undefined) {
     compiled = null;
     try {
-      if (wasm && typeof atob === "function") {
-        const text = atob(SOLVER_WASM_BASE64);
-        const bytes = new Uint8Array(text.length);
-        for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-        // validate() is false where SIMD is missing.
-        if (wasm.validate(bytes)) compiled = new wasm.Module(bytes);
-      }
+      const bytes = kernelBytes();
+      if (bytes && wasm) compiled = new wasm.Module(bytes);
     } catch {
       compiled = null;
     }
   }
   return compiled;
+}
+
+/**
+ * Compiles the kernels asynchronously, before the first body needs them: a browser may refuse to compile a module
+ * this size synchronously on its main thread, and the bodies would then run the JS loops. Resolves to whether the
+ * kernels run here.
+ */
+export async function prepareSolverKernels(): Promise<boolean> {
+  if (compiled === undefined) {
+    try {
+      const bytes = kernelBytes();
+      compiled = bytes && wasm ? await wasm.compile(bytes) : null;
+    } catch {
+      compiled = undefined; // the synchronous path may still work
+    }
+  }
+  return solverModule() !== null;
 }
 
 /** Whether this platform runs the SIMD kernels. */
