@@ -2,9 +2,9 @@
 
 import { writeFile } from "node:fs/promises";
 import { encodeBakedBody } from "../../shared/skinning";
-import { loadMesh, providerFor, isWeightsSource, WEIGHTS_SOURCES, type WeightsSource } from "../scenarios/body-from-mesh";
+import { loadMesh, providerFor } from "../scenarios/body-from-mesh";
 import { bakeMesh, bakedQuality } from "../../shared/skinning";
-import { integerFlag, parseFlags, runCli, UsageError } from "./cli-support";
+import { integerFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-support";
 
 const USAGE = `usage: npm run bake -- --mesh PATH|box:LxWxH [--handles 16] [--cubature 256] [--weights baseline|eigen|model]
        [--seed 1] [--out FILE] [--json]`;
@@ -20,8 +20,7 @@ async function main(): Promise<void> {
     return;
   }
   if (typeof flags.mesh !== "string") throw new UsageError("--mesh is required");
-  const weights = flags.weights as WeightsSource;
-  if (!isWeightsSource(weights)) throw new UsageError(`--weights must be one of ${WEIGHTS_SOURCES.join(", ")}`);
+  const weights = weightsFlag(flags);
   const { mesh } = await loadMesh(flags.mesh);
   const { body, timings } = await bakeMesh(mesh, await providerFor(weights), {
     handles: integerFlag(flags, "handles", 16, 1, 64),

@@ -1,5 +1,6 @@
 // Shared pieces of the headless CLIs: typed flag parsing with clear errors, and running main with a clean exit.
 
+import { isWeightsSource, WEIGHTS_SOURCES, type WeightsSource } from "../scenarios/body-from-mesh";
 import { parseArgs } from "node:util";
 
 export class UsageError extends Error {
@@ -36,4 +37,11 @@ export function runCli(main: () => Promise<void>, usage: string): void {
     if (error instanceof UsageError) process.stderr.write(`\n${usage}\n`);
     process.exitCode = error instanceof UsageError ? 2 : 1;
   });
+}
+
+/** --weights: one of the field providers (baseline, eigen, model). */
+export function weightsFlag(values: Record<string, unknown>): WeightsSource {
+  const weights = values.weights;
+  if (!isWeightsSource(weights)) throw new UsageError(`--weights must be one of ${WEIGHTS_SOURCES.join(", ")}`);
+  return weights;
 }

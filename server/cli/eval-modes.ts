@@ -8,8 +8,8 @@ import { normaliseMesh, thickenFlatMesh } from "../../shared/geometry";
 import { reducedModes } from "../modes/reduced-modes";
 import { DEFAULT_MAX_TETS, femModes } from "../modes/fem-modes";
 import { exactlyIntegrated } from "../modes/exact-fields";
-import { loadBody, loadMesh, isWeightsSource, WEIGHTS_SOURCES, type WeightsSource } from "../scenarios/body-from-mesh";
-import { integerFlag, numberFlag, parseFlags, runCli, UsageError } from "./cli-support";
+import { loadBody, loadMesh } from "../scenarios/body-from-mesh";
+import { integerFlag, numberFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-support";
 
 const USAGE = `usage: npm run eval:modes -- --mesh PATH|box:LxWxH [--weights baseline|eigen|model] [--handles 16] [--cubature 256]
        [--E 1e5] [--nu 0.35] [--rho 1000] [--size 0.3] [--modes 6] [--fem] [--max-tets ${DEFAULT_MAX_TETS}] [--json]`;
@@ -25,8 +25,7 @@ async function main(): Promise<void> {
     return;
   }
   if (typeof flags.mesh !== "string") throw new UsageError("--mesh is required");
-  const weights = flags.weights as WeightsSource;
-  if (!isWeightsSource(weights)) throw new UsageError(`--weights must be one of ${WEIGHTS_SOURCES.join(", ")}`);
+  const weights = weightsFlag(flags);
   const handles = integerFlag(flags, "handles", 16, 1, 64), cubature = integerFlag(flags, "cubature", 256, 8, 4096);
   const material = {
     youngsModulus: numberFlag(flags, "E", 1e5, (v) => v > 0 && v <= 1e12, "must be in (0, 1e12] Pa"),

@@ -2,8 +2,7 @@
 // stdout carries only the result (JSON with --json, a short summary otherwise); progress goes to stderr.
 
 import { DEFAULT_THROW_SPEED, runScenario, SCENARIOS, type ScenarioName } from "../scenarios/run-scenario";
-import { isWeightsSource, WEIGHTS_SOURCES, type WeightsSource } from "../scenarios/body-from-mesh";
-import { integerFlag, numberFlag, parseFlags, runCli, UsageError } from "./cli-support";
+import { integerFlag, numberFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-support";
 
 const USAGE = `usage: npm run sim -- --mesh PATH|box:LxWxH --scenario drop|cantilever|pull|throw [--weights baseline|eigen|model]
        [--handles 16] [--cubature 256] [--E 1e5] [--nu 0.45] [--rho 1000] [--damping 0.002] [--dt 0.016667]
@@ -23,8 +22,7 @@ async function main(): Promise<void> {
   if (typeof flags.mesh !== "string") throw new UsageError("--mesh is required");
   const scenario = flags.scenario as ScenarioName;
   if (!SCENARIOS.includes(scenario)) throw new UsageError(`--scenario must be one of ${SCENARIOS.join(", ")}`);
-  const weights = flags.weights as WeightsSource;
-  if (!isWeightsSource(weights)) throw new UsageError(`--weights must be one of ${WEIGHTS_SOURCES.join(", ")}`);
+  const weights = weightsFlag(flags);
   const json = flags.json === true;
   const result = await runScenario({
     mesh: flags.mesh,

@@ -34,10 +34,15 @@ export const baselineProvider: SkinningFieldProvider = {
   },
 };
 
-export function createBaselineFields(interior: Float64Array, count: number): SkinningFields {
+/** Throws unless `count` fields can be made from these interior samples, at least `perField` of them each. */
+export function checkFieldRequest(interior: Float64Array, count: number, perField: number): void {
   const total = interior.length / 3;
   if (!Number.isInteger(count) || count < 1) throw new SkinningError(`handle count must be a positive integer, got ${count}`);
-  if (total < 4 * count) throw new SkinningError(`${total} interior samples are too few for ${count} handles`);
+  if (total < perField * count) throw new SkinningError(`${total} interior samples are too few for ${count} handles`);
+}
+
+export function createBaselineFields(interior: Float64Array, count: number): SkinningFields {
+  checkFieldRequest(interior, count, 4);
   const samples = strided(interior, ORTHOGONALISATION_SAMPLES);
   const bumps = bumpDictionary(samples, Math.min(DICTIONARY_PER_FIELD * count, MAX_DICTIONARY), WIDTH_PER_SPACING);
   const coefficients = principalFields(bumps, samples, count);

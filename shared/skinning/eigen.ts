@@ -7,7 +7,7 @@
 // baseline's fields are (bumps and coefficients), so a browser rebuilds it from a few kilobytes.
 
 import { choleskyFactor, symmetricEigen } from "../sim/linalg";
-import { bumpDictionary, OrthogonalFields, strided, type GaussianBumps } from "./baseline";
+import { bumpDictionary, checkFieldRequest, OrthogonalFields, strided, type GaussianBumps } from "./baseline";
 import { SkinningError, type ShapeSamples, type SkinningFieldProvider, type SkinningFields } from "./fields";
 
 export const EIGEN_DESCRIPTION = "eigen-bumps";
@@ -28,9 +28,7 @@ export const eigenProvider: SkinningFieldProvider = {
 };
 
 export function createEigenFields(interior: Float64Array, count: number): SkinningFields {
-  const total = interior.length / 3;
-  if (!Number.isInteger(count) || count < 1) throw new SkinningError(`handle count must be a positive integer, got ${count}`);
-  if (total < 8 * count) throw new SkinningError(`${total} interior samples are too few for ${count} eigenmodes`);
+  checkFieldRequest(interior, count, 8);
   const samples = strided(interior, QUADRATURE_SAMPLES), n = samples.length / 3;
   const bumps = bumpDictionary(samples, Math.min(DICTIONARY_PER_FIELD * count, MAX_DICTIONARY, Math.floor(n / 4)), WIDTH_PER_SPACING);
   const d = bumps.count;

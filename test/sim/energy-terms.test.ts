@@ -16,21 +16,11 @@ import type { EnergyTerm } from "../../shared/sim/energy/term";
 import { GrabSet } from "../../shared/sim/grabs";
 import { choleskyColumns, choleskyFactor, choleskyMirror, choleskySolve, quaternionToMatrix } from "../../shared/sim/linalg";
 import { StepState } from "../../shared/sim/step-state";
-import { bodyFor } from "./helpers";
+import { bodyFor, randoms, relativeDifference } from "./helpers";
 
 const JELLY: Material = { youngsModulus: 1e5, poissonRatio: 0.45, density: 1000 };
 const H = 1 / 90;
 
-/** A deterministic pseudo-random sequence in [-1, 1). */
-function randoms(count: number, seed: number): Float64Array {
-  const out = new Float64Array(count);
-  let s = seed >>> 0;
-  for (let i = 0; i < count; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = s / 2 ** 31 - 1;
-  }
-  return out;
-}
 
 function value(term: EnergyTerm, q: Float64Array): number {
   return term.accumulate(q, new Float64Array(q.length));
@@ -72,14 +62,6 @@ function numericHessian(term: EnergyTerm, q: Float64Array, step: number): Float6
   return out;
 }
 
-function relativeDifference(a: Float64Array, b: Float64Array): number {
-  let worst = 0, scale = 1e-300;
-  for (let i = 0; i < a.length; i++) {
-    worst = Math.max(worst, Math.abs(a[i] - b[i]));
-    scale = Math.max(scale, Math.abs(a[i]), Math.abs(b[i]));
-  }
-  return worst / scale;
-}
 
 /** (R (x) I) A (R^T (x) I): a body-frame matrix in world axes. */
 function rotated(matrix: Float64Array, r: Float64Array, m: number): Float64Array {

@@ -75,3 +75,24 @@ export function totalEnergy(body: SoftBody): number {
   const e = body.energies();
   return e.kinetic + e.elastic + e.potential;
 }
+
+/** A deterministic pseudo-random sequence in [-1, 1). */
+export function randoms(count: number, seed: number): Float64Array {
+  const out = new Float64Array(count);
+  let s = seed >>> 0;
+  for (let i = 0; i < count; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = s / 2 ** 31 - 1;
+  }
+  return out;
+}
+
+/** Largest entry-wise difference of two arrays, relative to the largest entry of either. */
+export function relativeDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let worst = 0, scale = 1e-300;
+  for (let i = 0; i < a.length; i++) {
+    worst = Math.max(worst, Math.abs(a[i] - b[i]));
+    scale = Math.max(scale, Math.abs(a[i]), Math.abs(b[i]));
+  }
+  return worst / scale;
+}

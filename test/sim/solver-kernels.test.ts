@@ -10,27 +10,10 @@ import { ElasticTerm } from "../../shared/sim/energy/elastic";
 import { simdAvailable, SolverKernels } from "../../shared/sim/kernels/solver-kernels";
 import { choleskyColumns, choleskyMirror, choleskySolve } from "../../shared/sim/linalg";
 import { StepState } from "../../shared/sim/step-state";
-import { bodyFor, JELLY, makeBody, renderPositions } from "./helpers";
+import { bodyFor, JELLY, makeBody, randoms, relativeDifference, renderPositions } from "./helpers";
 import { lameParameters } from "../../shared/sim/material";
 
-function randoms(count: number, seed: number): Float64Array {
-  const out = new Float64Array(count);
-  let s = seed >>> 0;
-  for (let i = 0; i < count; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = s / 2 ** 31 - 1;
-  }
-  return out;
-}
 
-function relativeDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let diff = 0, norm = 0;
-  for (let i = 0; i < a.length; i++) {
-    diff = Math.max(diff, Math.abs(a[i] - b[i]));
-    norm = Math.max(norm, Math.abs(b[i]));
-  }
-  return diff / norm;
-}
 
 const SIZES = { n: 48, m: 16, cubatureCount: 0, surfaceCount: 40 };
 
