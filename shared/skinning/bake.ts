@@ -4,7 +4,7 @@
 // copy clients download leaves them out when the fields are described (clientBakedBody), and the bake worker
 // evaluates them from the description.
 
-import { normaliseMesh, sampleInterior, sampleSurface, thickenFlatMesh, type TriangleMesh } from "../geometry";
+import { createInsideTest, meshBounds, normaliseMesh, sampleInterior, sampleSurface, thickenFlatMesh, type TriangleMesh } from "../geometry";
 import { BAKED_BODY_VERSION, type BakedBody } from "./baked-body";
 import { farthestPoints } from "./baseline";
 import { SkinningError, type SkinningFieldProvider, type SkinningFields } from "./fields";
@@ -58,15 +58,26 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
   // Contact and grab samples: farthest points over the vertices and area samples, so that tips (feet, ears,
   // corners) the body rests on are always among them.
   const contactPoints = farthestPoints(concat(shapeMesh.positions, encoderSurface.points), surfaceSamples);
-  const interior = sampleInterior(shapeMesh, { count: cubature, seed: seed + 2 });
+  // One inside test serves the interior sampling and the providers that discretise the solid.
+  const inside = createInsideTest(shapeMesh);
+  let interior: ReturnType<typeof sampleInterior>, fields: SkinningFields, t1: number;
+  try {
+    interior = sampleInterior(shapeMesh, { count: cubature, seed: seed + 2, insideTest: inside });
+    t1 = performance.now();
+    progress("fields", 0.4);
+    fields = await provider.fieldsFor(
+      {
+        surfacePoints: encoderSurface.points,
+        surfaceNormals: encoderSurface.normals,
+        interiorPoints: interior.candidates,
+        solid: { inside, ...meshBounds(shapeMesh.positions) },
+      },
+      handles,
+    );
+  } finally {
+    inside.dispose?.();
+  }
   const mass = subsample(interior.candidates, interior.candidateVolume, massSamples);
-  const t1 = performance.now();
-
-  progress("fields", 0.4);
-  const fields = await provider.fieldsFor(
-    { surfacePoints: encoderSurface.points, surfaceNormals: encoderSurface.normals, interiorPoints: interior.candidates },
-    handles,
-  );
   if (fields.count !== handles) throw new SkinningError(`provider ${provider.name} made ${fields.count} fields, ${handles} were asked for`);
   const t2 = performance.now();
 

@@ -18,13 +18,13 @@ const WIDTH_PER_SPACING = 1.5;
 export const BASELINE_DESCRIPTION = "baseline-bumps";
 
 /** The baseline fields again, from their description (see OrthogonalFields.describe). */
-export function baselineFieldsFromDescription(data: Float64Array, kind = BASELINE_DESCRIPTION): SkinningFields {
+export function baselineFieldsFromDescription(data: Float64Array): SkinningFields {
   const b = data[0], k = data[1];
   if (!(Number.isInteger(b) && b >= 0 && Number.isInteger(k) && k >= 1 && data.length === 2 + 4 * b + k * (b + LINEAR_FIELDS + 1))) {
     throw new SkinningError("a baseline field description has the wrong size");
   }
   const centres = data.slice(2, 2 + 3 * b), inverseVariance = data.slice(2 + 3 * b, 2 + 4 * b);
-  return new OrthogonalFields(new GaussianBumps(centres, inverseVariance), data.slice(2 + 4 * b), k, kind);
+  return new OrthogonalFields(new GaussianBumps(centres, inverseVariance), data.slice(2 + 4 * b), k);
 }
 
 export const baselineProvider: SkinningFieldProvider = {
@@ -97,8 +97,7 @@ export class GaussianBumps {
 export class OrthogonalFields implements SkinningFields {
   readonly count: number;
 
-  /** `kind`: the description's kind (both kinds are read back by baselineFieldsFromDescription). */
-  constructor(private readonly bumps: GaussianBumps, private readonly coefficients: Float64Array, count: number, private readonly kind = BASELINE_DESCRIPTION) {
+  constructor(private readonly bumps: GaussianBumps, private readonly coefficients: Float64Array, count: number) {
     this.count = count;
   }
 
@@ -111,7 +110,7 @@ export class OrthogonalFields implements SkinningFields {
     data.set(this.bumps.centres, 2);
     data.set(this.bumps.inverseVariance, 2 + 3 * b);
     data.set(this.coefficients, 2 + 4 * b);
-    return { kind: this.kind, data };
+    return { kind: BASELINE_DESCRIPTION, data };
   }
 
   async evaluate(points: Float64Array, weights: Float64Array, gradients?: Float64Array): Promise<void> {

@@ -4,7 +4,7 @@
 import { normalisedWithConstant } from "./bake";
 import type { BakedBody } from "./baked-body";
 import { BASELINE_DESCRIPTION, baselineFieldsFromDescription } from "./baseline";
-import { EIGEN_DESCRIPTION } from "./eigen";
+import { GRID_DESCRIPTION, gridFieldsFromDescription } from "./grid-fields";
 import { SkinningError, type FieldDescription, type SkinningFields } from "./fields";
 import { MODEL_DESCRIPTION, modelFieldsFromDescription, type OrtModule, type OrtSession } from "./onnx-provider";
 import { ORTHONORMAL_PREFIX, OrthonormalFields } from "./orthonormal";
@@ -22,8 +22,8 @@ export function needsDecoder(kind: string): boolean {
 
 export function fieldsFromDescription(description: FieldDescription, decoder?: DecoderRuntime): SkinningFields {
   const { kind, data } = description;
-  // Eigenmodes are described as the baseline's fields are: bumps and coefficients.
-  if (kind === BASELINE_DESCRIPTION || kind === EIGEN_DESCRIPTION) return baselineFieldsFromDescription(data, kind);
+  if (kind === BASELINE_DESCRIPTION) return baselineFieldsFromDescription(data);
+  if (kind === GRID_DESCRIPTION) return gridFieldsFromDescription(data);
   if (kind === MODEL_DESCRIPTION) {
     if (!decoder) throw new SkinningError("these fields need the skinning decoder network");
     return modelFieldsFromDescription(decoder.ort, decoder.decoder, data);

@@ -1,6 +1,8 @@
 // The skinning-field contract: whoever predicts the K learned fields (the baseline here, the neural model
 // later) hands the bake an object that evaluates them at any points of the normalised shape.
 
+import type { InsideTest } from "../geometry";
+
 /** What a provider may look at: the shape in normalised coordinates (largest extent [-1, 1]). */
 export interface ShapeSamples {
   /** Surface points (3N) with unit outward normals (3N), area-uniform. */
@@ -8,6 +10,8 @@ export interface ShapeSamples {
   surfaceNormals: Float64Array;
   /** Dense, volume-uniform interior points (3N). */
   interiorPoints: Float64Array;
+  /** The solid itself, for providers that discretise its volume: its inside test and bounding box. */
+  solid?: { inside: InsideTest; min: ArrayLike<number>; max: ArrayLike<number> };
 }
 
 /** K scalar fields over the normalised shape (the constant channel is not one of them). */

@@ -1,0 +1,227 @@
+// A shape's solid as a voxel grid for the weight-space Laplacian: cells classified by the inside test (so holes,
+// gaps and self-intersections are handled as the bake handles them), each cell weighted by the share of it that
+// is inside (a fictitious-domain trilinear finite element: a staircase boundary without the staircase's extra
+// stiffness), the unknowns numbered by nested dissection so that the sparse Cholesky factor stays small.
+
+import type { InsideTest } from "../geometry";
+import type { UpperCsc } from "../linalg/sparse-cholesky";
+import { SkinningError } from "./fields";
+
+export interface VoxelSolidOptions {
+  /** Cells inside the solid to aim for (the resolution follows from the solid's volume). */
+  targetCells: number;
+  /** At most this many cells along any axis. */
+  maxCellsPerAxis: number;
+}
+
+export interface GridFrame {
+  /** Cells along x, y, z (nodes are one more). */
+  cells: [number, number, number];
+  origin: [number, number, number];
+  /** Cell edge length. */
+  spacing: number;
+}
+
+export interface VoxelSolid extends GridFrame {
+  /** Per grid node (x fastest): its unknown, or -1 where no inside cell touches it. */
+  unknownOf: Int32Array;
+  unknowns: number;
+  /** Inside cells. */
+  insideCells: number;
+  /** Integral of grad u . grad v, upper triangle. */
+  stiffness: UpperCsc;
+  /** Lumped mass (integral of each node's hat function over the inside). */
+  mass: Float64Array;
+}
+
+/** Cells per axis of the first, coarse pass that estimates the solid's share of its box. */
+const PROBE_CELLS = 16;
+/** Sub-boxes with at most this many nodes are numbered as they are (the leaves of the dissection). */
+const DISSECTION_LEAF = 64;
+
+export function voxelSolid(inside: InsideTest, min: ArrayLike<number>, max: ArrayLike<number>, options: VoxelSolidOptions): VoxelSolid {
+  const extent = [0, 1, 2].map((a) => max[a] - min[a]);
+  const largest = Math.max(...extent);
+  if (!(largest > 0) || !Number.isFinite(largest)) throw new SkinningError("the shape has no extent to discretise");
+  const filled = insideShare(inside, min, extent, largest / PROBE_CELLS);
+  if (!(filled > 0)) throw new SkinningError("no part of the grid over the shape is inside it: the mesh encloses no volume");
+  const boxVolume = extent.reduce((a, b) => a * Math.max(b, largest / PROBE_CELLS), 1);
+  let spacing = Math.cbrt((filled * boxVolume) / options.targetCells);
+  spacing = Math.max(spacing, largest / options.maxCellsPerAxis);
+  const cells = extent.map((e) => Math.max(1, Math.ceil(e / spacing))) as [number, number, number];
+  const origin = [0, 1, 2].map((a) => (min[a] + max[a]) / 2 - (cells[a] * spacing) / 2) as [number, number, number];
+  const frame: GridFrame = { cells, origin, spacing };
+  const share = cellShares(inside, frame);
+  let insideCells = 0;
+  for (let c = 0; c < share.length; c++) if (share[c] > 0) insideCells++;
+  if (insideCells === 0) throw new SkinningError("no grid cell is inside the shape: the mesh encloses no volume");
+  const { unknownOf, unknowns } = dissectionOrder(frame, share);
+  const mass = lumpedMass(frame, share, unknownOf, unknowns);
+  const stiffness = laplacian(frame, share, unknownOf, unknowns);
+  return { ...frame, unknownOf, unknowns, insideCells, stiffness, mass };
+}
+
+/** Share of a coarse grid's cell centres that are inside. */
+function insideShare(inside: InsideTest, min: ArrayLike<number>, extent: number[], step: number): number {
+  const n = extent.map((e) => Math.max(1, Math.round(e / step)));
+  let count = 0;
+  for (let k = 0; k < n[2]; k++) for (let j = 0; j < n[1]; j++) for (let i = 0; i < n[0]; i++) {
+    if (inside.contains(min[0] + ((i + 0.5) * extent[0]) / n[0], min[1] + ((j + 0.5) * extent[1]) / n[1], min[2] + ((k + 0.5) * extent[2]) / n[2])) count++;
+  }
+  return count / (n[0] * n[1] * n[2]);
+}
+
+/**
+ * Inside share of each cell whose centre is inside, from its centre (half) and its eight corners (a sixteenth
+ * each); 0 for the others. Cells joined only through their corners' shares would bridge gaps under a cell wide
+ * (two legs close together), so a cell belongs to the solid only by its centre.
+ */
+function cellShares(inside: InsideTest, frame: GridFrame): Float64Array {
+  const [nx, ny, nz] = frame.cells, [ox, oy, oz] = frame.origin, h = frame.spacing;
+  const cornerInside = new Uint8Array((nx + 1) * (ny + 1) * (nz + 1));
+  for (let k = 0, node = 0; k <= nz; k++) for (let j = 0; j <= ny; j++) for (let i = 0; i <= nx; i++, node++) {
+    cornerInside[node] = inside.contains(ox + i * h, oy + j * h, oz + k * h) ? 1 : 0;
+  }
+  const share = new Float64Array(nx * ny * nz);
+  for (let k = 0, c = 0; k < nz; k++) for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++, c++) {
+    let corners = 0;
+    for (let corner = 0; corner < 8; corner++) corners += cornerInside[nodeIndex(frame, i + (corner & 1), j + ((corner >> 1) & 1), k + (corner >> 2))];
+    const centre = inside.contains(ox + (i + 0.5) * h, oy + (j + 0.5) * h, oz + (k + 0.5) * h) ? 1 : 0;
+    share[c] = centre ? 0.5 + corners / 16 : 0;
+  }
+  return share;
+}
+
+export function nodeIndex(frame: GridFrame, i: number, j: number, k: number): number {
+  const [nx, ny] = frame.cells;
+  return i + (nx + 1) * (j + (ny + 1) * k);
+}
+
+function cellIndex(frame: GridFrame, i: number, j: number, k: number): number {
+  const [nx, ny] = frame.cells;
+  return i + nx * (j + ny * k);
+}
+
+/** Whether node (i, j, k) is a corner of some inside cell. */
+function touched(frame: GridFrame, share: Float64Array, i: number, j: number, k: number): boolean {
+  const [nx, ny, nz] = frame.cells;
+  for (let dk = -1; dk <= 0; dk++) for (let dj = -1; dj <= 0; dj++) for (let di = -1; di <= 0; di++) {
+    const ci = i + di, cj = j + dj, ck = k + dk;
+    if (ci >= 0 && cj >= 0 && ck >= 0 && ci < nx && cj < ny && ck < nz && share[cellIndex(frame, ci, cj, ck)] > 0) return true;
+  }
+  return false;
+}
+
+/**
+ * Nested dissection on the node grid: split the box across its longest axis by a plane of nodes, number both
+ * halves (recursively), then the plane. The trilinear stencil couples only neighbouring planes, so the halves
+ * never couple and the factor fills in only where the separators meet.
+ */
+function dissectionOrder(frame: GridFrame, share: Float64Array): { unknownOf: Int32Array; unknowns: number } {
+  const [nx, ny, nz] = frame.cells;
+  const unknownOf = new Int32Array((nx + 1) * (ny + 1) * (nz + 1)).fill(-1);
+  let next = 0;
+  const numberBox = (lo: number[], hi: number[]) => {
+    for (let k = lo[2]; k <= hi[2]; k++) for (let j = lo[1]; j <= hi[1]; j++) for (let i = lo[0]; i <= hi[0]; i++) {
+      if (touched(frame, share, i, j, k)) unknownOf[nodeIndex(frame, i, j, k)] = next++;
+    }
+  };
+  const dissect = (lo: number[], hi: number[]) => {
+    const size = [0, 1, 2].map((a) => hi[a] - lo[a] + 1);
+    if (size.some((s) => s <= 0)) return;
+    if (size[0] * size[1] * size[2] <= DISSECTION_LEAF || Math.max(...size) < 3) {
+      numberBox(lo, hi);
+      return;
+    }
+    const axis = size.indexOf(Math.max(...size)), middle = (lo[axis] + hi[axis]) >> 1;
+    const leftHi = hi.slice(), rightLo = lo.slice(), planeLo = lo.slice(), planeHi = hi.slice();
+    leftHi[axis] = middle - 1;
+    rightLo[axis] = middle + 1;
+    planeLo[axis] = planeHi[axis] = middle;
+    dissect(lo, leftHi);
+    dissect(rightLo, hi);
+    numberBox(planeLo, planeHi);
+  };
+  dissect([0, 0, 0], [nx, ny, nz]);
+  return { unknownOf, unknowns: next };
+}
+
+function lumpedMass(frame: GridFrame, share: Float64Array, unknownOf: Int32Array, unknowns: number): Float64Array {
+  const [nx, ny, nz] = frame.cells, eighth = frame.spacing ** 3 / 8;
+  const mass = new Float64Array(unknowns);
+  for (let k = 0, c = 0; k < nz; k++) for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++, c++) {
+    if (share[c] === 0) continue;
+    for (let corner = 0; corner < 8; corner++) {
+      mass[unknownOf[nodeIndex(frame, i + (corner & 1), j + ((corner >> 1) & 1), k + (corner >> 2))]] += share[c] * eighth;
+    }
+  }
+  return mass;
+}
+
+/**
+ * Integral of grad N_a . grad N_b over a unit cube for trilinear corners a and b (bit x, y, z of each index):
+ * per axis, the derivative integral (1 same, -1 different) times the two value integrals (1/3 same, 1/6 not).
+ */
+const UNIT_CUBE_STIFFNESS = (() => {
+  const out = new Float64Array(64);
+  for (let a = 0; a < 8; a++) for (let b = 0; b < 8; b++) {
+    let sum = 0;
+    for (let axis = 0; axis < 3; axis++) {
+      let term = 1;
+      for (let other = 0; other < 3; other++) {
+        const same = ((a >> other) & 1) === ((b >> other) & 1);
+        term *= other === axis ? (same ? 1 : -1) : same ? 1 / 3 : 1 / 6;
+      }
+      sum += term;
+    }
+    out[a * 8 + b] = sum;
+  }
+  return out;
+})();
+
+/** Column by column (an unknown's 27 neighbours), the upper triangle of the assembled Laplacian. */
+function laplacian(frame: GridFrame, share: Float64Array, unknownOf: Int32Array, unknowns: number): UpperCsc {
+  const [nx, ny, nz] = frame.cells, h = frame.spacing;
+  const columnStart = new Int32Array(unknowns + 1);
+  const rows: number[] = [], values: number[] = [];
+  const nodeOf = new Int32Array(unknowns);
+  for (let node = 0; node < unknownOf.length; node++) if (unknownOf[node] >= 0) nodeOf[unknownOf[node]] = node;
+  const local = new Float64Array(27), entryRow = new Int32Array(27), entryValue = new Float64Array(27);
+  for (let column = 0; column < unknowns; column++) {
+    const node = nodeOf[column];
+    const i = node % (nx + 1), j = Math.floor(node / (nx + 1)) % (ny + 1), k = Math.floor(node / ((nx + 1) * (ny + 1)));
+    local.fill(0);
+    // Each inside cell around the node adds its element matrix's row for the node's corner.
+    for (let corner = 0; corner < 8; corner++) {
+      const ci = i - (corner & 1), cj = j - ((corner >> 1) & 1), ck = k - (corner >> 2);
+      if (ci < 0 || cj < 0 || ck < 0 || ci >= nx || cj >= ny || ck >= nz) continue;
+      const s = share[cellIndex(frame, ci, cj, ck)];
+      if (s === 0) continue;
+      for (let other = 0; other < 8; other++) {
+        const oi = ci + (other & 1) - i, oj = cj + ((other >> 1) & 1) - j, ok = ck + (other >> 2) - k;
+        local[oi + 1 + 3 * (oj + 1) + 9 * (ok + 1)] += s * h * UNIT_CUBE_STIFFNESS[corner * 8 + other];
+      }
+    }
+    let count = 0;
+    for (let o = 0; o < 27; o++) {
+      if (local[o] === 0 && o !== 13) continue;
+      const row = unknownOf[nodeIndex(frame, i + (o % 3) - 1, j + (Math.floor(o / 3) % 3) - 1, k + Math.floor(o / 9) - 1)];
+      if (row > column) continue;
+      // Insertion by row, so each column comes out sorted.
+      let at = count++;
+      while (at > 0 && entryRow[at - 1] > row) {
+        entryRow[at] = entryRow[at - 1];
+        entryValue[at] = entryValue[at - 1];
+        at--;
+      }
+      entryRow[at] = row;
+      entryValue[at] = local[o];
+    }
+    for (let e = 0; e < count; e++) {
+      rows.push(entryRow[e]);
+      values.push(entryValue[e]);
+    }
+    columnStart[column + 1] = rows.length;
+  }
+  return { n: unknowns, columnStart, rows: Int32Array.from(rows), values: Float64Array.from(values) };
+}
