@@ -24,6 +24,8 @@ export interface BodySetup {
   seed?: number;
   /** A provider to use instead of `weights` (evaluations of other fields). */
   provider?: SkinningFieldProvider;
+  /** Cubature fitted to the fields (default) or the clusters' centroids (BakeOptions.fitCubature). */
+  fitCubature?: boolean;
 }
 
 export interface LoadedBody {
@@ -68,6 +70,7 @@ export async function loadBody(setup: BodySetup): Promise<LoadedBody> {
     handles: setup.handles,
     cubature: setup.cubature,
     seed: setup.seed,
+    fitCubature: setup.fitCubature,
   });
   const subspace = new Subspace(toSubspaceSource(baked, size));
   const s = size / 2;

@@ -4,11 +4,14 @@
 /**
  * `diagonal` (m) and `offDiagonal` (m, entry i coupling i and i + 1; the last is ignored) are destroyed;
  * eigenvalues end in `diagonal` (unsorted) and the eigenvectors in the columns of `vectors` (m x m, row-major).
+ * With `transformed`, `vectors` already holds Q (the tridiagonal is Q^T A Q) and ends as A's eigenvectors.
  */
-export function tridiagonalEigen(diagonal: Float64Array, offDiagonal: Float64Array, m: number, vectors: Float64Array): void {
+export function tridiagonalEigen(diagonal: Float64Array, offDiagonal: Float64Array, m: number, vectors: Float64Array, transformed = false): void {
   const d = diagonal, e = offDiagonal;
-  vectors.fill(0, 0, m * m);
-  for (let i = 0; i < m; i++) vectors[i * m + i] = 1;
+  if (!transformed) {
+    vectors.fill(0, 0, m * m);
+    for (let i = 0; i < m; i++) vectors[i * m + i] = 1;
+  }
   e[m - 1] = 0;
   for (let l = 0; l < m; l++) {
     for (let iteration = 0; ; iteration++) {

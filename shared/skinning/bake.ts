@@ -6,14 +6,17 @@
 
 import { createInsideTest, meshBounds, normaliseMesh, sampleInterior, sampleSurface, thickenFlatMesh, type TriangleMesh } from "../geometry";
 import { BAKED_BODY_VERSION, type BakedBody } from "./baked-body";
-import { farthestPoints } from "./baseline";
+import { farthestPoints, strided } from "./baseline";
+import { fitCubature } from "./cubature-fit";
 import { SkinningError, type SkinningFieldProvider, type SkinningFields } from "./fields";
 
 export interface BakeOptions {
   /** Learned fields K (the subspace gets K + 1 handles). Default 16. */
   handles?: number;
-  /** Cubature points. Default 256. */
+  /** Cubature points (at most, when fitted). Default 256. */
   cubature?: number;
+  /** Fit the cubature's points and volumes to the fields (default), instead of the clusters' centroids and volumes. */
+  fitCubature?: boolean;
   /** Surface samples for contacts and grabs. Default 512. */
   surfaceSamples?: number;
   /** Surface points shown to the provider (the model's encoder). Default 4096. */
@@ -25,7 +28,7 @@ export interface BakeOptions {
   onProgress?: (stage: BakeStage, fraction: number) => void;
 }
 
-export type BakeStage = "sampling" | "fields" | "evaluating" | "done";
+export type BakeStage = "sampling" | "fields" | "evaluating" | "cubature" | "done";
 
 export interface BakeResult {
   body: BakedBody;
@@ -33,17 +36,20 @@ export interface BakeResult {
   timings: { sampling: number; fields: number; evaluating: number; total: number };
 }
 
+/** Interior candidates the fitted cubature chooses from (and integrates exactly). */
+const CUBATURE_POOL = 2048;
+
 export const BAKE_LIMITS = Object.freeze({ maxHandles: 64, maxCubature: 4096, maxSurfaceSamples: 4096 });
 
 export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvider, options: BakeOptions = {}): Promise<BakeResult> {
   const handles = options.handles ?? 16;
-  const cubature = options.cubature ?? 256;
+  const cubatureCount = options.cubature ?? 256;
   const surfaceSamples = options.surfaceSamples ?? 512;
   const encoderPoints = options.encoderPoints ?? 4096;
   const massSamples = options.massSamples ?? 4096;
   const seed = options.seed ?? 1;
   checkCount("handles", handles, 1, BAKE_LIMITS.maxHandles);
-  checkCount("cubature", cubature, 8, BAKE_LIMITS.maxCubature);
+  checkCount("cubature", cubatureCount, 8, BAKE_LIMITS.maxCubature);
   checkCount("surfaceSamples", surfaceSamples, 8, BAKE_LIMITS.maxSurfaceSamples);
   checkCount("encoderPoints", encoderPoints, 64, 65536);
   checkCount("massSamples", massSamples, 64, 65536);
@@ -62,7 +68,7 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
   const inside = createInsideTest(shapeMesh);
   let interior: ReturnType<typeof sampleInterior>, fields: SkinningFields, t1: number;
   try {
-    interior = sampleInterior(shapeMesh, { count: cubature, seed: seed + 2, insideTest: inside });
+    interior = sampleInterior(shapeMesh, { count: cubatureCount, seed: seed + 2, insideTest: inside });
     t1 = performance.now();
     progress("fields", 0.4);
     fields = await provider.fieldsFor(
@@ -83,15 +89,18 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
 
   progress("evaluating", 0.5);
   const k = handles;
-  const nc = interior.volumes.length;
-  const cubatureRaw = new Float64Array(nc * k);
-  const cubatureGradRaw = new Float64Array(nc * k * 3);
-  await fields.evaluate(interior.points, cubatureRaw, cubatureGradRaw);
+  // The cubature: points and volumes fitted to the fields from a pool of interior candidates (cubature-fit.ts),
+  // or, without fitting, the clusters' centroids with their clusters' volumes.
+  const fit = options.fitCubature ?? true;
+  const pool = fit ? strided(interior.candidates, CUBATURE_POOL) : interior.points;
+  const np = pool.length / 3;
+  const poolRaw = new Float64Array(np * k), poolGradRaw = new Float64Array(np * k * 3);
+  await fields.evaluate(pool, poolRaw, poolGradRaw);
   const norms = new Float64Array(k);
   for (let f = 0; f < k; f++) {
     let ms = 0;
-    for (let c = 0; c < nc; c++) ms += cubatureRaw[c * k + f] ** 2;
-    norms[f] = Math.sqrt(ms / nc) + 1e-12;
+    for (let c = 0; c < np; c++) ms += poolRaw[c * k + f] ** 2;
+    norms[f] = Math.sqrt(ms / np) + 1e-12;
   }
   const withConstant = async (points: Float64Array, gradients?: Float64Array) => {
     const count = points.length / 3;
@@ -100,16 +109,32 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
     await fields.evaluate(points, raw, rawGrad);
     return normalisedWithConstant(raw, rawGrad, norms, count, k, gradients);
   };
-  const cubatureGradients = new Float64Array(nc * (k + 1) * 3);
-  const cubatureWeights = normalisedWithConstant(cubatureRaw, cubatureGradRaw, norms, nc, k, cubatureGradients);
+  const poolGradients = new Float64Array(np * (k + 1) * 3);
+  const poolWeights = normalisedWithConstant(poolRaw, poolGradRaw, norms, np, k, poolGradients);
   const massWeights = await withConstant(mass.points);
   const surfaceWeights = await withConstant(contactPoints);
-  progress("evaluating", 0.8);
+  progress("evaluating", 0.7);
   const renderWeights = await withConstant(shapeMesh.positions);
-  for (const [name, a] of [["cubature", cubatureWeights], ["render", renderWeights], ["gradient", cubatureGradients]] as const) {
+  for (const [name, a] of [["cubature", poolWeights], ["render", renderWeights], ["gradient", poolGradients], ["mass", massWeights]] as const) {
     for (let i = 0; i < a.length; i++) {
       if (!Number.isFinite(a[i])) throw new SkinningError(`provider ${provider.name} produced a non-finite ${name} weight`);
     }
+  }
+  let cubature: { positions: Float64Array; volumes: Float64Array; weights: Float64Array; gradients: Float64Array } = {
+    positions: interior.points, volumes: interior.volumes, weights: poolWeights, gradients: poolGradients,
+  };
+  if (fit) {
+    progress("cubature", 0.8);
+    const volumeEach = (interior.candidateVolume * interior.candidates.length) / 3 / np;
+    const chosen = np > cubatureCount
+      ? fitCubature({ handles: k + 1, positions: pool, weights: poolWeights, gradients: poolGradients, volumeEach, mass: { positions: mass.points, weights: massWeights, volumes: mass.volumes } }, cubatureCount)
+      : { indices: Int32Array.from({ length: np }, (_, i) => i), volumes: new Float64Array(np).fill(volumeEach) };
+    cubature = {
+      positions: pick(pool, chosen.indices, 3),
+      volumes: chosen.volumes,
+      weights: pick(poolWeights, chosen.indices, k + 1),
+      gradients: pick(poolGradients, chosen.indices, 3 * (k + 1)),
+    };
   }
   const t3 = performance.now();
   progress("done", 1);
@@ -124,10 +149,10 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
     renderPositions: shapeMesh.positions,
     triangles: shapeMesh.triangles,
     renderWeights,
-    cubaturePositions: interior.points,
-    cubatureVolumes: interior.volumes,
-    cubatureWeights,
-    cubatureGradients,
+    cubaturePositions: cubature.positions,
+    cubatureVolumes: cubature.volumes,
+    cubatureWeights: cubature.weights,
+    cubatureGradients: cubature.gradients,
     massPositions: mass.points,
     massVolumes: mass.volumes,
     massWeights,
@@ -178,6 +203,13 @@ function checkCount(name: string, value: number, min: number, max: number): void
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new SkinningError(`${name} must be an integer in [${min}, ${max}], got ${value}`);
   }
+}
+
+/** The rows `indices` of a row-major array with `width` numbers per row. */
+function pick(a: Float64Array, indices: Int32Array, width: number): Float64Array {
+  const out = new Float64Array(indices.length * width);
+  indices.forEach((i, r) => out.set(a.subarray(i * width, (i + 1) * width), r * width));
+  return out;
 }
 
 function concat(a: Float64Array, b: Float64Array): Float64Array {

@@ -1,0 +1,348 @@
+// Cubature fitted to the fields (An et al. 2008, "Optimizing cubature for efficient integration of subspace
+// deformations"): from a pool of volume-uniform interior points, pick at most `count` and give them non-negative
+// volumes so that the subspace's rest stiffness, seen through its own vibration modes, is what the whole pool
+// integrates. A cluster's centroid sits on a thin part's neutral axis, where bending strains nothing, so plain
+// clustered cubature makes bending bodies far too soft; fitted points sit where the strain is.
+//
+// What is matched, per mode pair (i, j), for the shear (mu) and volume (lambda) parts of linear elasticity
+// separately (so the fit holds for any material): the integral of F_i : F_j + F_i : F_j^T and of tr F_i tr F_j,
+// F_i being mode i's displacement gradient. Every pair among the lowest modes (the frequencies the eye sees), the
+// diagonal of the higher ones (so no direction goes soft), and the volume. Each row is scaled by the modes'
+// eigenvalues, so every mode's energy counts relative to itself.
+
+import { symmetricEigenSorted } from "../linalg/symmetric-eigen";
+
+export interface CubaturePool {
+  /** Handles, the constant channel included (K + 1). */
+  handles: number;
+  /** Pool points (3 P), volume-uniform inside the solid. */
+  positions: Float64Array;
+  /** Normalised weights (P x handles) and their gradients (P x handles x 3) at the pool points. */
+  weights: Float64Array;
+  gradients: Float64Array;
+  /** Volume each pool point stands for. */
+  volumeEach: number;
+  /** The mass samples' positions (3 N), weights (N x handles) and volumes: the modes are vibration modes. */
+  mass: { positions: Float64Array; weights: Float64Array; volumes: Float64Array };
+}
+
+export interface FittedCubature {
+  /** Chosen pool points. */
+  indices: Int32Array;
+  volumes: Float64Array;
+  /** Weighted residual of the fit relative to its target (0 is exact). */
+  residual: number;
+}
+
+/** Modes whose every pair is matched. */
+const PAIRED_MODES = 12;
+/** Modes whose own energy is matched (the lowest first). */
+const DIAGONAL_MODES = 96;
+/** Weight of a higher mode's diagonal row against a paired row. */
+const DIAGONAL_WEIGHT = 0.5;
+/** lambda / mu of the reference material the modes come from (Poisson's ratio 0.35). */
+const REFERENCE_LAMBDA_PER_MU = 0.7 / 0.3;
+/** Points that join the fit per scan of the pool. */
+const BATCH = 4;
+/** Pool points the modes are computed from. */
+const MODE_POINTS = 512;
+/** A mode below this share of the stiffest is rigid. */
+const RIGID = 1e-9;
+
+export function fitCubature(pool: CubaturePool, count: number): FittedCubature {
+  const m = 4 * pool.handles, p = pool.positions.length / 3;
+  const jacobians = jacobianBlocks(pool, m);
+  const modes = vibrationModes(pool, jacobians, m);
+  const gradientsOfModes = modeGradients(modes.vectors, modes.count, jacobians, m, p);
+  const { matrix, target, rows } = fitRows(gradientsOfModes, modes.values, modes.count, p, pool.volumeEach);
+  return nonNegativeLeastSquares(matrix, target, rows, p, count);
+}
+
+/** dF/dq per point (m x 3: row 4 h + j, column b), as the subspace builds it. */
+function jacobianBlocks(pool: CubaturePool, m: number): Float64Array {
+  const h = pool.handles, p = pool.positions.length / 3, out = new Float64Array(p * m * 3);
+  for (let c = 0; c < p; c++) {
+    const base = c * m * 3;
+    for (let k = 0; k < h; k++) {
+      const w = pool.weights[c * h + k], g = 3 * (c * h + k);
+      for (let j = 0; j < 4; j++) {
+        const xj = j < 3 ? pool.positions[3 * c + j] : 1, o = base + (4 * k + j) * 3;
+        for (let b = 0; b < 3; b++) out[o + b] = (j === b ? w : 0) + xj * pool.gradients[g + b];
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The reference material's free vibration modes in the subspace (rigid ones dropped), M-orthonormal, as
+ * q-vectors (component-major: a m + i), with their squared angular frequencies (per unit density).
+ */
+function vibrationModes(pool: CubaturePool, jacobians: Float64Array, m: number): { vectors: Float64Array; values: Float64Array; count: number } {
+  // Test directions need not be exact modes: a subset of the pool gives them at a quarter of the cost.
+  const p = pool.positions.length / 3, stride = Math.max(1, Math.floor(p / MODE_POINTS)), v = pool.volumeEach * stride, n = 3 * m;
+  // Mass block and its whitening W = U diag(d)^-1/2 over its range.
+  const massBlock = new Float64Array(m * m), row = new Float64Array(m), h = pool.handles;
+  const nm = pool.mass.volumes.length;
+  for (let s = 0; s < nm; s++) {
+    for (let k = 0; k < h; k++) {
+      const w = pool.mass.weights[s * h + k];
+      for (let j = 0; j < 4; j++) row[4 * k + j] = w * (j < 3 ? pool.mass.positions[3 * s + j] : 1);
+    }
+    const vs = pool.mass.volumes[s];
+    for (let a = 0; a < m; a++) {
+      const va = vs * row[a];
+      if (va !== 0) for (let b = 0; b < m; b++) massBlock[a * m + b] += va * row[b];
+    }
+  }
+  const massValues = new Float64Array(m), massVectors = new Float64Array(m * m);
+  symmetricEigenSorted(massBlock, m, massValues, massVectors);
+  const largest = massValues[m - 1], kept: number[] = [];
+  for (let k = 0; k < m; k++) if (massValues[k] > 1e-10 * largest) kept.push(k);
+  const r = kept.length, whiten = new Float64Array(m * r);
+  kept.forEach((k, c) => {
+    for (let i = 0; i < m; i++) whiten[i * r + c] = massVectors[i * m + k] / Math.sqrt(massValues[k]);
+  });
+  // T_ab = sum_p v D_p[:, a] D_p[:, b]^T, projected: W^T T_ab W (r x r) for all nine (a, b).
+  const projected: Float64Array[] = [];
+  const t = new Float64Array(m * m), tw = new Float64Array(m * r);
+  for (let a = 0; a < 3; a++) for (let b = 0; b < 3; b++) {
+    t.fill(0);
+    for (let c = 0; c < p; c += stride) {
+      const base = c * m * 3;
+      for (let i = 0; i < m; i++) {
+        const di = v * jacobians[base + 3 * i + a];
+        if (di === 0) continue;
+        for (let j = 0; j < m; j++) t[i * m + j] += di * jacobians[base + 3 * j + b];
+      }
+    }
+    projected.push(congruence(whiten, t, m, r, tw));
+  }
+  // Whitened stiffness (3r x 3r): block (a, b) = delta_ab sum_c T_cc + T_ba + (lambda / mu) T_ab.
+  const d = 3 * r, stiffness = new Float64Array(d * d);
+  for (let a = 0; a < 3; a++) for (let b = 0; b < 3; b++) {
+    for (let k = 0; k < r; k++) for (let l = 0; l < r; l++) {
+      let value = projected[b * 3 + a][k * r + l] + REFERENCE_LAMBDA_PER_MU * projected[a * 3 + b][k * r + l];
+      if (a === b) value += projected[0][k * r + l] + projected[4][k * r + l] + projected[8][k * r + l];
+      stiffness[(a * r + k) * d + b * r + l] = value;
+    }
+  }
+  for (let i = 0; i < d; i++) for (let j = 0; j < i; j++) stiffness[i * d + j] = stiffness[j * d + i] = 0.5 * (stiffness[i * d + j] + stiffness[j * d + i]);
+  const values = new Float64Array(d), vectors = new Float64Array(d * d);
+  symmetricEigenSorted(stiffness, d, values, vectors);
+  let first = 0;
+  while (first < d && values[first] < RIGID * values[d - 1]) first++;
+  const count = d - first, out = new Float64Array(count * n);
+  for (let e = 0; e < count; e++) {
+    for (let a = 0; a < 3; a++) for (let i = 0; i < m; i++) {
+      let sum = 0;
+      for (let k = 0; k < r; k++) sum += whiten[i * r + k] * vectors[(a * r + k) * d + first + e];
+      out[e * n + a * m + i] = sum;
+    }
+  }
+  return { vectors: out, values: values.slice(first), count };
+}
+
+/** W^T T W for W (m x r) and T (m x m). */
+function congruence(w: Float64Array, t: Float64Array, m: number, r: number, scratch: Float64Array): Float64Array {
+  scratch.fill(0);
+  for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) {
+    const tij = t[i * m + j];
+    if (tij !== 0) for (let c = 0; c < r; c++) scratch[i * r + c] += tij * w[j * r + c];
+  }
+  const out = new Float64Array(r * r);
+  for (let i = 0; i < m; i++) for (let k = 0; k < r; k++) {
+    const wik = w[i * r + k];
+    if (wik !== 0) for (let c = 0; c < r; c++) out[k * r + c] += wik * scratch[i * r + c];
+  }
+  return out;
+}
+
+/** Each mode's displacement gradient (3 x 3, row-major) at each pool point: point-major, mode, then entry. */
+function modeGradients(modes: Float64Array, count: number, jacobians: Float64Array, m: number, p: number): Float64Array {
+  const used = Math.min(count, DIAGONAL_MODES), n = 3 * m, out = new Float64Array(p * used * 9);
+  for (let c = 0; c < p; c++) {
+    const base = c * m * 3;
+    for (let e = 0; e < used; e++) {
+      const o = (c * used + e) * 9;
+      for (let a = 0; a < 3; a++) {
+        let f0 = 0, f1 = 0, f2 = 0;
+        for (let i = 0; i < m; i++) {
+          const u = modes[e * n + a * m + i];
+          if (u === 0) continue;
+          f0 += u * jacobians[base + 3 * i];
+          f1 += u * jacobians[base + 3 * i + 1];
+          f2 += u * jacobians[base + 3 * i + 2];
+        }
+        out[o + 3 * a] = f0;
+        out[o + 3 * a + 1] = f1;
+        out[o + 3 * a + 2] = f2;
+      }
+    }
+  }
+  return out;
+}
+
+/** The fit's matrix (point-major: rows per point) and target (the whole pool's integrals). */
+function fitRows(gradients: Float64Array, values: Float64Array, count: number, p: number, volumeEach: number): { matrix: Float64Array; target: Float64Array; rows: number } {
+  const used = Math.min(count, DIAGONAL_MODES), paired = Math.min(used, PAIRED_MODES);
+  const pairs: [number, number, number][] = [];
+  for (let i = 0; i < paired; i++) for (let j = i; j < paired; j++) pairs.push([i, j, 1]);
+  for (let i = paired; i < used; i++) pairs.push([i, i, DIAGONAL_WEIGHT]);
+  const rows = 2 * pairs.length + 1, matrix = new Float64Array(p * rows), target = new Float64Array(rows);
+  const scale = pairs.map(([i, j, weight]) => weight / Math.sqrt(values[i] * values[j]));
+  const volumeScale = 1 / (p * volumeEach);
+  for (let c = 0; c < p; c++) {
+    const o = c * rows, g = c * used * 9;
+    pairs.forEach(([i, j], r) => {
+      const fi = g + 9 * i, fj = g + 9 * j;
+      let shear = 0;
+      for (let a = 0; a < 3; a++) for (let b = 0; b < 3; b++) {
+        shear += gradients[fi + 3 * a + b] * (gradients[fj + 3 * a + b] + gradients[fj + 3 * b + a]);
+      }
+      const traceI = gradients[fi] + gradients[fi + 4] + gradients[fi + 8], traceJ = gradients[fj] + gradients[fj + 4] + gradients[fj + 8];
+      matrix[o + 2 * r] = shear * scale[r];
+      matrix[o + 2 * r + 1] = traceI * traceJ * scale[r];
+    });
+    matrix[o + rows - 1] = volumeScale;
+    for (let r = 0; r < rows; r++) target[r] += volumeEach * matrix[o + r];
+  }
+  return { matrix, target, rows };
+}
+
+/**
+ * Lawson-Hanson active-set NNLS, min |A x - b| with x >= 0, stopped once `limit` variables are in use: each step
+ * frees the variable whose column best reduces the residual, so the first `limit` are the most useful points.
+ * A is point-major (column c at c * rows). The passive set's normal equations are kept as a Cholesky factor
+ * grown one column at a time; a column (nearly) dependent on the chosen ones is skipped.
+ */
+function nonNegativeLeastSquares(a: Float64Array, b: Float64Array, rows: number, p: number, limit: number): FittedCubature {
+  const chosen: number[] = [], x = new Float64Array(p), excluded = new Uint8Array(p);
+  const cap = Math.min(limit, p, rows);
+  const factor = new Float64Array(cap * cap), rhs = new Float64Array(cap);
+  const residual = Float64Array.from(b), z = new Float64Array(cap), column = new Float64Array(cap);
+  let bNorm = 0;
+  for (let r = 0; r < rows; r++) bNorm += b[r] * b[r];
+  bNorm = Math.sqrt(bNorm);
+  const dotColumns = (i: number, j: number) => {
+    let sum = 0;
+    for (let r = 0; r < rows; r++) sum += a[i * rows + r] * a[j * rows + r];
+    return sum;
+  };
+  const columnNorms = Float64Array.from({ length: p }, (_, c) => Math.sqrt(dotColumns(c, c)));
+  const dotTarget = (i: number) => {
+    let sum = 0;
+    for (let r = 0; r < rows; r++) sum += a[i * rows + r] * b[r];
+    return sum;
+  };
+  /** Appends point c to the factor; false when its column is (nearly) in the chosen ones' span. */
+  const append = (c: number): boolean => {
+    const s = chosen.length;
+    for (let i = 0; i < s; i++) {
+      let sum = dotColumns(chosen[i], c);
+      for (let k = 0; k < i; k++) sum -= factor[i * cap + k] * column[k];
+      column[i] = sum / factor[i * cap + i];
+    }
+    const own = columnNorms[c] ** 2;
+    let pivot = own;
+    for (let k = 0; k < s; k++) pivot -= column[k] * column[k];
+    if (!(pivot > 1e-10 * own)) return false;
+    for (let k = 0; k < s; k++) factor[s * cap + k] = column[k];
+    factor[s * cap + s] = Math.sqrt(pivot);
+    rhs[s] = dotTarget(c);
+    chosen.push(c);
+    return true;
+  };
+  const solvePassive = () => {
+    const s = chosen.length;
+    for (let i = 0; i < s; i++) {
+      let sum = rhs[i];
+      for (let k = 0; k < i; k++) sum -= factor[i * cap + k] * z[k];
+      z[i] = sum / factor[i * cap + i];
+    }
+    for (let i = s - 1; i >= 0; i--) {
+      let sum = z[i];
+      for (let k = i + 1; k < s; k++) sum -= factor[k * cap + i] * z[k];
+      z[i] = sum / factor[i * cap + i];
+    }
+  };
+  /**
+   * Removes the chosen point at `position`: its row leaves the factor, and Givens rotations of neighbouring
+   * columns take the rows below back to lower-triangular form (the product L L^T is unchanged by them).
+   */
+  const remove = (position: number) => {
+    const s = chosen.length;
+    for (let r = position; r + 1 < s; r++) {
+      for (let k = 0; k <= r + 1; k++) factor[r * cap + k] = factor[(r + 1) * cap + k];
+      rhs[r] = rhs[r + 1];
+    }
+    chosen.splice(position, 1);
+    for (let j = position; j + 1 < s; j++) {
+      const p0 = factor[j * cap + j], p1 = factor[j * cap + j + 1], r = Math.hypot(p0, p1);
+      const c = p0 / r, sn = p1 / r;
+      for (let k = j; k + 1 < s; k++) {
+        const u = factor[k * cap + j], w = factor[k * cap + j + 1];
+        factor[k * cap + j] = c * u + sn * w;
+        factor[k * cap + j + 1] = c * w - sn * u;
+      }
+    }
+    for (let k = 0; k < s; k++) factor[(s - 1) * cap + k] = 0;
+  };
+  const best = new Int32Array(BATCH), bestGain = new Float64Array(BATCH);
+  while (chosen.length < cap) {
+    // The BATCH columns best aligned with the residual join the passive set together: a scan costs the whole
+    // matrix, the solve only the passive set's factor.
+    best.fill(-1);
+    bestGain.fill(1e-14 * bNorm);
+    for (let c = 0; c < p; c++) {
+      if (excluded[c] || x[c] > 0) continue;
+      let gain = 0;
+      const o = c * rows;
+      for (let r = 0; r < rows; r++) gain += a[o + r] * residual[r];
+      gain /= columnNorms[c] || Infinity;
+      if (gain <= bestGain[BATCH - 1]) continue;
+      let at = BATCH - 1;
+      while (at > 0 && gain > bestGain[at - 1]) {
+        bestGain[at] = bestGain[at - 1];
+        best[at] = best[at - 1];
+        at--;
+      }
+      bestGain[at] = gain;
+      best[at] = c;
+    }
+    if (best[0] < 0) break;
+    for (let i = 0; i < BATCH && best[i] >= 0 && chosen.length < cap; i++) if (!append(best[i])) excluded[best[i]] = 1;
+    for (;;) {
+      solvePassive();
+      let step = 1;
+      chosen.forEach((c, i) => {
+        if (z[i] <= 0) step = Math.min(step, x[c] / (x[c] - z[i]));
+      });
+      if (step >= 1) {
+        chosen.forEach((c, i) => (x[c] = z[i]));
+        break;
+      }
+      // Move towards z until the first variable reaches zero; it leaves the passive set.
+      chosen.forEach((c, i) => (x[c] += step * (z[i] - x[c])));
+      let removed = false;
+      for (let i = chosen.length - 1; i >= 0; i--) {
+        const c = chosen[i];
+        if (x[c] > 1e-15) continue;
+        x[c] = 0;
+        excluded[c] = 1;
+        remove(i);
+        removed = true;
+      }
+      if (!removed) break;
+    }
+    residual.set(b);
+    for (const c of chosen) for (let r = 0; r < rows; r++) residual[r] -= a[c * rows + r] * x[c];
+    let norm = 0;
+    for (let r = 0; r < rows; r++) norm += residual[r] * residual[r];
+    if (Math.sqrt(norm) <= 1e-9 * bNorm) break;
+  }
+  let norm = 0;
+  for (let r = 0; r < rows; r++) norm += residual[r] * residual[r];
+  const indices = Int32Array.from(chosen).sort();
+  return { indices, volumes: Float64Array.from(indices, (c) => x[c]), residual: Math.sqrt(norm) / bNorm };
+}
