@@ -4,6 +4,7 @@ import { boxMesh, type TriangleMesh } from "../../shared/geometry";
 import { basisRows, SoftBody, Subspace, type Material, type SolverOptions } from "../../shared/sim";
 import { bakeMesh, baselineProvider, eigenProvider, handleCount, orthonormalProvider, SkinningError, toSubspaceSource, type BakedBody, type SkinningFieldProvider } from "../../shared/skinning";
 import { readMeshFile } from "../mesh-file";
+import { heldOutShape } from "../modes/heldout-shapes";
 import { modelProvider } from "../skinning/model-provider";
 
 export const WEIGHTS_SOURCES = ["baseline", "eigen", "model"] as const;
@@ -14,7 +15,7 @@ export function isWeightsSource(value: unknown): value is WeightsSource {
 }
 
 export interface BodySetup {
-  /** A mesh file path, or "box:LxWxH" in metres. */
+  /** A mesh file path, "box:LxWxH" in metres, or "heldout:N" (server/modes/heldout-shapes.ts). */
   mesh: string;
   weights: WeightsSource;
   handles: number;
@@ -60,6 +61,11 @@ export function parseBoxSpec(spec: string): [number, number, number] | null {
 export async function loadMesh(spec: string): Promise<{ mesh: TriangleMesh; size?: number }> {
   const box = parseBoxSpec(spec);
   if (box) return { mesh: boxMesh(box[0], box[1], box[2]), size: Math.max(...box) };
+  if (spec.startsWith("heldout:")) {
+    const index = Number(spec.slice("heldout:".length));
+    if (!Number.isInteger(index) || index < 0 || index > 9999) throw new SkinningError(`a held-out shape is heldout:N with N an integer in [0, 9999], got "${spec}"`);
+    return { mesh: heldOutShape(index).mesh };
+  }
   return { mesh: await readMeshFile(spec) };
 }
 

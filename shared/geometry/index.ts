@@ -17,6 +17,7 @@ export { WindingNumberTree, type WindingNumberTreeOptions } from "./winding-numb
 export {
   sampleInterior,
   DEFAULT_INTERIOR_CANDIDATES,
+  jitteredInside,
   type InteriorSampleOptions,
   type InteriorSamples,
 } from "./sample-interior";

@@ -57,45 +57,16 @@ export function sampleInterior(mesh: TriangleMesh, options: InteriorSampleOption
     throw new MeshError(`iterations must be an integer from 0 to 1000, got ${iterations}`);
   }
   const random = new Random(seed);
-  const { min, max } = meshBounds(mesh.positions);
-  const extent = [max[0] - min[0], max[1] - min[1], max[2] - min[2]];
-  const largest = Math.max(...extent);
-  if (!(largest > 0) || !Number.isFinite(largest)) throw new MeshError("mesh has no extent; it cannot be sampled");
-  const thinAxis = extent.findIndex((e) => e <= 1e-9 * largest);
-  if (thinAxis >= 0) {
-    throw new MeshError(`mesh is flat (zero thickness along ${"xyz"[thinAxis]}), so it has no interior to sample; give it thickness`);
-  }
-
-  const spacing = gridSpacing(extent, candidateTarget);
-  const [nx, ny, nz] = extent.map((e) => Math.max(1, Math.round(e / spacing)));
-  const cell = [extent[0] / nx, extent[1] / ny, extent[2] / nz];
-  const candidateVolume = cell[0] * cell[1] * cell[2];
-
   const inside = options.insideTest ?? createInsideTest(mesh);
-  const kept = new Float64Array(3 * nx * ny * nz);
-  let keptCount = 0;
   try {
-    for (let k = 0; k < nz; k++) {
-      for (let j = 0; j < ny; j++) {
-        for (let i = 0; i < nx; i++) {
-          const x = min[0] + (i + random.next()) * cell[0];
-          const y = min[1] + (j + random.next()) * cell[1];
-          const z = min[2] + (k + random.next()) * cell[2];
-          if (!inside.contains(x, y, z)) continue;
-          kept[3 * keptCount] = x;
-          kept[3 * keptCount + 1] = y;
-          kept[3 * keptCount + 2] = z;
-          keptCount++;
-        }
-      }
-    }
+    const { points: candidates, cellVolume: candidateVolume } = jitteredInside(mesh, candidateTarget, random, inside);
+    const keptCount = candidates.length / 3;
     if (keptCount < count) {
       throw new MeshError(
-        `only ${keptCount} of ${nx * ny * nz} candidate points are inside the mesh but ${count} interior samples were asked for; ` +
+        `only ${keptCount} of about ${candidateTarget} candidate points are inside the mesh but ${count} interior samples were asked for; ` +
           "the mesh looks flat, very thin or open (not enclosing a volume)",
       );
     }
-    const candidates = kept.slice(0, 3 * keptCount);
     const clusters = clusterSamples(candidates, count, random, iterations);
     const points = clusters.centers;
     snapOutsideCentroids(points, candidates, clusters.assignment, inside);
@@ -105,6 +76,41 @@ export function sampleInterior(mesh: TriangleMesh, options: InteriorSampleOption
   } finally {
     if (options.insideTest === undefined) inside.dispose?.();
   }
+}
+
+/**
+ * One uniformly random point in each cell of a regular grid of about `target` cells over the mesh's box, kept
+ * when inside: an unbiased, stratified sample of the solid, each point standing for `cellVolume`.
+ */
+export function jitteredInside(mesh: TriangleMesh, target: number, random: Random, inside: InsideTest): { points: Float64Array; cellVolume: number } {
+  const { min, max } = meshBounds(mesh.positions);
+  const extent = [max[0] - min[0], max[1] - min[1], max[2] - min[2]];
+  const largest = Math.max(...extent);
+  if (!(largest > 0) || !Number.isFinite(largest)) throw new MeshError("mesh has no extent; it cannot be sampled");
+  const thinAxis = extent.findIndex((e) => e <= 1e-9 * largest);
+  if (thinAxis >= 0) {
+    throw new MeshError(`mesh is flat (zero thickness along ${"xyz"[thinAxis]}), so it has no interior to sample; give it thickness`);
+  }
+  const spacing = gridSpacing(extent, target);
+  const [nx, ny, nz] = extent.map((e) => Math.max(1, Math.round(e / spacing)));
+  const cell = [extent[0] / nx, extent[1] / ny, extent[2] / nz];
+  const kept = new Float64Array(3 * nx * ny * nz);
+  let keptCount = 0;
+  for (let k = 0; k < nz; k++) {
+    for (let j = 0; j < ny; j++) {
+      for (let i = 0; i < nx; i++) {
+        const x = min[0] + (i + random.next()) * cell[0];
+        const y = min[1] + (j + random.next()) * cell[1];
+        const z = min[2] + (k + random.next()) * cell[2];
+        if (!inside.contains(x, y, z)) continue;
+        kept[3 * keptCount] = x;
+        kept[3 * keptCount + 1] = y;
+        kept[3 * keptCount + 2] = z;
+        keptCount++;
+      }
+    }
+  }
+  return { points: kept.slice(0, 3 * keptCount), cellVolume: cell[0] * cell[1] * cell[2] };
 }
 
 /**

@@ -4,9 +4,9 @@
 // copy clients download leaves them out when the fields are described (clientBakedBody), and the bake worker
 // evaluates them from the description.
 
-import { createInsideTest, meshBounds, normaliseMesh, sampleInterior, sampleSurface, thickenFlatMesh, type TriangleMesh } from "../geometry";
+import { createInsideTest, DEFAULT_INTERIOR_CANDIDATES, jitteredInside, meshBounds, normaliseMesh, Random, sampleInterior, sampleSurface, thickenFlatMesh, type TriangleMesh } from "../geometry";
 import { BAKED_BODY_VERSION, type BakedBody } from "./baked-body";
-import { farthestPoints, strided } from "./baseline";
+import { farthestPoints } from "./baseline";
 import { fitCubature } from "./cubature-fit";
 import { SkinningError, type SkinningFieldProvider, type SkinningFields } from "./fields";
 
@@ -36,8 +36,10 @@ export interface BakeResult {
   timings: { sampling: number; fields: number; evaluating: number; total: number };
 }
 
-/** Interior candidates the fitted cubature chooses from (and integrates exactly). */
-const CUBATURE_POOL = 2048;
+/** Interior points (about) the fitted cubature chooses from and matches: a stratified sample of the solid. */
+const CUBATURE_POOL = 8192;
+/** Cells of the pool's grid at most (a very thin shape gets fewer pool points rather than a huge grid). */
+const MAX_POOL_GRID = 1 << 19;
 
 export const BAKE_LIMITS = Object.freeze({ maxHandles: 64, maxCubature: 4096, maxSurfaceSamples: 4096 });
 
@@ -66,9 +68,16 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
   const contactPoints = farthestPoints(concat(shapeMesh.positions, encoderSurface.points), surfaceSamples);
   // One inside test serves the interior sampling and the providers that discretise the solid.
   const inside = createInsideTest(shapeMesh);
-  let interior: ReturnType<typeof sampleInterior>, fields: SkinningFields, t1: number;
+  const fit = options.fitCubature ?? true;
+  let interior: ReturnType<typeof sampleInterior>, fields: SkinningFields, t1: number, pool: { points: Float64Array; cellVolume: number } | undefined;
   try {
     interior = sampleInterior(shapeMesh, { count: cubatureCount, seed: seed + 2, insideTest: inside });
+    if (fit) {
+      // Its own jittered grid, sized from the candidates' share of the box so that about CUBATURE_POOL land inside.
+      const share = interior.candidates.length / 3 / DEFAULT_INTERIOR_CANDIDATES;
+      const target = Math.round(Math.min(MAX_POOL_GRID, Math.max(CUBATURE_POOL, CUBATURE_POOL / share)));
+      pool = jitteredInside(shapeMesh, target, new Random(seed + 3), inside);
+    }
     t1 = performance.now();
     progress("fields", 0.4);
     fields = await provider.fieldsFor(
@@ -91,11 +100,10 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
   const k = handles;
   // The cubature: points and volumes fitted to the fields from a pool of interior candidates (cubature-fit.ts),
   // or, without fitting, the clusters' centroids with their clusters' volumes.
-  const fit = options.fitCubature ?? true;
-  const pool = fit ? strided(interior.candidates, CUBATURE_POOL) : interior.points;
-  const np = pool.length / 3;
+  const poolPoints = pool ? pool.points : interior.points;
+  const np = poolPoints.length / 3;
   const poolRaw = new Float64Array(np * k), poolGradRaw = new Float64Array(np * k * 3);
-  await fields.evaluate(pool, poolRaw, poolGradRaw);
+  await fields.evaluate(poolPoints, poolRaw, poolGradRaw);
   const norms = new Float64Array(k);
   for (let f = 0; f < k; f++) {
     let ms = 0;
@@ -123,14 +131,14 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
   let cubature: { positions: Float64Array; volumes: Float64Array; weights: Float64Array; gradients: Float64Array } = {
     positions: interior.points, volumes: interior.volumes, weights: poolWeights, gradients: poolGradients,
   };
-  if (fit) {
+  if (pool) {
     progress("cubature", 0.8);
-    const volumeEach = (interior.candidateVolume * interior.candidates.length) / 3 / np;
+    const volumeEach = pool.cellVolume;
     const chosen = np > cubatureCount
-      ? fitCubature({ handles: k + 1, positions: pool, weights: poolWeights, gradients: poolGradients, volumeEach, mass: { positions: mass.points, weights: massWeights, volumes: mass.volumes } }, cubatureCount)
+      ? fitCubature({ handles: k + 1, positions: poolPoints, weights: poolWeights, gradients: poolGradients, volumeEach, mass: { positions: mass.points, weights: massWeights, volumes: mass.volumes } }, cubatureCount)
       : { indices: Int32Array.from({ length: np }, (_, i) => i), volumes: new Float64Array(np).fill(volumeEach) };
     cubature = {
-      positions: pick(pool, chosen.indices, 3),
+      positions: pick(poolPoints, chosen.indices, 3),
       volumes: chosen.volumes,
       weights: pick(poolWeights, chosen.indices, k + 1),
       gradients: pick(poolGradients, chosen.indices, 3 * (k + 1)),

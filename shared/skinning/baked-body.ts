@@ -55,9 +55,14 @@ const ARRAY_FIELDS = [
   "surfacePositions", "surfaceWeights", "fieldNorms", "fieldDescription",
 ] as const;
 
-/** The copy of a bake that clients download: without the render weights when they can evaluate the fields. */
+/** The copy of a bake that clients download: without the render weights when they can evaluate the fields from a smaller description. */
 export function clientBakedBody(body: BakedBody): BakedBody {
-  return body.fieldKind ? { ...body, renderWeights: new Float64Array(0) } : body;
+  if (!body.fieldKind) return body;
+  // Whichever is smaller travels: a small mesh's weights can take fewer bytes than a grid of field values.
+  if (body.fieldDescription.length >= body.renderWeights.length && body.renderWeights.length > 0) {
+    return { ...body, fieldKind: "", fieldDescription: new Float64Array(0) };
+  }
+  return { ...body, renderWeights: new Float64Array(0) };
 }
 
 /** Total handles of a baked body (K + 1). */

@@ -35,13 +35,15 @@ export interface FittedCubature {
 }
 
 /** Modes whose every pair is matched. */
-const PAIRED_MODES = 12;
+const PAIRED_MODES = 16;
 /** Modes whose own energy is matched (the lowest first). */
 const DIAGONAL_MODES = 96;
 /** Weight of a higher mode's diagonal row against a paired row. */
 const DIAGONAL_WEIGHT = 0.5;
 /** lambda / mu of the reference material the modes come from (Poisson's ratio 0.35). */
 const REFERENCE_LAMBDA_PER_MU = 0.7 / 0.3;
+/** Each scan looks at every SCAN_STRIDE-th point of the pool, a different share each time (the pool is dense). */
+const SCAN_STRIDE = 4;
 /** Points that join the fit per scan of the pool. */
 const BATCH = 4;
 /** Pool points the modes are computed from. */
@@ -57,6 +59,7 @@ export function fitCubature(pool: CubaturePool, count: number): FittedCubature {
   const { matrix, target, rows } = fitRows(gradientsOfModes, modes.values, modes.count, p, pool.volumeEach);
   return nonNegativeLeastSquares(matrix, target, rows, p, count);
 }
+
 
 /** dF/dq per point (m x 3: row 4 h + j, column b), as the subspace builds it. */
 function jacobianBlocks(pool: CubaturePool, m: number): Float64Array {
@@ -184,12 +187,12 @@ function modeGradients(modes: Float64Array, count: number, jacobians: Float64Arr
 }
 
 /** The fit's matrix (point-major: rows per point) and target (the whole pool's integrals). */
-function fitRows(gradients: Float64Array, values: Float64Array, count: number, p: number, volumeEach: number): { matrix: Float64Array; target: Float64Array; rows: number } {
+function fitRows(gradients: Float64Array, values: Float64Array, count: number, p: number, volumeEach: number): { matrix: Float32Array; target: Float64Array; rows: number } {
   const used = Math.min(count, DIAGONAL_MODES), paired = Math.min(used, PAIRED_MODES);
   const pairs: [number, number, number][] = [];
   for (let i = 0; i < paired; i++) for (let j = i; j < paired; j++) pairs.push([i, j, 1]);
   for (let i = paired; i < used; i++) pairs.push([i, i, DIAGONAL_WEIGHT]);
-  const rows = 2 * pairs.length + 1, matrix = new Float64Array(p * rows), target = new Float64Array(rows);
+  const rows = 2 * pairs.length + 1, matrix = new Float32Array(p * rows), target = new Float64Array(rows);
   const scale = pairs.map(([i, j, weight]) => weight / Math.sqrt(values[i] * values[j]));
   const volumeScale = 1 / (p * volumeEach);
   for (let c = 0; c < p; c++) {
@@ -211,12 +214,14 @@ function fitRows(gradients: Float64Array, values: Float64Array, count: number, p
 }
 
 /**
- * Lawson-Hanson active-set NNLS, min |A x - b| with x >= 0, stopped once `limit` variables are in use: each step
- * frees the variable whose column best reduces the residual, so the first `limit` are the most useful points.
+ * Lawson-Hanson active-set NNLS, min |A x - b| with x >= 0, stopped once `limit` variables are in use: each scan
+ * frees the BATCH variables whose columns best reduce the residual (looking at a rotating SCAN_STRIDE-th of the
+ * pool: neighbouring points have nearly equal columns), so the first `limit` are the most useful points.
  * A is point-major (column c at c * rows). The passive set's normal equations are kept as a Cholesky factor
- * grown one column at a time; a column (nearly) dependent on the chosen ones is skipped.
+ * grown one column at a time and downdated when a point leaves; a column (nearly) dependent on the chosen ones
+ * is skipped, and a point that left does not come back.
  */
-function nonNegativeLeastSquares(a: Float64Array, b: Float64Array, rows: number, p: number, limit: number): FittedCubature {
+function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: number, p: number, limit: number): FittedCubature {
   const chosen: number[] = [], x = new Float64Array(p), excluded = new Uint8Array(p);
   const cap = Math.min(limit, p, rows);
   const factor = new Float64Array(cap * cap), rhs = new Float64Array(cap);
@@ -289,12 +294,12 @@ function nonNegativeLeastSquares(a: Float64Array, b: Float64Array, rows: number,
     for (let k = 0; k < s; k++) factor[(s - 1) * cap + k] = 0;
   };
   const best = new Int32Array(BATCH), bestGain = new Float64Array(BATCH);
-  while (chosen.length < cap) {
+  for (let scans = 0; chosen.length < cap; scans++) {
     // The BATCH columns best aligned with the residual join the passive set together: a scan costs the whole
     // matrix, the solve only the passive set's factor.
     best.fill(-1);
     bestGain.fill(1e-14 * bNorm);
-    for (let c = 0; c < p; c++) {
+    for (let c = scans % SCAN_STRIDE; c < p; c += SCAN_STRIDE) {
       if (excluded[c] || x[c] > 0) continue;
       let gain = 0;
       const o = c * rows;

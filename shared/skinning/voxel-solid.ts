@@ -43,22 +43,33 @@ export function voxelSolid(inside: InsideTest, min: ArrayLike<number>, max: Arra
   const extent = [0, 1, 2].map((a) => max[a] - min[a]);
   const largest = Math.max(...extent);
   if (!(largest > 0) || !Number.isFinite(largest)) throw new SkinningError("the shape has no extent to discretise");
-  const filled = insideShare(inside, min, extent, largest / PROBE_CELLS);
-  if (!(filled > 0)) throw new SkinningError("no part of the grid over the shape is inside it: the mesh encloses no volume");
+  // A probe that finds nothing inside (a thin plate between its centres) counts as one cell in its whole grid.
+  const filled = Math.max(insideShare(inside, min, extent, largest / PROBE_CELLS), PROBE_CELLS ** -3);
   const boxVolume = extent.reduce((a, b) => a * Math.max(b, largest / PROBE_CELLS), 1);
   let spacing = Math.cbrt((filled * boxVolume) / options.targetCells);
   spacing = Math.max(spacing, largest / options.maxCellsPerAxis);
-  const cells = extent.map((e) => Math.max(1, Math.ceil(e / spacing))) as [number, number, number];
-  const origin = [0, 1, 2].map((a) => (min[a] + max[a]) / 2 - (cells[a] * spacing) / 2) as [number, number, number];
-  const frame: GridFrame = { cells, origin, spacing };
-  const share = cellShares(inside, frame);
-  let insideCells = 0;
-  for (let c = 0; c < share.length; c++) if (share[c] > 0) insideCells++;
+  let frame = gridOver(min, max, spacing), share: Float64Array, insideCells: number;
+  // A shape thinner than the probe saw (a plate) gets far fewer cells than aimed at: halve the cells until it has enough.
+  for (;;) {
+    share = cellShares(inside, frame);
+    insideCells = 0;
+    for (let c = 0; c < share.length; c++) if (share[c] > 0) insideCells++;
+    const finer = frame.spacing / 2;
+    if (insideCells >= options.targetCells / 4 || largest / finer > options.maxCellsPerAxis) break;
+    frame = gridOver(min, max, finer);
+  }
   if (insideCells === 0) throw new SkinningError("no grid cell is inside the shape: the mesh encloses no volume");
   const { unknownOf, unknowns } = dissectionOrder(frame, share);
   const mass = lumpedMass(frame, share, unknownOf, unknowns);
   const stiffness = laplacian(frame, share, unknownOf, unknowns);
   return { ...frame, unknownOf, unknowns, insideCells, stiffness, mass };
+}
+
+/** Cells of edge `spacing` covering the box, centred on it. */
+function gridOver(min: ArrayLike<number>, max: ArrayLike<number>, spacing: number): GridFrame {
+  const cells = [0, 1, 2].map((a) => Math.max(1, Math.ceil((max[a] - min[a]) / spacing))) as [number, number, number];
+  const origin = [0, 1, 2].map((a) => (min[a] + max[a]) / 2 - (cells[a] * spacing) / 2) as [number, number, number];
+  return { cells, origin, spacing };
 }
 
 /** Share of a coarse grid's cell centres that are inside. */
@@ -86,7 +97,8 @@ function cellShares(inside: InsideTest, frame: GridFrame): Float64Array {
   for (let k = 0, c = 0; k < nz; k++) for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++, c++) {
     let corners = 0;
     for (let corner = 0; corner < 8; corner++) corners += cornerInside[nodeIndex(frame, i + (corner & 1), j + ((corner >> 1) & 1), k + (corner >> 2))];
-    const centre = inside.contains(ox + (i + 0.5) * h, oy + (j + 0.5) * h, oz + (k + 0.5) * h) ? 1 : 0;
+    // A cell with every corner inside is taken as inside (a hole narrower than a cell is missed either way).
+    const centre = corners === 8 || inside.contains(ox + (i + 0.5) * h, oy + (j + 0.5) * h, oz + (k + 0.5) * h);
     share[c] = centre ? 0.5 + corners / 16 : 0;
   }
   return share;
