@@ -1,21 +1,21 @@
 // npm start: serves the client and the playground room on http://HOST:PORT (env PORT, default 2567; HOST,
 // default 0.0.0.0 so headsets on the local network can join). REDIS_URL enables scale-out, ADMIN_TOKEN fixes
-// the admin token (otherwise one is generated and printed), SKINNING=model uses the neural fields. HTTPS=self-signed
+// the admin token (otherwise one is generated and printed), SKINNING=eigen|baseline|model picks the fields (default
+// eigen: see models/README.md). HTTPS=self-signed
 // (or TLS_CERT + TLS_KEY files) serves https, which headsets need for WebXR on the local network.
 
 import path from "node:path";
 import { lanAddresses, startServer } from "./app";
 import { certificateFromFiles, selfSignedCertificate } from "./tls/certificate";
-import { modelProvider } from "./skinning/model-provider";
-import { orthonormalProvider } from "../shared/skinning";
+import { DEFAULT_WEIGHTS, isWeightsSource, providerFor, WEIGHTS_SOURCES } from "./scenarios/body-from-mesh";
 
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 2567);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got "${process.env.PORT}"`);
   const host = process.env.HOST ?? "0.0.0.0";
-  const skinning = process.env.SKINNING ?? "baseline";
-  if (skinning !== "baseline" && skinning !== "model") throw new Error(`SKINNING must be baseline or model, got "${skinning}"`);
-  const provider = skinning === "model" ? orthonormalProvider(await modelProvider()) : undefined;
+  const skinning = process.env.SKINNING ?? DEFAULT_WEIGHTS;
+  if (!isWeightsSource(skinning)) throw new Error(`SKINNING must be one of ${WEIGHTS_SOURCES.join(", ")}, got "${skinning}"`);
+  const provider = await providerFor(skinning);
   const tls = await tlsFromEnvironment(host);
   const server = await startServer({
     port, host, redisUrl: process.env.REDIS_URL || undefined, adminToken: process.env.ADMIN_TOKEN, provider, providerKey: skinning,

@@ -1,18 +1,18 @@
-// npm run bake -- --mesh PATH [--handles 16] [--cubature 256] [--weights baseline|eigen|model] [--out FILE] [--json]
+// npm run bake -- --mesh PATH [--handles 16] [--cubature 256] [--weights eigen|baseline|model] [--out FILE] [--json]
 
 import { writeFile } from "node:fs/promises";
 import { encodeBakedBody } from "../../shared/skinning";
-import { loadMesh, providerFor } from "../scenarios/body-from-mesh";
+import { DEFAULT_WEIGHTS, loadMesh, providerFor } from "../scenarios/body-from-mesh";
 import { bakeMesh, bakedQuality } from "../../shared/skinning";
 import { integerFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-support";
 
-const USAGE = `usage: npm run bake -- --mesh PATH|box:LxWxH [--handles 16] [--cubature 256] [--weights baseline|eigen|model]
+const USAGE = `usage: npm run bake -- --mesh PATH|box:LxWxH [--handles 16] [--cubature 256] [--weights eigen|baseline|model]
        [--seed 1] [--out FILE] [--json]`;
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
     mesh: { type: "string" }, handles: { type: "string" }, cubature: { type: "string" },
-    weights: { type: "string", default: "baseline" }, seed: { type: "string" }, out: { type: "string" },
+    weights: { type: "string", default: DEFAULT_WEIGHTS }, seed: { type: "string" }, out: { type: "string" },
     json: { type: "boolean", default: false }, help: { type: "boolean" },
   });
   if (flags.help) {

@@ -1,4 +1,4 @@
-// npm run eval:modes -- --mesh PATH|box:LxWxH [--weights baseline|eigen|model] [--handles 16] [--cubature 256] [--E 1e5]
+// npm run eval:modes -- --mesh PATH|box:LxWxH [--weights eigen|baseline|model] [--handles 16] [--cubature 256] [--E 1e5]
 //   [--nu 0.35] [--rho 1000] [--size 0.3] [--modes 6] [--fem] [--max-tets 3000] [--clusters] [--eigen-cells N] [--json]
 // The reduced model's free-free natural frequencies (as the solver would vibrate the baked body), and with --fem
 // the same solid's by full finite elements, their ratios, and the same fields integrated exactly over the FEM
@@ -9,10 +9,10 @@ import { EIGEN_DEFAULTS, eigenProviderWith } from "../../shared/skinning";
 import { reducedModes } from "../modes/reduced-modes";
 import { DEFAULT_MAX_TETS, femModes } from "../modes/fem-modes";
 import { exactlyIntegrated } from "../modes/exact-fields";
-import { loadBody, loadMesh } from "../scenarios/body-from-mesh";
+import { DEFAULT_WEIGHTS, loadBody, loadMesh } from "../scenarios/body-from-mesh";
 import { integerFlag, numberFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-support";
 
-const USAGE = `usage: npm run eval:modes -- --mesh PATH|box:LxWxH [--weights baseline|eigen|model] [--handles 16] [--cubature 256]
+const USAGE = `usage: npm run eval:modes -- --mesh PATH|box:LxWxH [--weights eigen|baseline|model] [--handles 16] [--cubature 256]
        [--E 1e5] [--nu 0.35] [--rho 1000] [--size 0.3] [--modes 6] [--fem] [--max-tets ${DEFAULT_MAX_TETS}]
        [--clusters] [--eigen-cells ${EIGEN_DEFAULTS.targetCells}] [--json]
   --clusters     cubature at the clusters' centroids instead of fitted to the fields
@@ -20,7 +20,7 @@ const USAGE = `usage: npm run eval:modes -- --mesh PATH|box:LxWxH [--weights bas
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
-    mesh: { type: "string" }, weights: { type: "string", default: "baseline" }, handles: { type: "string" }, cubature: { type: "string" },
+    mesh: { type: "string" }, weights: { type: "string", default: DEFAULT_WEIGHTS }, handles: { type: "string" }, cubature: { type: "string" },
     E: { type: "string" }, nu: { type: "string" }, rho: { type: "string" }, size: { type: "string" }, modes: { type: "string" },
     fem: { type: "boolean", default: false }, "max-tets": { type: "string" }, json: { type: "boolean", default: false }, help: { type: "boolean" },
     clusters: { type: "boolean", default: false }, "eigen-cells": { type: "string" },

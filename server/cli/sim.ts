@@ -1,16 +1,17 @@
 // npm run sim -- --mesh PATH|box:LxWxH --scenario drop|cantilever|pull|throw [flags] [--json]
 // stdout carries only the result (JSON with --json, a short summary otherwise); progress goes to stderr.
 
+import { DEFAULT_WEIGHTS } from "../scenarios/body-from-mesh";
 import { DEFAULT_THROW_SPEED, runScenario, SCENARIOS, type ScenarioName } from "../scenarios/run-scenario";
 import { integerFlag, numberFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-support";
 
-const USAGE = `usage: npm run sim -- --mesh PATH|box:LxWxH --scenario drop|cantilever|pull|throw [--weights baseline|eigen|model]
+const USAGE = `usage: npm run sim -- --mesh PATH|box:LxWxH --scenario drop|cantilever|pull|throw [--weights eigen|baseline|model]
        [--handles 16] [--cubature 256] [--E 1e5] [--nu 0.45] [--rho 1000] [--damping 0.002] [--dt 0.016667]
        [--steps 240] [--size 0.3] [--seed 1] [--speed 6] [--json]`;
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
-    mesh: { type: "string" }, scenario: { type: "string" }, weights: { type: "string", default: "baseline" },
+    mesh: { type: "string" }, scenario: { type: "string" }, weights: { type: "string", default: DEFAULT_WEIGHTS },
     handles: { type: "string" }, cubature: { type: "string" }, E: { type: "string" }, nu: { type: "string" },
     rho: { type: "string" }, damping: { type: "string" }, dt: { type: "string" }, steps: { type: "string" },
     size: { type: "string" }, seed: { type: "string" }, speed: { type: "string" }, json: { type: "boolean", default: false }, help: { type: "boolean" },

@@ -2,12 +2,12 @@
 // functions across processes when Redis dispatches room creation, so this lives in the process).
 
 import { PLAYGROUND, type SceneLayout } from "../../shared/scene";
-import { baselineProvider, type SkinningFieldProvider } from "../../shared/skinning";
+import { DEFAULT_FIELD_PROVIDER, type SkinningFieldProvider } from "../../shared/skinning";
 
 export interface PlaygroundConfig {
   layout: SceneLayout;
   provider: SkinningFieldProvider;
-  /** Identifies the provider's fields in bake cache keys ("baseline", or the model files' hash). */
+  /** Identifies the provider's fields in bake cache keys ("eigen", "baseline", or the model files' hash). */
   providerKey: string;
   adminToken: string;
   /** Log a line per dropped message (rate-limited per client). */
@@ -16,8 +16,8 @@ export interface PlaygroundConfig {
 
 let config: PlaygroundConfig = {
   layout: PLAYGROUND,
-  provider: baselineProvider,
-  providerKey: "baseline",
+  provider: DEFAULT_FIELD_PROVIDER,
+  providerKey: DEFAULT_FIELD_PROVIDER.name,
   adminToken: "",
   log: (line) => process.stderr.write(`${line}\n`),
 };

@@ -2,13 +2,16 @@
 
 import { boxMesh, type TriangleMesh } from "../../shared/geometry";
 import { basisRows, SoftBody, Subspace, type Material, type SolverOptions } from "../../shared/sim";
-import { bakeMesh, baselineProvider, eigenProvider, handleCount, orthonormalProvider, SkinningError, toSubspaceSource, type BakedBody, type SkinningFieldProvider } from "../../shared/skinning";
+import { bakeMesh, baselineProvider, DEFAULT_FIELD_PROVIDER, eigenProvider, handleCount, orthonormalProvider, SkinningError, toSubspaceSource, type BakedBody, type SkinningFieldProvider } from "../../shared/skinning";
 import { readMeshFile } from "../mesh-file";
 import { heldOutShape } from "../modes/heldout-shapes";
 import { modelProvider } from "../skinning/model-provider";
 
 export const WEIGHTS_SOURCES = ["baseline", "eigen", "model"] as const;
 export type WeightsSource = (typeof WEIGHTS_SOURCES)[number];
+
+/** The fields a bake uses when none is named (DEFAULT_FIELD_PROVIDER's). */
+export const DEFAULT_WEIGHTS = DEFAULT_FIELD_PROVIDER.name as WeightsSource;
 
 export function isWeightsSource(value: unknown): value is WeightsSource {
   return WEIGHTS_SOURCES.includes(value as WeightsSource);

@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { access, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { TriangleMesh } from "../../shared/geometry";
-import { BAKED_BODY_VERSION, bakeMesh, clientBakedBody, decodeBakedBody, encodeBakedBody, type BakedBody, type BakeOptions, type SkinningFieldProvider } from "../../shared/skinning";
+import { BAKE_RECIPE, BAKED_BODY_VERSION, bakeMesh, clientBakedBody, decodeBakedBody, encodeBakedBody, type BakedBody, type BakeOptions, type SkinningFieldProvider } from "../../shared/skinning";
 
 export const BAKE_CACHE_DIRECTORY = path.resolve(import.meta.dirname, "../../.cache/bakes");
 
@@ -25,7 +25,7 @@ export interface CachedBake {
 
 export function bakeKey(mesh: TriangleMesh, providerKey: string, options: Omit<BakeOptions, "onProgress">): string {
   const hash = createHash("sha256");
-  hash.update(`pliant-bake v${BAKED_BODY_VERSION} ${providerKey} ${JSON.stringify(options)}\n`);
+  hash.update(`pliant-bake v${BAKED_BODY_VERSION} r${BAKE_RECIPE} ${providerKey} ${JSON.stringify(options)}\n`);
   hash.update(new Uint8Array(mesh.positions.buffer, mesh.positions.byteOffset, mesh.positions.byteLength));
   hash.update(new Uint8Array(mesh.triangles.buffer, mesh.triangles.byteOffset, mesh.triangles.byteLength));
   return hash.digest("hex").slice(0, 32);

@@ -59,11 +59,11 @@ export function sampleInterior(mesh: TriangleMesh, options: InteriorSampleOption
   const random = new Random(seed);
   const inside = options.insideTest ?? createInsideTest(mesh);
   try {
-    const { points: candidates, cellVolume: candidateVolume } = jitteredInside(mesh, candidateTarget, random, inside);
+    const { points: candidates, cellVolume: candidateVolume, cells } = jitteredInside(mesh, candidateTarget, random, inside);
     const keptCount = candidates.length / 3;
     if (keptCount < count) {
       throw new MeshError(
-        `only ${keptCount} of about ${candidateTarget} candidate points are inside the mesh but ${count} interior samples were asked for; ` +
+        `only ${keptCount} of ${cells} candidate points are inside the mesh but ${count} interior samples were asked for; ` +
           "the mesh looks flat, very thin or open (not enclosing a volume)",
       );
     }
@@ -82,7 +82,7 @@ export function sampleInterior(mesh: TriangleMesh, options: InteriorSampleOption
  * One uniformly random point in each cell of a regular grid of about `target` cells over the mesh's box, kept
  * when inside: an unbiased, stratified sample of the solid, each point standing for `cellVolume`.
  */
-export function jitteredInside(mesh: TriangleMesh, target: number, random: Random, inside: InsideTest): { points: Float64Array; cellVolume: number } {
+export function jitteredInside(mesh: TriangleMesh, target: number, random: Random, inside: InsideTest): { points: Float64Array; cellVolume: number; cells: number } {
   const { min, max } = meshBounds(mesh.positions);
   const extent = [max[0] - min[0], max[1] - min[1], max[2] - min[2]];
   const largest = Math.max(...extent);
@@ -110,7 +110,7 @@ export function jitteredInside(mesh: TriangleMesh, target: number, random: Rando
       }
     }
   }
-  return { points: kept.slice(0, 3 * keptCount), cellVolume: cell[0] * cell[1] * cell[2] };
+  return { points: kept.slice(0, 3 * keptCount), cellVolume: cell[0] * cell[1] * cell[2], cells: nx * ny * nz };
 }
 
 /**

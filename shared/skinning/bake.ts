@@ -1,6 +1,6 @@
 // Bake: mesh -> normalised samples -> skinning fields at every point set the solver and renderer need ->
-// per-field normalisation by the cubature norms (METHOD.md section 2) -> BakedBody, with the fields' compact
-// description when the provider gives one. The render weights stay in the server's bake (CLIs, scenarios); the
+// per-field normalisation by their RMS over the solid (METHOD.md section 2) -> cubature fitted to the fields ->
+// BakedBody, with the fields' compact description when the provider gives one. The render weights stay in the server's bake (CLIs, scenarios); the
 // copy clients download leaves them out when the fields are described (clientBakedBody), and the bake worker
 // evaluates them from the description.
 
@@ -40,6 +40,9 @@ export interface BakeResult {
 const CUBATURE_POOL = 8192;
 /** Cells of the pool's grid at most (a very thin shape gets fewer pool points rather than a huge grid). */
 const MAX_POOL_GRID = 1 << 19;
+
+/** Bumped whenever the same mesh, fields and options bake differently (a part of bake cache keys). */
+export const BAKE_RECIPE = 2;
 
 export const BAKE_LIMITS = Object.freeze({ maxHandles: 64, maxCubature: 4096, maxSurfaceSamples: 4096 });
 
