@@ -35,7 +35,7 @@ export interface FieldDescription {
 }
 
 export interface SkinningFieldProvider {
-  /** Recorded in baked bodies: "baseline" or "model". */
+  /** Recorded in baked bodies: "eigen", "baseline" or "model". */
   readonly name: string;
   fieldsFor(shape: ShapeSamples, count: number): Promise<SkinningFields>;
 }

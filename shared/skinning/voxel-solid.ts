@@ -131,21 +131,52 @@ function touched(frame: GridFrame, share: Float64Array, i: number, j: number, k:
  */
 function dissectionOrder(frame: GridFrame, share: Float64Array): { unknownOf: Int32Array; unknowns: number } {
   const [nx, ny, nz] = frame.cells;
-  const unknownOf = new Int32Array((nx + 1) * (ny + 1) * (nz + 1)).fill(-1);
+  const active = new Uint8Array((nx + 1) * (ny + 1) * (nz + 1));
+  for (let k = 0; k <= nz; k++) for (let j = 0; j <= ny; j++) for (let i = 0; i <= nx; i++) {
+    if (touched(frame, share, i, j, k)) active[nodeIndex(frame, i, j, k)] = 1;
+  }
+  const unknownOf = new Int32Array(active.length).fill(-1);
   let next = 0;
   const numberBox = (lo: number[], hi: number[]) => {
     for (let k = lo[2]; k <= hi[2]; k++) for (let j = lo[1]; j <= hi[1]; j++) for (let i = lo[0]; i <= hi[0]; i++) {
-      if (touched(frame, share, i, j, k)) unknownOf[nodeIndex(frame, i, j, k)] = next++;
+      const node = nodeIndex(frame, i, j, k);
+      if (active[node]) unknownOf[node] = next++;
     }
   };
-  const dissect = (lo: number[], hi: number[]) => {
+  const dissect = (boxLo: number[], boxHi: number[]) => {
+    // Shrink to the active nodes' bounds, and count them per plane along each axis.
+    const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+    let count = 0;
+    for (let k = boxLo[2]; k <= boxHi[2]; k++) for (let j = boxLo[1]; j <= boxHi[1]; j++) for (let i = boxLo[0]; i <= boxHi[0]; i++) {
+      if (!active[nodeIndex(frame, i, j, k)]) continue;
+      count++;
+      const at = [i, j, k];
+      for (let a = 0; a < 3; a++) {
+        lo[a] = Math.min(lo[a], at[a]);
+        hi[a] = Math.max(hi[a], at[a]);
+      }
+    }
+    if (count === 0) return;
     const size = [0, 1, 2].map((a) => hi[a] - lo[a] + 1);
-    if (size.some((s) => s <= 0)) return;
-    if (size[0] * size[1] * size[2] <= DISSECTION_LEAF || Math.max(...size) < 3) {
+    if (count <= DISSECTION_LEAF || Math.max(...size) < 3) {
       numberBox(lo, hi);
       return;
     }
-    const axis = size.indexOf(Math.max(...size)), middle = (lo[axis] + hi[axis]) >> 1;
+    // The separator: the plane across the longest axis with the fewest nodes among those that leave at least a
+    // third of the nodes on either side.
+    const axis = size.indexOf(Math.max(...size)), perPlane = new Int32Array(size[axis]);
+    for (let k = lo[2]; k <= hi[2]; k++) for (let j = lo[1]; j <= hi[1]; j++) for (let i = lo[0]; i <= hi[0]; i++) {
+      if (active[nodeIndex(frame, i, j, k)]) perPlane[[i, j, k][axis] - lo[axis]]++;
+    }
+    let before = 0, middle = (lo[axis] + hi[axis]) >> 1, fewest = Infinity;
+    for (let p = 1; p + 1 < size[axis]; p++) {
+      before += perPlane[p - 1];
+      const after = count - before - perPlane[p];
+      if (before >= count / 3 && after >= count / 3 && perPlane[p] < fewest) {
+        fewest = perPlane[p];
+        middle = lo[axis] + p;
+      }
+    }
     const leftHi = hi.slice(), rightLo = lo.slice(), planeLo = lo.slice(), planeHi = hi.slice();
     leftHi[axis] = middle - 1;
     rightLo[axis] = middle + 1;
