@@ -46,10 +46,13 @@ const REFERENCE_LAMBDA_PER_MU = 0.7 / 0.3;
 const SCAN_STRIDE = 4;
 /** Points that join the fit per scan of the pool. */
 const BATCH = 4;
+/** A point that leaves the fit this many times stays out (no cycling), and the fit stops after this many scans a point. */
+const MAX_DEPARTURES = 3;
+const MAX_SCANS_PER_POINT = 4;
 /** Pool points the modes are computed from. */
 const MODE_POINTS = 512;
-/** A mode below this share of the stiffest is rigid. */
-const RIGID = 1e-9;
+/** A mode below this share of the stiffest is rigid (or moves a part the fields leave loose): it is not matched. */
+const RIGID = 1e-6;
 
 export function fitCubature(pool: CubaturePool, count: number): FittedCubature {
   const m = 4 * pool.handles, p = pool.positions.length / 3;
@@ -219,10 +222,10 @@ function fitRows(gradients: Float64Array, values: Float64Array, count: number, p
  * pool: neighbouring points have nearly equal columns), so the first `limit` are the most useful points.
  * A is point-major (column c at c * rows). The passive set's normal equations are kept as a Cholesky factor
  * grown one column at a time and downdated when a point leaves; a column (nearly) dependent on the chosen ones
- * is skipped, and a point that left does not come back.
+ * is skipped, and a point that left comes back at most twice.
  */
-function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: number, p: number, limit: number): FittedCubature {
-  const chosen: number[] = [], x = new Float64Array(p), excluded = new Uint8Array(p);
+export function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: number, p: number, limit: number): FittedCubature {
+  const chosen: number[] = [], x = new Float64Array(p), excluded = new Uint8Array(p), departures = new Uint8Array(p), fresh = new Uint8Array(p);
   const cap = Math.min(limit, p, rows);
   const factor = new Float64Array(cap * cap), rhs = new Float64Array(cap);
   const residual = Float64Array.from(b), z = new Float64Array(cap), column = new Float64Array(cap);
@@ -234,7 +237,13 @@ function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: number,
     for (let r = 0; r < rows; r++) sum += a[i * rows + r] * a[j * rows + r];
     return sum;
   };
+  // Columns scaled to unit length (the unknowns become x_c |a_c|): a thin tail's points have columns thousands of
+  // times longer than the body's, and unscaled normal equations lose them to rounding.
   const columnNorms = Float64Array.from({ length: p }, (_, c) => Math.sqrt(dotColumns(c, c)));
+  for (let c = 0; c < p; c++) {
+    const scale = columnNorms[c] > 0 ? 1 / columnNorms[c] : 0;
+    for (let r = 0; r < rows; r++) a[c * rows + r] *= scale;
+  }
   const dotTarget = (i: number) => {
     let sum = 0;
     for (let r = 0; r < rows; r++) sum += a[i * rows + r] * b[r];
@@ -248,7 +257,7 @@ function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: number,
       for (let k = 0; k < i; k++) sum -= factor[i * cap + k] * column[k];
       column[i] = sum / factor[i * cap + i];
     }
-    const own = columnNorms[c] ** 2;
+    const own = 1;
     let pivot = own;
     for (let k = 0; k < s; k++) pivot -= column[k] * column[k];
     if (!(pivot > 1e-10 * own)) return false;
@@ -294,17 +303,15 @@ function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: number,
     for (let k = 0; k < s; k++) factor[(s - 1) * cap + k] = 0;
   };
   const best = new Int32Array(BATCH), bestGain = new Float64Array(BATCH);
-  for (let scans = 0; chosen.length < cap; scans++) {
-    // The BATCH columns best aligned with the residual join the passive set together: a scan costs the whole
-    // matrix, the solve only the passive set's factor.
+  /** Fills best / bestGain with the BATCH free points best aligned with the residual, every `stride`-th from `offset`. */
+  const scan = (offset: number, stride: number) => {
     best.fill(-1);
     bestGain.fill(1e-14 * bNorm);
-    for (let c = scans % SCAN_STRIDE; c < p; c += SCAN_STRIDE) {
+    for (let c = offset; c < p; c += stride) {
       if (excluded[c] || x[c] > 0) continue;
       let gain = 0;
       const o = c * rows;
       for (let r = 0; r < rows; r++) gain += a[o + r] * residual[r];
-      gain /= columnNorms[c] || Infinity;
       if (gain <= bestGain[BATCH - 1]) continue;
       let at = BATCH - 1;
       while (at > 0 && gain > bestGain[at - 1]) {
@@ -315,31 +322,46 @@ function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: number,
       bestGain[at] = gain;
       best[at] = c;
     }
+  };
+  for (let scans = 0; chosen.length < cap && scans < MAX_SCANS_PER_POINT * cap; scans++) {
+    // The BATCH columns best aligned with the residual join the passive set together: a scan costs the whole
+    // matrix, the solve only the passive set's factor. Only when a share has none left is the whole pool scanned.
+    scan(scans % SCAN_STRIDE, SCAN_STRIDE);
+    if (best[0] < 0) scan(0, 1);
     if (best[0] < 0) break;
-    for (let i = 0; i < BATCH && best[i] >= 0 && chosen.length < cap; i++) if (!append(best[i])) excluded[best[i]] = 1;
+    for (let i = 0; i < BATCH && best[i] >= 0 && chosen.length < cap; i++) {
+      if (append(best[i])) fresh[best[i]] = 1;
+      else excluded[best[i]] = 1;
+    }
     for (;;) {
       solvePassive();
-      let step = 1;
+      let step = 1, blocking = -1;
       chosen.forEach((c, i) => {
-        if (z[i] <= 0) step = Math.min(step, x[c] / (x[c] - z[i]));
+        if (z[i] > 0) return;
+        const ratio = x[c] / (x[c] - z[i]);
+        if (ratio < step) {
+          step = ratio;
+          blocking = i;
+        }
       });
-      if (step >= 1) {
+      if (blocking < 0) {
         chosen.forEach((c, i) => (x[c] = z[i]));
         break;
       }
-      // Move towards z until the first variable reaches zero; it leaves the passive set.
+      // Move towards z until the first variable reaches zero (the blocking one exactly, others within rounding):
+      // they leave the passive set, and the smaller problem is solved again.
       chosen.forEach((c, i) => (x[c] += step * (z[i] - x[c])));
-      let removed = false;
       for (let i = chosen.length - 1; i >= 0; i--) {
         const c = chosen[i];
-        if (x[c] > 1e-15) continue;
+        // A point that just joined is still at zero without having reached it: it leaves only when blocking.
+        if (i !== blocking && (x[c] > 1e-15 || fresh[c])) continue;
+        // It may come back later (Lawson-Hanson), unless it keeps leaving: then it is set aside for good.
         x[c] = 0;
-        excluded[c] = 1;
+        if (++departures[c] >= MAX_DEPARTURES) excluded[c] = 1;
         remove(i);
-        removed = true;
       }
-      if (!removed) break;
     }
+    fresh.fill(0);
     residual.set(b);
     for (const c of chosen) for (let r = 0; r < rows; r++) residual[r] -= a[c * rows + r] * x[c];
     let norm = 0;
@@ -349,5 +371,5 @@ function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: number,
   let norm = 0;
   for (let r = 0; r < rows; r++) norm += residual[r] * residual[r];
   const indices = Int32Array.from(chosen).sort();
-  return { indices, volumes: Float64Array.from(indices, (c) => x[c]), residual: Math.sqrt(norm) / bNorm };
+  return { indices, volumes: Float64Array.from(indices, (c) => x[c] / columnNorms[c]), residual: Math.sqrt(norm) / bNorm };
 }

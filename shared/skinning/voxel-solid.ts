@@ -59,10 +59,50 @@ export function voxelSolid(inside: InsideTest, min: ArrayLike<number>, max: Arra
     frame = gridOver(min, max, finer);
   }
   if (insideCells === 0) throw new SkinningError("no grid cell is inside the shape: the mesh encloses no volume");
+  insideCells = keepLargestPiece(frame, share);
   const { unknownOf, unknowns } = dissectionOrder(frame, share);
   const mass = lumpedMass(frame, share, unknownOf, unknowns);
   const stiffness = laplacian(frame, share, unknownOf, unknowns);
   return { ...frame, unknownOf, unknowns, insideCells, stiffness, mass };
+}
+
+/**
+ * Zeroes the cells of every piece but the largest (cells sharing a node are joined: they share unknowns). A piece
+ * the grid cut off (a horn or a tail thinner than a cell at its root) would have its own rigid motions: fields
+ * constant on it, useless; cut off, its points take the values of the nearest solid (GridFields' fill). Returns
+ * the cells kept.
+ */
+function keepLargestPiece(frame: GridFrame, share: Float64Array): number {
+  const [nx, ny, nz] = frame.cells;
+  const piece = new Int32Array(share.length).fill(-1), sizes: number[] = [], stack: number[] = [];
+  for (let start = 0; start < share.length; start++) {
+    if (share[start] === 0 || piece[start] >= 0) continue;
+    const id = sizes.length;
+    let volume = 0;
+    piece[start] = id;
+    stack.push(start);
+    while (stack.length > 0) {
+      const c = stack.pop()!;
+      volume += share[c];
+      const i = c % nx, j = Math.floor(c / nx) % ny, k = Math.floor(c / (nx * ny));
+      for (let dk = -1; dk <= 1; dk++) for (let dj = -1; dj <= 1; dj++) for (let di = -1; di <= 1; di++) {
+        const a = i + di, b = j + dj, e = k + dk;
+        if (a < 0 || b < 0 || e < 0 || a >= nx || b >= ny || e >= nz) continue;
+        const other = cellIndex(frame, a, b, e);
+        if (share[other] === 0 || piece[other] >= 0) continue;
+        piece[other] = id;
+        stack.push(other);
+      }
+    }
+    sizes.push(volume);
+  }
+  const largest = sizes.indexOf(Math.max(...sizes));
+  let kept = 0;
+  for (let c = 0; c < share.length; c++) {
+    if (piece[c] === largest) kept++;
+    else share[c] = 0;
+  }
+  return kept;
 }
 
 /** Cells of edge `spacing` covering the box, centred on it. */
