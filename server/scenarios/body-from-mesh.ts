@@ -28,7 +28,7 @@ export interface BodySetup {
   seed?: number;
   /** A provider to use instead of `weights` (evaluations of other fields). */
   provider?: SkinningFieldProvider;
-  /** Cubature fitted to the fields (default) or the clusters' centroids (BakeOptions.fitCubature). */
+  /** Cubature fitted to the fields or at the clusters' centroids (BakeOptions.fitCubature; default as the bake's). */
   fitCubature?: boolean;
 }
 

@@ -8,6 +8,7 @@ import { createInsideTest, DEFAULT_INTERIOR_CANDIDATES, jitteredInside, meshBoun
 import { BAKED_BODY_VERSION, type BakedBody } from "./baked-body";
 import { farthestPoints } from "./baseline";
 import { fitCubature } from "./cubature-fit";
+import { FIT_CUBATURE_BY_DEFAULT } from "./defaults";
 import { SkinningError, type SkinningFieldProvider, type SkinningFields } from "./fields";
 
 export interface BakeOptions {
@@ -15,7 +16,7 @@ export interface BakeOptions {
   handles?: number;
   /** Cubature points (at most, when fitted). Default 256. */
   cubature?: number;
-  /** Fit the cubature's points and volumes to the fields (default), instead of the clusters' centroids and volumes. */
+  /** Fit the cubature's points and volumes to the fields instead of the clusters' centroids and volumes (default: FIT_CUBATURE_BY_DEFAULT). */
   fitCubature?: boolean;
   /** Surface samples for contacts and grabs. Default 512. */
   surfaceSamples?: number;
@@ -71,7 +72,7 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
   const contactPoints = farthestPoints(concat(shapeMesh.positions, encoderSurface.points), surfaceSamples);
   // One inside test serves the interior sampling and the providers that discretise the solid.
   const inside = createInsideTest(shapeMesh);
-  const fit = options.fitCubature ?? true;
+  const fit = options.fitCubature ?? FIT_CUBATURE_BY_DEFAULT;
   let interior: ReturnType<typeof sampleInterior>, fields: SkinningFields, t1: number, pool: { points: Float64Array; cellVolume: number } | undefined;
   try {
     interior = sampleInterior(shapeMesh, { count: cubatureCount, seed: seed + 2, insideTest: inside });

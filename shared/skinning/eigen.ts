@@ -34,12 +34,6 @@ export function eigenProviderWith(options: EigenOptions = {}): SkinningFieldProv
 
 export const eigenProvider = eigenProviderWith();
 
-/**
- * The fields every bake uses unless told otherwise (CLIs, the server's SKINNING, the playground): the eigenmodes,
- * closest to full FEM on the eval:modes table in models/README.md within the bake-time budget.
- */
-export const DEFAULT_FIELD_PROVIDER = eigenProvider;
-
 export class EigenFields extends GridFields {
   constructor(
     /** The discretisation they were solved on. */

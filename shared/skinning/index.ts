@@ -1,6 +1,7 @@
 export * from "./fields";
 export * from "./baseline";
 export * from "./eigen";
+export * from "./defaults";
 export * from "./grid-fields";
 export * from "./voxel-solid";
 export * from "./baked-body";
