@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { access, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { TriangleMesh } from "../../shared/geometry";
-import { BAKE_RECIPE, BAKED_BODY_VERSION, bakeMesh, clientBakedBody, decodeBakedBody, encodeBakedBody, type BakedBody, type BakeOptions, type SkinningFieldProvider } from "../../shared/skinning";
+import { BAKE_RECIPE, BAKED_BODY_VERSION, bakeMesh, FIT_CUBATURE_BY_DEFAULT, clientBakedBody, decodeBakedBody, encodeBakedBody, type BakedBody, type BakeOptions, type SkinningFieldProvider } from "../../shared/skinning";
 
 export const BAKE_CACHE_DIRECTORY = path.resolve(import.meta.dirname, "../../.cache/bakes");
 
@@ -25,7 +25,9 @@ export interface CachedBake {
 
 export function bakeKey(mesh: TriangleMesh, providerKey: string, options: Omit<BakeOptions, "onProgress">): string {
   const hash = createHash("sha256");
-  hash.update(`pliant-bake v${BAKED_BODY_VERSION} r${BAKE_RECIPE} ${providerKey} ${JSON.stringify(options)}\n`);
+  // The cubature's kind resolved, so that a change of its default never serves an old bake.
+  const resolved = { ...options, fitCubature: options.fitCubature ?? FIT_CUBATURE_BY_DEFAULT };
+  hash.update(`pliant-bake v${BAKED_BODY_VERSION} r${BAKE_RECIPE} ${providerKey} ${JSON.stringify(resolved)}\n`);
   hash.update(new Uint8Array(mesh.positions.buffer, mesh.positions.byteOffset, mesh.positions.byteLength));
   hash.update(new Uint8Array(mesh.triangles.buffer, mesh.triangles.byteOffset, mesh.triangles.byteLength));
   return hash.digest("hex").slice(0, 32);
