@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { readFile } from "node:fs/promises";
 import { readMeshFile } from "../../server/mesh-file";
 import { MODEL_DIRECTORY, modelProvider } from "../../server/skinning/model-provider";
-import { bakeMesh, baselineProvider, clientBakedBody, decodeBakedBody, encodeBakedBody, needsDecoder, orthonormalProvider, renderWeightsOf, type OrtModule } from "../../shared/skinning";
+import { bakeMesh, baselineProvider, clientBakedBody, eigenProvider, decodeBakedBody, encodeBakedBody, needsDecoder, orthonormalProvider, renderWeightsOf, type OrtModule } from "../../shared/skinning";
 
 describe("field descriptions", () => {
   it("a baseline bake's client copy drops the render weights, and the client recomputes them exactly", async () => {
@@ -24,6 +24,23 @@ describe("field descriptions", () => {
     for (let i = 0; i < weights.length; i++) worst = Math.max(worst, Math.abs(weights[i] - body.renderWeights[i]));
     expect(worst).toBeLessThan(1e-12);
     expect(fractions[fractions.length - 1]).toBe(1);
+  });
+
+  it("eigen fields travel as grid values for a big mesh, and a small mesh's weights travel as they are", async () => {
+    const big = (await bakeMesh(await readMeshFile("../shared/assets/meshes/stanford-bunny.obj"), eigenProvider, { handles: 16, cubature: 256 })).body;
+    expect(big.fieldKind).toBe("eigen-grid");
+    const received = decodeBakedBody(encodeBakedBody(clientBakedBody(big)));
+    expect(received.renderWeights.length).toBe(0);
+    expect(received.fieldDescription.length).toBeLessThan(big.renderWeights.length / 3);
+    const weights = await renderWeightsOf(received);
+    let worst = 0;
+    for (let i = 0; i < weights.length; i++) worst = Math.max(worst, Math.abs(weights[i] - big.renderWeights[i]));
+    expect(worst).toBeLessThan(1e-12);
+    const small = (await bakeMesh(await readMeshFile("../shared/assets/meshes/spot.obj"), eigenProvider, { handles: 16, cubature: 256 })).body;
+    const light = clientBakedBody(small);
+    expect(light.fieldKind).toBe("");
+    expect(light.fieldDescription.length).toBe(0);
+    expect(Array.from(light.renderWeights)).toEqual(Array.from(small.renderWeights));
   });
 
   it("fields that cannot be described keep their render weights in the client copy", async () => {
