@@ -1,4 +1,4 @@
-// npm run bake -- --mesh PATH [--handles 16] [--cubature 256] [--weights eigen|baseline|model] [--out FILE] [--json]
+// npm run bake -- --mesh PATH [--handles 16] [--cubature 256] [--weights baseline|eigen|model] [--out FILE] [--json]
 
 import { writeFile } from "node:fs/promises";
 import { encodeBakedBody } from "../../shared/skinning";
@@ -6,7 +6,7 @@ import { DEFAULT_WEIGHTS, loadMesh, providerFor } from "../scenarios/body-from-m
 import { bakeMesh, bakedQuality } from "../../shared/skinning";
 import { integerFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-support";
 
-const USAGE = `usage: npm run bake -- --mesh PATH|box:LxWxH [--handles 16] [--cubature 256] [--weights eigen|baseline|model]
+const USAGE = `usage: npm run bake -- --mesh PATH|box:LxWxH|heldout:N [--handles 16] [--cubature 256] [--weights baseline|eigen|model]
        [--seed 1] [--out FILE] [--json]`;
 
 async function main(): Promise<void> {

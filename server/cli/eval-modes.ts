@@ -1,4 +1,4 @@
-// npm run eval:modes -- --mesh PATH|box:LxWxH [--weights eigen|baseline|model] [--handles 16] [--cubature 256] [--E 1e5]
+// npm run eval:modes -- --mesh PATH|box:LxWxH|heldout:N [--weights baseline|eigen|model] [--handles 16] [--cubature 256] [--E 1e5]
 //   [--nu 0.35] [--rho 1000] [--size 0.3] [--modes 6] [--fem] [--max-tets 3000] [--clusters] [--eigen-cells N] [--json]
 // The reduced model's free-free natural frequencies (as the solver would vibrate the baked body), and with --fem
 // the same solid's by full finite elements, their ratios, and the same fields integrated exactly over the FEM
@@ -12,7 +12,7 @@ import { exactlyIntegrated } from "../modes/exact-fields";
 import { DEFAULT_WEIGHTS, loadBody, loadMesh } from "../scenarios/body-from-mesh";
 import { integerFlag, numberFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-support";
 
-const USAGE = `usage: npm run eval:modes -- --mesh PATH|box:LxWxH [--weights eigen|baseline|model] [--handles 16] [--cubature 256]
+const USAGE = `usage: npm run eval:modes -- --mesh PATH|box:LxWxH|heldout:N [--weights baseline|eigen|model] [--handles 16] [--cubature 256]
        [--E 1e5] [--nu 0.35] [--rho 1000] [--size 0.3] [--modes 6] [--fem] [--max-tets ${DEFAULT_MAX_TETS}]
        [--clusters] [--eigen-cells ${EIGEN_DEFAULTS.targetCells}] [--json]
   --clusters     cubature at the clusters' centroids instead of fitted to the fields

@@ -1,6 +1,6 @@
 // Held-out procedural solids for judging skinning fields against full FEM: unions of grid cells (bars with a
-// kink, letters, tables, creatures, rings with a hole, 3D crosses), each cell stretched by its own per-axis
-// scale and the whole turned by a random rotation, so nothing lines up with the voxel grids that the fields are
+// kink, letters, tables, creatures, rings with a hole, 3D crosses), the cells stretched by a random scale per
+// axis and the whole turned by a random rotation, so nothing lines up with the voxel grids that the fields are
 // solved on. The surface is every exposed cell face, welded at shared corners: closed and manifold, so tetgen
 // meshes it. Deterministic per index; no network was trained on them.
 

@@ -1,6 +1,6 @@
 // Bake: mesh -> normalised samples -> skinning fields at every point set the solver and renderer need ->
-// per-field normalisation by their RMS over the solid (METHOD.md section 2) -> cubature fitted to the fields ->
-// BakedBody, with the fields' compact description when the provider gives one. The render weights stay in the server's bake (CLIs, scenarios); the
+// per-field normalisation by their RMS over the cubature's points or pool (METHOD.md section 2) -> cubature at
+// cluster centroids, or fitted to the fields (fitCubature) -> BakedBody, with the fields' compact description when the provider gives one. The render weights stay in the server's bake (CLIs, scenarios); the
 // copy clients download leaves them out when the fields are described (clientBakedBody), and the bake worker
 // evaluates them from the description.
 
