@@ -1,19 +1,19 @@
-// npm run bake -- --mesh PATH [--handles 16] [--cubature 256] [--weights baseline|eigen|model] [--out FILE] [--json]
+// npm run bake -- --mesh PATH [--handles 16] [--cubature 256] [--fit-cubature] [--weights baseline|eigen|model] [--out FILE] [--json]
 
 import { writeFile } from "node:fs/promises";
 import { encodeBakedBody } from "../../shared/skinning";
 import { DEFAULT_WEIGHTS, loadMesh, providerFor } from "../scenarios/body-from-mesh";
-import { bakeMesh, bakedQuality } from "../../shared/skinning";
+import { bakeMesh, bakedQuality, FIT_CUBATURE_BY_DEFAULT } from "../../shared/skinning";
 import { integerFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-support";
 
-const USAGE = `usage: npm run bake -- --mesh PATH|box:LxWxH|heldout:N [--handles 16] [--cubature 256] [--weights baseline|eigen|model]
-       [--seed 1] [--out FILE] [--json]`;
+const USAGE = `usage: npm run bake -- --mesh PATH|box:LxWxH|heldout:N [--handles 16] [--cubature 256] [--fit-cubature]
+       [--weights baseline|eigen|model] [--seed 1] [--out FILE] [--json]`;
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
     mesh: { type: "string" }, handles: { type: "string" }, cubature: { type: "string" },
     weights: { type: "string", default: DEFAULT_WEIGHTS }, seed: { type: "string" }, out: { type: "string" },
-    json: { type: "boolean", default: false }, help: { type: "boolean" },
+    json: { type: "boolean", default: false }, help: { type: "boolean" }, "fit-cubature": { type: "boolean" },
   });
   if (flags.help) {
     process.stdout.write(`${USAGE}\n`);
@@ -26,6 +26,7 @@ async function main(): Promise<void> {
     handles: integerFlag(flags, "handles", 16, 1, 64),
     cubature: integerFlag(flags, "cubature", 256, 8, 4096),
     seed: integerFlag(flags, "seed", 1, 0, 2 ** 31 - 1),
+    ...(flags["fit-cubature"] === true ? { fitCubature: true } : {}),
     onProgress: (stage) => process.stderr.write(`baking: ${stage}\n`),
   });
   let bytes: number | undefined;
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
     handles: body.learnedHandles + 1,
     learnedHandles: body.learnedHandles,
     cubature: body.cubatureVolumes.length,
+    fittedCubature: flags["fit-cubature"] === true || FIT_CUBATURE_BY_DEFAULT,
     surfaceSamples: body.surfacePositions.length / 3,
     massSamples: body.massVolumes.length,
     normalisedVolume: volume,
