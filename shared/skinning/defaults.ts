@@ -4,8 +4,9 @@ import { baselineProvider } from "./baseline";
 
 /**
  * The default fields: still the baseline. The skinning eigenmodes with fitted cubature are closest to full FEM
- * (models/README.md), but they make the room's bodies stiffer, as FEM says they should be, and the room's
- * materials and pokes were tuned on the softer baseline: the switch waits for that retuning (issue 11's note).
+ * (models/README.md), but 16 global modes have no local detail (a fingertip poke no longer dents the dough ball)
+ * and fitted bodies are stiffer than the clustered ones the room's materials were tuned on: the switch waits for
+ * local fields beside the modes and retuned materials (issue 11's note).
  */
 export const DEFAULT_FIELD_PROVIDER = baselineProvider;
 
