@@ -35,7 +35,7 @@ export const baselineProvider: SkinningFieldProvider = {
 };
 
 /** Throws unless `count` fields can be made from these interior samples, at least `perField` of them each. */
-export function checkFieldRequest(interior: Float64Array, count: number, perField: number): void {
+function checkFieldRequest(interior: Float64Array, count: number, perField: number): void {
   const total = interior.length / 3;
   if (!Number.isInteger(count) || count < 1) throw new SkinningError(`handle count must be a positive integer, got ${count}`);
   if (total < perField * count) throw new SkinningError(`${total} interior samples are too few for ${count} handles`);
@@ -50,7 +50,7 @@ export function createBaselineFields(interior: Float64Array, count: number): Ski
 }
 
 /** `size` Gaussian bumps at farthest-point centres among the samples, `widthPerSpacing` centre spacings wide. */
-export function bumpDictionary(samples: Float64Array, size: number, widthPerSpacing: number): GaussianBumps {
+function bumpDictionary(samples: Float64Array, size: number, widthPerSpacing: number): GaussianBumps {
   const centres = farthestPoints(samples, size);
   let meanNearest = 0;
   for (let h = 0; h < size; h++) {
@@ -63,7 +63,7 @@ export function bumpDictionary(samples: Float64Array, size: number, widthPerSpac
 }
 
 /** The dictionary: the three coordinate functions, then Gaussian bumps. */
-export class GaussianBumps {
+class GaussianBumps {
   readonly count: number;
 
   /** One centre (3 numbers) and one inverse variance (1 / width^2) per bump. */
@@ -94,7 +94,7 @@ export class GaussianBumps {
 }
 
 /** w_k = sum_j C[k][j] bump_j + C[k][D]: rows of C, (D + 1) numbers each, over a dictionary of D bumps. */
-export class OrthogonalFields implements SkinningFields {
+class OrthogonalFields implements SkinningFields {
   readonly count: number;
 
   constructor(private readonly bumps: GaussianBumps, private readonly coefficients: Float64Array, count: number) {

@@ -144,7 +144,7 @@ function cellShares(inside: InsideTest, frame: GridFrame): Float64Array {
   return share;
 }
 
-export function nodeIndex(frame: GridFrame, i: number, j: number, k: number): number {
+function nodeIndex(frame: GridFrame, i: number, j: number, k: number): number {
   const [nx, ny] = frame.cells;
   return i + (nx + 1) * (j + (ny + 1) * k);
 }
