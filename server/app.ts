@@ -32,6 +32,8 @@ export interface ServerSettings {
   adminToken?: string;
   provider?: SkinningFieldProvider;
   providerKey?: string;
+  /** Bake the room's bodies with cubature fitted to their fields (default FIT_CUBATURE_BY_DEFAULT). */
+  fitCubature?: boolean;
   /** The address other processes reach this one at (scale-out), host:port. */
   publicAddress?: string;
   /** Serve https and wss with this certificate (headsets need https for WebXR away from localhost). */
@@ -52,11 +54,15 @@ export interface RunningServer {
 export async function startServer(settings: ServerSettings): Promise<RunningServer> {
   const log = settings.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const adminToken = settings.adminToken || randomBytes(12).toString("base64url");
-  configurePlayground({ adminToken, log, ...(settings.provider ? { provider: settings.provider, providerKey: settings.providerKey ?? settings.provider.name } : {}) });
+  configurePlayground({
+    adminToken, log,
+    ...(settings.provider ? { provider: settings.provider, providerKey: settings.providerKey ?? settings.provider.name } : {}),
+    ...(settings.fitCubature !== undefined ? { fitCubature: settings.fitCubature } : {}),
+  });
   // Bake the default scene now (or find it in the cache): a missing asset fails here with a clear message, and the
   // first person to join does not wait for bakes.
   const config = playgroundConfig();
-  await bakeBodies(config.layout.bodies, config.provider, config.providerKey);
+  await bakeBodies(config.layout.bodies, config.provider, config.providerKey, config.fitCubature);
 
   let presence: Presence = new LocalPresence();
   let driver: matchMaker.MatchMakerDriver | undefined;

@@ -1,13 +1,14 @@
 // npm start: serves the client and the playground room on http://HOST:PORT (env PORT, default 2567; HOST,
 // default 0.0.0.0 so headsets on the local network can join). REDIS_URL enables scale-out, ADMIN_TOKEN fixes
 // the admin token (otherwise one is generated and printed), SKINNING=baseline|eigen|model picks the fields (default
-// baseline: shared/skinning/defaults.ts). HTTPS=self-signed
+// baseline: shared/skinning/defaults.ts), CUBATURE=clusters|fitted how their cubature is made. HTTPS=self-signed
 // (or TLS_CERT + TLS_KEY files) serves https, which headsets need for WebXR on the local network.
 
 import path from "node:path";
 import { lanAddresses, startServer } from "./app";
 import { certificateFromFiles, selfSignedCertificate } from "./tls/certificate";
 import { DEFAULT_WEIGHTS, isWeightsSource, providerFor, WEIGHTS_SOURCES } from "./scenarios/body-from-mesh";
+import { FIT_CUBATURE_BY_DEFAULT } from "../shared/skinning";
 
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 2567);
@@ -16,9 +17,12 @@ async function main(): Promise<void> {
   const skinning = process.env.SKINNING ?? DEFAULT_WEIGHTS;
   if (!isWeightsSource(skinning)) throw new Error(`SKINNING must be one of ${WEIGHTS_SOURCES.join(", ")}, got "${skinning}"`);
   const provider = await providerFor(skinning);
+  const cubature = process.env.CUBATURE ?? (FIT_CUBATURE_BY_DEFAULT ? "fitted" : "clusters");
+  if (cubature !== "fitted" && cubature !== "clusters") throw new Error(`CUBATURE must be fitted or clusters, got "${cubature}"`);
   const tls = await tlsFromEnvironment(host);
   const server = await startServer({
     port, host, redisUrl: process.env.REDIS_URL || undefined, adminToken: process.env.ADMIN_TOKEN, provider, providerKey: skinning,
+    fitCubature: cubature === "fitted",
     publicAddress: process.env.PUBLIC_ADDRESS || undefined, tls,
   });
   process.stdout.write(`Pliant is running. Point a headset's browser at:\n${server.urls.map((u) => `  ${u}`).join("\n")}\n`);

@@ -2,13 +2,15 @@
 // functions across processes when Redis dispatches room creation, so this lives in the process).
 
 import { PLAYGROUND, type SceneLayout } from "../../shared/scene";
-import { DEFAULT_FIELD_PROVIDER, type SkinningFieldProvider } from "../../shared/skinning";
+import { DEFAULT_FIELD_PROVIDER, FIT_CUBATURE_BY_DEFAULT, type SkinningFieldProvider } from "../../shared/skinning";
 
 export interface PlaygroundConfig {
   layout: SceneLayout;
   provider: SkinningFieldProvider;
   /** Identifies the provider's fields in bake cache keys ("eigen", "baseline", or the model files' hash). */
   providerKey: string;
+  /** Bake the bodies with cubature fitted to their fields (BakeOptions.fitCubature). */
+  fitCubature: boolean;
   adminToken: string;
   /** Log a line per dropped message (rate-limited per client). */
   log: (line: string) => void;
@@ -18,6 +20,7 @@ let config: PlaygroundConfig = {
   layout: PLAYGROUND,
   provider: DEFAULT_FIELD_PROVIDER,
   providerKey: DEFAULT_FIELD_PROVIDER.name,
+  fitCubature: FIT_CUBATURE_BY_DEFAULT,
   adminToken: "",
   log: (line) => process.stderr.write(`${line}\n`),
 };

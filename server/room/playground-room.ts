@@ -118,7 +118,7 @@ export class PlaygroundRoom extends Room {
   override async onCreate(): Promise<void> {
     const config = playgroundConfig();
     const rapier = await loadRapier();
-    this.placed = await placeBodies(config.layout.bodies, config.provider, config.providerKey);
+    this.placed = await placeBodies(config.layout.bodies, config.provider, config.providerKey, config.fitCubature);
     this.world = new SceneWorld(rapier, config.layout, this.placed.map((p) => p.entity), 1 / TICK_RATE);
     this.placed.forEach((p, index) => {
       const spawn = p.entity.spawn;

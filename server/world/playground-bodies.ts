@@ -3,7 +3,7 @@
 import path from "node:path";
 import { boxMesh, sphereMesh, type TriangleMesh } from "../../shared/geometry";
 import { MATERIALS, SoftEntity, type SoftBodySpec } from "../../shared/scene";
-import { SkinningError, type SkinningFieldProvider } from "../../shared/skinning";
+import { FIT_CUBATURE_BY_DEFAULT, SkinningError, type SkinningFieldProvider } from "../../shared/skinning";
 import { readMeshFile } from "../mesh-file";
 import { parseBoxSpec } from "../scenarios/body-from-mesh";
 import { cachedBake, type CachedBake } from "./bake-cache";
@@ -49,18 +49,22 @@ async function unturnedMeshForSpec(spec: SoftBodySpec): Promise<{ mesh: Triangle
 }
 
 /** Bakes (or finds in the cache) every body of a layout. */
-export async function bakeBodies(specs: SoftBodySpec[], provider: SkinningFieldProvider, providerKey: string): Promise<{ spec: SoftBodySpec; size: number; bake: CachedBake }[]> {
+export async function bakeBodies(
+  specs: SoftBodySpec[], provider: SkinningFieldProvider, providerKey: string, fitCubature = FIT_CUBATURE_BY_DEFAULT,
+): Promise<{ spec: SoftBodySpec; size: number; bake: CachedBake }[]> {
   const baked = [];
   for (const spec of specs) {
     const { mesh, size } = await meshForSpec(spec);
-    baked.push({ spec, size, bake: await cachedBake(mesh, provider, providerKey, { handles: 16, cubature: 256 }) });
+    baked.push({ spec, size, bake: await cachedBake(mesh, provider, providerKey, { handles: 16, cubature: 256, fitCubature }) });
   }
   return baked;
 }
 
 /** A room's bodies: baked, then placed as solver bodies with their proxies. */
-export async function placeBodies(specs: SoftBodySpec[], provider: SkinningFieldProvider, providerKey: string): Promise<PlacedBody[]> {
-  return (await bakeBodies(specs, provider, providerKey)).map(({ spec, size, bake }) => ({
+export async function placeBodies(
+  specs: SoftBodySpec[], provider: SkinningFieldProvider, providerKey: string, fitCubature = FIT_CUBATURE_BY_DEFAULT,
+): Promise<PlacedBody[]> {
+  return (await bakeBodies(specs, provider, providerKey, fitCubature)).map(({ spec, size, bake }) => ({
     spec, bake, entity: new SoftEntity(spec.id, bake.body, size, MATERIALS[spec.material], spec.position),
   }));
 }
