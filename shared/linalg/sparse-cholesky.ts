@@ -23,11 +23,6 @@ export class SparseCholesky {
     private readonly values: Float64Array,
   ) {}
 
-  /** Entries of L (the fill), for measuring an ordering. */
-  get nonzeros(): number {
-    return this.columnStart[this.n];
-  }
-
   static factor(a: UpperCsc): SparseCholesky {
     const { n, columnStart: ap, rows: ai, values: ax } = a;
     const parent = eliminationTree(a);

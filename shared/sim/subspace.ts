@@ -102,24 +102,11 @@ export class Subspace {
     const nc = cub.volumes.length;
     this.cubatureCount = nc;
     this.cubatureVolumes = Float64Array.from(cub.volumes);
-    this.cubatureJacobians = new Float64Array(nc * m * 3);
+    this.cubatureJacobians = jacobianBlocks(cub, handles);
     this.meanJacobian = new Float64Array(m * 3);
     let totalVolume = 0;
     for (let c = 0; c < nc; c++) {
-      const x = cub.positions.subarray(3 * c, 3 * c + 3);
       const base = c * m * 3;
-      for (let h = 0; h < handles; h++) {
-        const w = cub.weights[c * handles + h];
-        const g = 3 * (c * handles + h);
-        const gx = cub.gradients[g], gy = cub.gradients[g + 1], gz = cub.gradients[g + 2];
-        for (let j = 0; j < 4; j++) {
-          const xj = j < 3 ? x[j] : 1;
-          const o = base + (4 * h + j) * 3;
-          this.cubatureJacobians[o] = (j === 0 ? w : 0) + xj * gx;
-          this.cubatureJacobians[o + 1] = (j === 1 ? w : 0) + xj * gy;
-          this.cubatureJacobians[o + 2] = (j === 2 ? w : 0) + xj * gz;
-        }
-      }
       const v = cub.volumes[c];
       totalVolume += v;
       for (let k = 0; k < m * 3; k++) this.meanJacobian[k] += v * this.cubatureJacobians[base + k];
@@ -194,6 +181,30 @@ export function removeNullComponents(subspace: Subspace, vector: Float64Array): 
  * Psi''[dF, dF] = mu (|dF|^2 + tr(dF dF)) + lambda tr(dF)^2. Block (a, b), entry (i, j):
  *   sum_c V_c [ mu delta_ab (D D^T)_ij + mu D_ib D_ja + lambda D_ia D_jb ].
  */
+/**
+ * dF/dq at each point (N x m x 3; row 4 h + j is handle h's affine column j, column b the spatial direction):
+ * F = I + sum over rows of q_a[row] times the block's row, the same three blocks for every component a.
+ */
+export function jacobianBlocks(points: Omit<CubaturePoints, "volumes">, handles: number): Float64Array {
+  const n = points.positions.length / 3, m = 4 * handles, out = new Float64Array(n * m * 3);
+  for (let c = 0; c < n; c++) {
+    const base = c * m * 3;
+    for (let h = 0; h < handles; h++) {
+      const w = points.weights[c * handles + h];
+      const g = 3 * (c * handles + h);
+      const gx = points.gradients[g], gy = points.gradients[g + 1], gz = points.gradients[g + 2];
+      for (let j = 0; j < 4; j++) {
+        const xj = j < 3 ? points.positions[3 * c + j] : 1;
+        const o = base + (4 * h + j) * 3;
+        out[o] = (j === 0 ? w : 0) + xj * gx;
+        out[o + 1] = (j === 1 ? w : 0) + xj * gy;
+        out[o + 2] = (j === 2 ? w : 0) + xj * gz;
+      }
+    }
+  }
+  return out;
+}
+
 function restStiffness(jac: Float64Array, volumes: Float64Array, m: number): [Float64Array, Float64Array] {
   const n = 3 * m;
   const kMu = new Float64Array(n * n);

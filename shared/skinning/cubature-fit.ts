@@ -11,6 +11,7 @@
 // eigenvalues, so every mode's energy counts relative to itself.
 
 import { symmetricEigenSorted } from "../linalg/symmetric-eigen";
+import { basisRows, jacobianBlocks } from "../sim";
 
 export interface CubaturePool {
   /** Handles, the constant channel included (K + 1). */
@@ -56,29 +57,13 @@ const RIGID = 1e-6;
 
 export function fitCubature(pool: CubaturePool, count: number): FittedCubature {
   const m = 4 * pool.handles, p = pool.positions.length / 3;
-  const jacobians = jacobianBlocks(pool, m);
+  const jacobians = jacobianBlocks(pool, pool.handles);
   const modes = vibrationModes(pool, jacobians, m);
   const gradientsOfModes = modeGradients(modes.vectors, modes.count, jacobians, m, p);
   const { matrix, target, rows } = fitRows(gradientsOfModes, modes.values, modes.count, p, pool.volumeEach);
   return nonNegativeLeastSquares(matrix, target, rows, p, count);
 }
 
-
-/** dF/dq per point (m x 3: row 4 h + j, column b), as the subspace builds it. */
-function jacobianBlocks(pool: CubaturePool, m: number): Float64Array {
-  const h = pool.handles, p = pool.positions.length / 3, out = new Float64Array(p * m * 3);
-  for (let c = 0; c < p; c++) {
-    const base = c * m * 3;
-    for (let k = 0; k < h; k++) {
-      const w = pool.weights[c * h + k], g = 3 * (c * h + k);
-      for (let j = 0; j < 4; j++) {
-        const xj = j < 3 ? pool.positions[3 * c + j] : 1, o = base + (4 * k + j) * 3;
-        for (let b = 0; b < 3; b++) out[o + b] = (j === b ? w : 0) + xj * pool.gradients[g + b];
-      }
-    }
-  }
-  return out;
-}
 
 /**
  * The reference material's free vibration modes in the subspace (rigid ones dropped), M-orthonormal, as
@@ -88,17 +73,12 @@ function vibrationModes(pool: CubaturePool, jacobians: Float64Array, m: number):
   // Test directions need not be exact modes: a subset of the pool gives them at a quarter of the cost.
   const p = pool.positions.length / 3, stride = Math.max(1, Math.floor(p / MODE_POINTS)), v = pool.volumeEach * stride, n = 3 * m;
   // Mass block and its whitening W = U diag(d)^-1/2 over its range.
-  const massBlock = new Float64Array(m * m), row = new Float64Array(m), h = pool.handles;
-  const nm = pool.mass.volumes.length;
-  for (let s = 0; s < nm; s++) {
-    for (let k = 0; k < h; k++) {
-      const w = pool.mass.weights[s * h + k];
-      for (let j = 0; j < 4; j++) row[4 * k + j] = w * (j < 3 ? pool.mass.positions[3 * s + j] : 1);
-    }
-    const vs = pool.mass.volumes[s];
+  const massBlock = new Float64Array(m * m), rows = basisRows(pool.mass, pool.handles);
+  for (let s = 0; s < pool.mass.volumes.length; s++) {
+    const vs = pool.mass.volumes[s], o = s * m;
     for (let a = 0; a < m; a++) {
-      const va = vs * row[a];
-      if (va !== 0) for (let b = 0; b < m; b++) massBlock[a * m + b] += va * row[b];
+      const va = vs * rows[o + a];
+      if (va !== 0) for (let b = 0; b < m; b++) massBlock[a * m + b] += va * rows[o + b];
     }
   }
   const massValues = new Float64Array(m), massVectors = new Float64Array(m * m);

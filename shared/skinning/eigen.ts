@@ -8,7 +8,7 @@
 import { lowestEigenpairs } from "../linalg/shift-invert-lanczos";
 import { SkinningError, type ShapeSamples, type SkinningFieldProvider } from "./fields";
 import { GridFields } from "./grid-fields";
-import { voxelSolid, type VoxelSolid } from "./voxel-solid";
+import { voxelSolid, type GridFrame } from "./voxel-solid";
 
 export interface EigenOptions {
   /** Grid cells inside the solid to aim for: resolution against bake time. */
@@ -36,14 +36,13 @@ export const eigenProvider = eigenProviderWith();
 
 export class EigenFields extends GridFields {
   constructor(
-    /** The discretisation they were solved on. */
-    readonly solid: VoxelSolid,
+    frame: GridFrame,
     /** Laplacian eigenvalues of the fields (normalised units), ascending. */
     readonly eigenvalues: Float64Array,
     values: Float64Array,
     known: Uint8Array,
   ) {
-    super(solid, eigenvalues.length, values, known);
+    super(frame, eigenvalues.length, values, known);
   }
 }
 

@@ -26,8 +26,6 @@ export interface VoxelSolid extends GridFrame {
   /** Per grid node (x fastest): its unknown, or -1 where no inside cell touches it. */
   unknownOf: Int32Array;
   unknowns: number;
-  /** Inside cells. */
-  insideCells: number;
   /** Integral of grad u . grad v, upper triangle. */
   stiffness: UpperCsc;
   /** Lumped mass (integral of each node's hat function over the inside). */
@@ -59,20 +57,19 @@ export function voxelSolid(inside: InsideTest, min: ArrayLike<number>, max: Arra
     frame = gridOver(min, max, finer);
   }
   if (insideCells === 0) throw new SkinningError("no grid cell is inside the shape: the mesh encloses no volume");
-  insideCells = keepLargestPiece(frame, share);
+  keepLargestPiece(frame, share);
   const { unknownOf, unknowns } = dissectionOrder(frame, share);
   const mass = lumpedMass(frame, share, unknownOf, unknowns);
   const stiffness = laplacian(frame, share, unknownOf, unknowns);
-  return { ...frame, unknownOf, unknowns, insideCells, stiffness, mass };
+  return { ...frame, unknownOf, unknowns, stiffness, mass };
 }
 
 /**
  * Zeroes the cells of every piece but the largest (cells sharing a node are joined: they share unknowns). A piece
  * the grid cut off (a horn or a tail thinner than a cell at its root) would have its own rigid motions: fields
- * constant on it, useless; cut off, its points take the values of the nearest solid (GridFields' fill). Returns
- * the cells kept.
+ * constant on it, useless; cut off, its points take the values of the nearest solid (GridFields' fill).
  */
-function keepLargestPiece(frame: GridFrame, share: Float64Array): number {
+function keepLargestPiece(frame: GridFrame, share: Float64Array): void {
   const [nx, ny, nz] = frame.cells;
   const piece = new Int32Array(share.length).fill(-1), sizes: number[] = [], stack: number[] = [];
   for (let start = 0; start < share.length; start++) {
@@ -97,12 +94,7 @@ function keepLargestPiece(frame: GridFrame, share: Float64Array): number {
     sizes.push(volume);
   }
   const largest = sizes.indexOf(Math.max(...sizes));
-  let kept = 0;
-  for (let c = 0; c < share.length; c++) {
-    if (piece[c] === largest) kept++;
-    else share[c] = 0;
-  }
-  return kept;
+  for (let c = 0; c < share.length; c++) if (piece[c] !== largest) share[c] = 0;
 }
 
 /** Cells of edge `spacing` covering the box, centred on it. */
