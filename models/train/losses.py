@@ -16,6 +16,22 @@ def stencil(points):
     return (points.unsqueeze(2) + offsets).reshape(points.shape[0], -1, 3)
 
 
+def stencil_fields(raw_points, raw_stencil, ridge=1e-4):
+    """The physics regulariser's fields beside the span loss: raw values at P points (B, P, K) fix each field's
+    RMS and the orthonormalisation (W L^-T, as fields_and_gradients), which are applied to raw values on a
+    stencil of Q other points (B, 7Q, K). Few stencil points would make that Gram matrix singular; P points do not.
+    Returns the unit-RMS fields at the P points, and the orthonormal fields and gradients at the Q points."""
+    b, p, k = raw_points.shape
+    rms = torch.sqrt((raw_points ** 2).mean(dim=1, keepdim=True) + 1e-12)
+    normalised = raw_points / rms
+    gram = torch.einsum("bpk,bpl->bkl", normalised, normalised) / p + ridge * torch.eye(k, dtype=raw_points.dtype)
+    lower = torch.linalg.cholesky(gram)
+    w = torch.linalg.solve_triangular(lower, (raw_stencil / rms).transpose(1, 2), upper=False).transpose(1, 2)
+    w = w.reshape(b, -1, 7, k)
+    grad = torch.stack([(w[:, :, 1 + 2 * a] - w[:, :, 2 + 2 * a]) / (2 * STENCIL_STEP) for a in range(3)], dim=-1)
+    return normalised, w[:, :, 0], grad
+
+
 def fields_and_gradients(raw, points_count, orthonormal=True, ridge=1e-4):
     """Raw decoder output on the stencil (B, 7P, K) -> unit-RMS fields (B, P, K), and the fields the elastic loss
     sees with their gradients (B, P, K), (B, P, K, 3).
@@ -84,3 +100,25 @@ def config_direction(g1, g2):
         return b - (a @ b) / (a @ a + 1e-20) * a
     v = unit(unit(reject(g1, g2)) + unit(reject(g2, g1)))
     return (g1 @ v + g2 @ v) * v
+
+
+def span_loss(raw, teacher, eigenvalues, ridge=1e-6):
+    """Distillation (issue 11): how much of each teacher eigenmode lies outside the span of the constant and the
+    predicted fields, over the P sample points (equal volume each): sum_j a_j |t_j - P t_j|^2 / sum_j a_j with
+    unit-RMS, mean-free teacher modes t_j, so 0 when the span holds every mode and 1 when it misses all. Order and
+    sign within (nearly) equal eigenvalues do not matter. a_j = lambda_1 / lambda_j weights the lower modes, the
+    ones the solver's lowest frequencies come from.
+
+    raw (B, P, K) fields at the points, teacher (B, P, T), eigenvalues (B, T)."""
+    b, p, k = raw.shape
+    rms = torch.sqrt((raw ** 2).mean(dim=1, keepdim=True) + 1e-12)
+    w = torch.cat([torch.ones(b, p, 1, dtype=raw.dtype, device=raw.device), raw / rms], dim=-1)
+    gram = torch.einsum("bpk,bpl->bkl", w, w) / p + ridge * torch.eye(k + 1, dtype=raw.dtype, device=raw.device)
+    lower = torch.linalg.cholesky(gram)
+    q = torch.linalg.solve_triangular(lower, w.transpose(1, 2), upper=False).transpose(1, 2)  # orthonormal over the points
+    t = teacher - teacher.mean(dim=1, keepdim=True)
+    t = t / torch.sqrt((t ** 2).mean(dim=1, keepdim=True) + 1e-12)
+    residual = t - q @ (torch.einsum("bpk,bpt->bkt", q, t) / p)
+    missed = (residual ** 2).mean(dim=1)  # (B, T), each in [0, 1]
+    weights = eigenvalues[:, :1] / eigenvalues
+    return ((missed * weights).sum(-1) / weights.sum(-1)).mean()

@@ -153,12 +153,13 @@ def _gradient(f, p, eps=1e-4):
     return g / (4 * eps)
 
 
-def sample_shape(index, surface_count=1024, interior_count=2048, seed=0, attempt=0):
-    """Surface points + unit normals and interior points of shape `index`, normalised to [-1, 1]^3."""
+def sample_shape(index, surface_count=1024, interior_count=2048, seed=0, attempt=0, with_sdf=False):
+    """Surface points + unit normals and interior points of shape `index`, normalised to [-1, 1]^3; with_sdf adds
+    "sdf", the shape's signed distance in the same normalised coordinates."""
     rng = np.random.default_rng([seed, index, attempt])
     family = FAMILIES[index % len(FAMILIES)]
     f = make_sdf(family, rng)
-    retry = lambda: sample_shape(index, surface_count, interior_count, seed, attempt + 1)  # noqa: E731
+    retry = lambda: sample_shape(index, surface_count, interior_count, seed, attempt + 1, with_sdf)  # noqa: E731
     if attempt > 20:
         raise RuntimeError(f"could not sample shape {index} ({family})")
     # Bounds from a coarse grid of points near or inside the shape.
@@ -201,12 +202,15 @@ def sample_shape(index, surface_count=1024, interior_count=2048, seed=0, attempt
     # Normalise: bounding-box centre to the origin, largest extent to [-1, 1].
     bmin, bmax = surface.min(0), surface.max(0)
     center, scale = (bmin + bmax) / 2, (bmax - bmin).max() / 2
-    return {
+    shape = {
         "family": family,
         "surface": ((surface - center) / scale).astype(np.float32),
         "normals": normals.astype(np.float32),
         "interior": ((interior - center) / scale).astype(np.float32),
     }
+    if with_sdf:
+        shape["sdf"] = lambda q: f(q * scale + center) / scale
+    return shape
 
 
 def build_dataset(indices, path=None, **kw):

@@ -1,4 +1,4 @@
-// npm run bake -- --mesh PATH [--handles 16] [--cubature 256] [--fit-cubature] [--weights baseline|eigen|model] [--out FILE] [--json]
+// npm run bake -- --mesh PATH [--handles 16] [--cubature 256] [--clusters] [--weights baseline|eigen|model] [--out FILE] [--json]
 
 import { writeFile } from "node:fs/promises";
 import { encodeBakedBody } from "../../shared/skinning";
@@ -6,14 +6,16 @@ import { DEFAULT_WEIGHTS, loadMesh, providerFor } from "../scenarios/body-from-m
 import { bakeMesh, bakedQuality, FIT_CUBATURE_BY_DEFAULT } from "../../shared/skinning";
 import { integerFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-support";
 
-const USAGE = `usage: npm run bake -- --mesh PATH|box:LxWxH|heldout:N [--handles 16] [--cubature 256] [--fit-cubature]
-       [--weights baseline|eigen|model] [--seed 1] [--out FILE] [--json]`;
+const USAGE = `usage: npm run bake -- --mesh PATH|box:LxWxH|heldout:N [--handles 16] [--cubature 256] [--clusters]
+       [--weights baseline|eigen|model] [--seed 1] [--out FILE] [--json]
+  --clusters     cubature at the clusters' centroids instead of fitted to the fields (--fit-cubature, the default)`;
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
     mesh: { type: "string" }, handles: { type: "string" }, cubature: { type: "string" },
     weights: { type: "string", default: DEFAULT_WEIGHTS }, seed: { type: "string" }, out: { type: "string" },
     json: { type: "boolean", default: false }, help: { type: "boolean" }, "fit-cubature": { type: "boolean" },
+    clusters: { type: "boolean" },
   });
   if (flags.help) {
     process.stdout.write(`${USAGE}\n`);
@@ -21,12 +23,14 @@ async function main(): Promise<void> {
   }
   if (typeof flags.mesh !== "string") throw new UsageError("--mesh is required");
   const weights = weightsFlag(flags);
+  if (flags.clusters === true && flags["fit-cubature"] === true) throw new UsageError("--clusters and --fit-cubature contradict each other");
+  const fitCubature = flags.clusters === true ? false : flags["fit-cubature"] === true ? true : FIT_CUBATURE_BY_DEFAULT;
   const { mesh } = await loadMesh(flags.mesh);
   const { body, timings } = await bakeMesh(mesh, await providerFor(weights), {
     handles: integerFlag(flags, "handles", 16, 1, 64),
     cubature: integerFlag(flags, "cubature", 256, 8, 4096),
     seed: integerFlag(flags, "seed", 1, 0, 2 ** 31 - 1),
-    ...(flags["fit-cubature"] === true ? { fitCubature: true } : {}),
+    fitCubature,
     onProgress: (stage) => process.stderr.write(`baking: ${stage}\n`),
   });
   let bytes: number | undefined;
@@ -44,7 +48,7 @@ async function main(): Promise<void> {
     handles: body.learnedHandles + 1,
     learnedHandles: body.learnedHandles,
     cubature: body.cubatureVolumes.length,
-    fittedCubature: flags["fit-cubature"] === true || FIT_CUBATURE_BY_DEFAULT,
+    fittedCubature: fitCubature,
     surfaceSamples: body.surfacePositions.length / 3,
     massSamples: body.massVolumes.length,
     normalisedVolume: volume,

@@ -72,10 +72,12 @@ describe("desktop spectator in Chromium", () => {
     expect(jelly).toBeGreaterThan(300);
     expect(viewer.errors).toEqual([]);
     expect(viewer.offsite).toEqual([]);
-    // Every body's render weights were computed in the page's worker from the fields, not downloaded.
+    // Every body's bake reached the page with its render weights. These three meshes are small, so their weights
+    // travel as they are (smaller than the eigen fields' grid: clientBakedBody); model-weights.test.ts covers
+    // weights computed in the page's worker from a description.
     const bakes = await inPage<{ weightsComputed: boolean; vertices: number }[]>(viewer.page, "window.pliant.bakes");
     expect(bakes.length).toBe(3);
-    expect(bakes.every((b) => b.weightsComputed && b.vertices > 0)).toBe(true);
+    expect(bakes.every((b) => b.vertices > 0)).toBe(true);
     // The HUD says where we are.
     expect(await viewer.page.textContent("[data-testid=connection-status]")).toBe("connected");
   });

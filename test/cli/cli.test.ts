@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_WEIGHTS } from "../../server/scenarios/body-from-mesh";
 import { decodeBakedBody } from "../../shared/skinning";
 
 const run = promisify(execFile);
@@ -56,10 +57,12 @@ describe("npm run bake", () => {
     const { code, stdout } = await cli("bake.ts", ["--mesh", "../shared/assets/meshes/suzanne.obj", "--handles", "8", "--cubature", "128", "--out", out, "--json"]);
     expect(code).toBe(0);
     const summary = JSON.parse(stdout);
-    expect(summary).toMatchObject({ handles: 9, learnedHandles: 8, cubature: 128, weights: "baseline", out });
+    expect(summary).toMatchObject({ handles: 9, learnedHandles: 8, cubature: 128, weights: DEFAULT_WEIGHTS, out });
     const body = decodeBakedBody(new Uint8Array(readFileSync(out)));
     expect(body.learnedHandles).toBe(8);
-    expect(body.cubatureVolumes.length).toBe(128);
+    // Fitted cubature keeps at most the points asked for (the fit may need fewer).
+    expect(body.cubatureVolumes.length).toBeGreaterThan(0);
+    expect(body.cubatureVolumes.length).toBeLessThanOrEqual(128);
     expect(body.renderPositions.length / 3).toBe(summary.vertices);
     expect(body.renderWeights.length).toBe(summary.vertices * 9);
     // The constant channel is 1 everywhere.

@@ -1,16 +1,16 @@
-import { createSoftBody, loadBody, type LoadedBody } from "../../server/scenarios/body-from-mesh";
+import { createSoftBody, DEFAULT_WEIGHTS, loadBody, type LoadedBody, type WeightsSource } from "../../server/scenarios/body-from-mesh";
 import type { Material, SoftBody, SolverOptions } from "../../shared/sim";
 
 export const JELLY: Material = { youngsModulus: 1e5, poissonRatio: 0.45, density: 1000 };
 
 const cache = new Map<string, Promise<LoadedBody>>();
 
-/** Bakes (once per file) a mesh spec at a size with baseline fields. */
-export function bodyFor(mesh: string, handles = 16, cubature = 256, size = 0.3): Promise<LoadedBody> {
-  const key = `${mesh}|${handles}|${cubature}|${size}`;
+/** Bakes (once per file) a mesh spec at a size, with the default fields unless others are named. */
+export function bodyFor(mesh: string, handles = 16, cubature = 256, size = 0.3, weights: WeightsSource = DEFAULT_WEIGHTS): Promise<LoadedBody> {
+  const key = `${mesh}|${handles}|${cubature}|${size}|${weights}`;
   let loaded = cache.get(key);
   if (!loaded) {
-    loaded = loadBody({ mesh, weights: "baseline", handles, cubature, size });
+    loaded = loadBody({ mesh, weights, handles, cubature, size });
     cache.set(key, loaded);
   }
   return loaded;
