@@ -12,6 +12,9 @@ import { WebSocketTransport } from "@colyseus/ws-transport";
 import express from "express";
 import { LIMITS, ROOM_NAME } from "../shared/net";
 import type { SkinningFieldProvider } from "../shared/skinning";
+import { guardMatchmaking, DEFAULT_MATCHMAKE_LIMITS, type MatchmakeLimits } from "./matchmaking/matchmake-guard";
+import { installMatchmakePolicy } from "./matchmaking/matchmake-policy";
+import { ensurePublicRoom } from "./matchmaking/public-room";
 import { configurePlayground, playgroundConfig } from "./room/playground-config";
 import { PlaygroundRoom } from "./room/playground-room";
 import { BAKE_CACHE_DIRECTORY, clientBakeFile } from "./world/bake-cache";
@@ -38,12 +41,18 @@ export interface ServerSettings {
   publicAddress?: string;
   /** Serve https and wss with this certificate (headsets need https for WebXR away from localhost). */
   tls?: { key: string; cert: string };
+  /** Origins besides the server's own whose pages may call the matchmaking endpoints (CORS). */
+  allowedOrigins?: string[];
+  /** Limits on the matchmaking endpoints (defaults: DEFAULT_MATCHMAKE_LIMITS). */
+  matchmakeLimits?: Partial<MatchmakeLimits>;
   log?: (line: string) => void;
 }
 
 export interface RunningServer {
   port: number;
   adminToken: string;
+  /** The room the server made at start, which everyone joins. */
+  publicRoomId: string;
   /** Addresses a headset on the local network can open. */
   urls: string[];
   /** Bytes written so far to each connected WebSocket (benchmarks). */
@@ -99,12 +108,16 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     },
   });
   server.define(ROOM_NAME, PlaygroundRoom);
+  installMatchmakePolicy({ adminToken, allowedOrigins: settings.allowedOrigins ?? [] });
   await server.listen(settings.port, settings.host);
+  if (transport.server) guardMatchmaking(transport.server, { ...DEFAULT_MATCHMAKE_LIMITS, ...settings.matchmakeLimits });
+  const publicRoomId = await ensurePublicRoom();
   const address = transport.server?.address();
   const port = typeof address === "object" && address ? address.port : settings.port;
   return {
     port,
     adminToken,
+    publicRoomId,
     urls: lanUrls(settings.host, port, settings.tls ? "https" : "http"),
     socketBytesWritten: () => {
       const clients = (transport as unknown as { wss: { clients: Set<{ _socket?: { bytesWritten: number } }> } }).wss.clients;

@@ -24,6 +24,7 @@ async function main(): Promise<void> {
     port, host, redisUrl: process.env.REDIS_URL || undefined, adminToken: process.env.ADMIN_TOKEN, provider, providerKey: skinning,
     fitCubature: cubature === "fitted",
     publicAddress: process.env.PUBLIC_ADDRESS || undefined, tls,
+    allowedOrigins: (process.env.ALLOWED_ORIGINS ?? "").split(",").map((o) => o.trim()).filter(Boolean),
   });
   process.stdout.write(`Pliant is running. Point a headset's browser at:\n${server.urls.map((u) => `  ${u}`).join("\n")}\n`);
   process.stdout.write(`Admin token: ${server.adminToken}${process.env.ADMIN_TOKEN ? " (from ADMIN_TOKEN)" : " (generated; set ADMIN_TOKEN to fix it)"}\n`);

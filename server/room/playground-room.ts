@@ -1,7 +1,6 @@
 // The playground room: the authoritative world at a fixed 60 Hz. Every client message is validated and
 // rate-limited before it touches the world; the world's fast state leaves as binary snapshots at 20 Hz.
 
-import { timingSafeEqual } from "node:crypto";
 import { Room, type Client } from "@colyseus/core";
 import { MATERIALS, loadRapier, SceneWorld, MAX_POKES, grabSlipLimit } from "../../shared/scene";
 import {
@@ -9,6 +8,8 @@ import {
   parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parsePoke, parsePose, snapshotCapacity,
   type AckMessage, type AdminMessage, type GrabResultMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type NoticeMessage, type Parsed,
 } from "../../shared/net";
+import { adminTokenMatches } from "../admin-token";
+import { PUBLIC_ROOM_OPTION } from "../matchmaking/public-room";
 import { placeBodies, type PlacedBody } from "../world/playground-bodies";
 import { playgroundConfig } from "./playground-config";
 import { RateLimiter } from "./rate-limiter";
@@ -26,6 +27,13 @@ const POKE_TIMEOUT_TICKS = 30;
 const SEND_COST_DECAY = 0.5;
 const MAX_SEND_RESERVE_MS = 3;
 const KICK_CODE = 4001;
+/** Seconds a seat reserved over HTTP waits for its socket (Colyseus' default is 15): fake reservations expire fast. */
+const SEAT_RESERVATION_SECONDS = 5;
+/**
+ * Reservations the room takes beyond its players and spectators: they are not seats until their socket opens
+ * (onJoin counts players and spectators), so reservations that never connect cannot fill the room.
+ */
+const PENDING_RESERVATIONS = 64;
 
 type GrabInput = ({ kind: "start"; message: GrabStartMessage } | { kind: "move"; message: GrabMoveMessage } | { kind: "end"; message: GrabEndMessage }) & {
   /** World tick it arrived at. */
@@ -96,7 +104,8 @@ export interface TickStats {
 }
 
 export class PlaygroundRoom extends Room {
-  override maxClients = MAX_PLAYERS + MAX_SPECTATORS;
+  override maxClients = MAX_PLAYERS + MAX_SPECTATORS + PENDING_RESERVATIONS;
+  override seatReservationTimeout = SEAT_RESERVATION_SECONDS;
   // Hard backstop; the token bucket below drops (and later kicks) well before this.
   override maxMessagesPerSecond = 2000;
   override state = new RoomState();
@@ -115,7 +124,9 @@ export class PlaygroundRoom extends Room {
   private sendMs = 0;
   readonly stats: TickStats = { durations: new Float64Array(4096), cursor: 0, count: 0, overruns: 0 };
 
-  override async onCreate(): Promise<void> {
+  override async onCreate(options: Record<string, unknown> = {}): Promise<void> {
+    // The server's public room stays when its last client leaves: nobody else may make one.
+    if (options[PUBLIC_ROOM_OPTION] === true) this.autoDispose = false;
     const config = playgroundConfig();
     const rapier = await loadRapier();
     this.placed = await placeBodies(config.layout.bodies, config.provider, config.providerKey, config.fitCubature);
@@ -133,7 +144,7 @@ export class PlaygroundRoom extends Room {
     });
     for (let i = MAX_POKES - 1; i >= 0; i--) this.freePokes.push(i);
     const qLength = Math.max(0, ...this.placed.map((p) => p.entity.body.n));
-    this.writer = new SnapshotWriter(snapshotCapacity(this.placed.length, qLength, config.layout.props.length, this.maxClients, 256));
+    this.writer = new SnapshotWriter(snapshotCapacity(this.placed.length, qLength, config.layout.props.length, MAX_PLAYERS + MAX_SPECTATORS, 256));
 
     this.onMessage(MESSAGES.pose, (client, message) => this.guard(client, MESSAGES.pose, parsePose(message), (pose) => {
       const seat = this.seats.get(client.sessionId)!;
@@ -167,7 +178,7 @@ export class PlaygroundRoom extends Room {
     const slot = this.freeSlot();
     this.seats.set(client.sessionId, {
       client, role, slot, limiter: new RateLimiter(LIMITS.messagesPerSecond, LIMITS.messageBurst), lastNoticeAt: 0,
-      admin: adminToken !== null && this.tokenMatches(adminToken), poses: new Float64Array(21), poseMask: 0, poseDirty: false,
+      admin: adminToken !== null && adminTokenMatches(playgroundConfig().adminToken, adminToken), poses: new Float64Array(21), poseMask: 0, poseDirty: false,
       inputs: [], starved: true, ack: -1, ackTick: 0, ackDirty: false, kicked: false, holding: 0, lastMove: new Map(),
     });
     this.state.players.set(client.sessionId, new PlayerState({
@@ -484,7 +495,7 @@ export class PlaygroundRoom extends Room {
 
   private admin(client: Client, message: AdminMessage): string | null {
     const seat = this.seats.get(client.sessionId)!;
-    if (!seat.admin && !this.tokenMatches(message.token)) return "wrong admin token";
+    if (!seat.admin && !adminTokenMatches(playgroundConfig().adminToken, message.token)) return "wrong admin token";
     const done = (text: string) => {
       playgroundConfig().log(`room ${this.roomId}: admin ${client.sessionId}: ${text}`);
       client.send(MESSAGES.notice, { kind: "admin", message: text } satisfies NoticeMessage);
@@ -518,11 +529,6 @@ export class PlaygroundRoom extends Room {
     }
   }
 
-  private tokenMatches(token: string): boolean {
-    const expected = Buffer.from(playgroundConfig().adminToken);
-    const given = Buffer.from(token);
-    return expected.length > 0 && given.length === expected.length && timingSafeEqual(given, expected);
-  }
 
   private playerCount(): number {
     let count = 0;

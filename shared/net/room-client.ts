@@ -194,9 +194,9 @@ export interface JoinSettings {
   fetchBake?: (hash: string) => Promise<Uint8Array>;
   network?: NetworkConditions;
   layout?: SceneLayout;
-  /** Join this room id instead of joinOrCreate. */
+  /** Join this room id instead of the server's public room. */
   roomId?: string;
-  /** Create a new room instead of joinOrCreate (tests, private sessions). */
+  /** Create a new room instead of joining the public one (private sessions; the server asks for the admin token in the options). */
   create?: boolean;
 }
 
@@ -301,7 +301,7 @@ export class PliantRoomClient {
     const http = settings.endpoint.replace(/^ws/, "http");
     const client = new Client(settings.endpoint);
     const options = settings.options ?? {};
-    const room = settings.roomId ? await client.joinById(settings.roomId, options) : settings.create ? await client.create(ROOM_NAME, options) : await client.joinOrCreate(ROOM_NAME, options);
+    const room = settings.roomId ? await client.joinById(settings.roomId, options) : settings.create ? await client.create(ROOM_NAME, options) : await client.join(ROOM_NAME, options);
     const self = new PliantRoomClient(room, settings.network ?? PERFECT_NETWORK);
     // Messages can arrive before the bodies are built: hold snapshots until then.
     const early: Uint8Array[] = [];

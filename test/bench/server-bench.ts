@@ -24,7 +24,7 @@ const players = integerFlag(flags, "players", 8, 0, 16);
 const spectators = integerFlag(flags, "spectators", 50, 0, 64);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-const server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "bench", log: () => {} });
+const server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "bench", log: () => {}, matchmakeLimits: { requestsPerAddress: Number.POSITIVE_INFINITY } }); // every bot joins from this machine
 const listing = await matchMaker.createRoom(ROOM_NAME, {});
 const room = matchMaker.getLocalRoomById(listing.roomId) as PlaygroundRoom;
 log(`room ${listing.roomId} on port ${server.port}; starting ${players} players and ${spectators} spectators...`);

@@ -2,9 +2,9 @@
 
 import { matchMaker } from "@colyseus/core";
 import { afterAll, beforeAll, expect, vi } from "vitest";
-import { startServer, type RunningServer } from "../../server/app";
+import { startServer, type RunningServer, type ServerSettings } from "../../server/app";
 import type { PlaygroundRoom } from "../../server/room/playground-room";
-import { PliantRoomClient, type JoinSettings } from "../../shared/net";
+import { PliantRoomClient, ROOM_NAME, type JoinSettings } from "../../shared/net";
 
 export const ADMIN_TOKEN = "test-admin-token";
 
@@ -14,17 +14,24 @@ export interface TestServer {
   logs: string[];
 }
 
-export async function startTestServer(): Promise<TestServer> {
+/**
+ * A server as `npm start` makes it, except that one address may make any number of join requests: every test
+ * client comes from 127.0.0.1 (open-network.test.ts checks the limit with the defaults).
+ */
+export async function startTestServer(settings: Partial<ServerSettings> = {}): Promise<TestServer> {
   const logs: string[] = [];
-  const server = await startServer({ port: 0, host: "127.0.0.1", adminToken: ADMIN_TOKEN, log: (line) => logs.push(line) });
+  const server = await startServer({
+    port: 0, host: "127.0.0.1", adminToken: ADMIN_TOKEN, log: (line) => logs.push(line),
+    matchmakeLimits: { requestsPerAddress: Number.POSITIVE_INFINITY }, ...settings,
+  });
   return { server, endpoint: `ws://127.0.0.1:${server.port}`, logs };
 }
 
 /** A server for the calling test file: started before its tests, closed after them. */
-export function useTestServer(): TestServer {
+export function useTestServer(settings: Partial<ServerSettings> = {}): TestServer {
   const holder = { logs: [] as string[] } as unknown as TestServer;
   beforeAll(async () => {
-    Object.assign(holder, await startTestServer());
+    Object.assign(holder, await startTestServer(settings));
   });
   afterAll(async () => {
     await holder.server?.close();
@@ -39,8 +46,12 @@ export function serverRoom(roomId: string): PlaygroundRoom {
   return room;
 }
 
-/** Joins and keeps the client's frame loop running (as a browser's render loop would). */
+/**
+ * Joins and keeps the client's frame loop running (as a browser's render loop would). `create` gives the test a
+ * fresh room of its own, made in this process as the server makes its public room (clients cannot make rooms).
+ */
 export async function joinClient(server: TestServer, settings: Partial<JoinSettings> = {}): Promise<PliantRoomClient & { stop(): Promise<void> }> {
+  if (settings.create) settings = { ...settings, create: false, roomId: (await matchMaker.createRoom(ROOM_NAME, {})).roomId };
   const client = await PliantRoomClient.join({ endpoint: server.endpoint, ...settings });
   const timer = setInterval(() => client.update(), 8);
   return Object.assign(client, {

@@ -75,7 +75,7 @@ afterAll(async () => {
 
 it("clients entering through either process share one room", async () => {
   const a = await PliantRoomClient.join({ endpoint: endpoints[0], options: { name: "via A", role: "player" } });
-  // joinOrCreate through the other process finds the room that already exists.
+  // Joining through the other process finds the same public room: the first process made it, the second found it.
   const b = await PliantRoomClient.join({ endpoint: endpoints[1], options: { name: "via B", role: "spectator" } });
   const c = await PliantRoomClient.join({ endpoint: endpoints[1], roomId: a.room.roomId, options: { name: "by id via B", role: "spectator" } });
   try {
