@@ -1,6 +1,7 @@
 // The Pliant server: one HTTP port serves the client, baked bodies and the Colyseus rooms. Used by `npm start`
 // (server/main.ts), by tests and by the load benchmark, each with its own port.
 
+import "./websocket-global";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -41,6 +42,8 @@ export interface ServerSettings {
   publicAddress?: string;
   /** Serve https and wss with this certificate (headsets need https for WebXR away from localhost). */
   tls?: { key: string; cert: string };
+  /** Seconds a dropped client's seat waits for it to reconnect (default 20). */
+  reconnectSeconds?: number;
   /** Origins besides the server's own whose pages may call the matchmaking endpoints (CORS). */
   allowedOrigins?: string[];
   /** Limits on the matchmaking endpoints (defaults: DEFAULT_MATCHMAKE_LIMITS). */
@@ -67,6 +70,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     adminToken, log,
     ...(settings.provider ? { provider: settings.provider, providerKey: settings.providerKey ?? settings.provider.name } : {}),
     ...(settings.fitCubature !== undefined ? { fitCubature: settings.fitCubature } : {}),
+    ...(settings.reconnectSeconds !== undefined ? { reconnectSeconds: settings.reconnectSeconds } : {}),
   });
   // Bake the default scene now (or find it in the cache): a missing asset fails here with a clear message, and the
   // first person to join does not wait for bakes.

@@ -1,7 +1,8 @@
 // npm start: serves the client and the playground room on http://HOST:PORT (env PORT, default 2567; HOST,
 // default 0.0.0.0 so headsets on the local network can join). REDIS_URL enables scale-out, ADMIN_TOKEN fixes
-// the admin token (otherwise one is generated and printed), SKINNING=baseline|eigen|model picks the fields (default
-// baseline: shared/skinning/defaults.ts), CUBATURE=clusters|fitted how their cubature is made. HTTPS=self-signed
+// the admin token (otherwise one is generated and printed), SKINNING=eigen|baseline|model picks the fields (default
+// eigen: shared/skinning/defaults.ts), CUBATURE=fitted|clusters how their cubature is made. ALLOWED_ORIGINS lists
+// other web origins that may call the matchmaking endpoints; RECONNECT_SECONDS is how long a dropped client's seat waits. HTTPS=self-signed
 // (or TLS_CERT + TLS_KEY files) serves https, which headsets need for WebXR on the local network.
 
 import path from "node:path";
@@ -19,11 +20,14 @@ async function main(): Promise<void> {
   const provider = await providerFor(skinning);
   const cubature = process.env.CUBATURE ?? (FIT_CUBATURE_BY_DEFAULT ? "fitted" : "clusters");
   if (cubature !== "fitted" && cubature !== "clusters") throw new Error(`CUBATURE must be fitted or clusters, got "${cubature}"`);
+  const reconnectSeconds = Number(process.env.RECONNECT_SECONDS ?? 20);
+  if (!(reconnectSeconds >= 0 && reconnectSeconds <= 3600)) throw new Error(`RECONNECT_SECONDS must be 0-3600, got "${process.env.RECONNECT_SECONDS}"`);
   const tls = await tlsFromEnvironment(host);
   const server = await startServer({
     port, host, redisUrl: process.env.REDIS_URL || undefined, adminToken: process.env.ADMIN_TOKEN, provider, providerKey: skinning,
     fitCubature: cubature === "fitted",
     publicAddress: process.env.PUBLIC_ADDRESS || undefined, tls,
+    reconnectSeconds,
     allowedOrigins: (process.env.ALLOWED_ORIGINS ?? "").split(",").map((o) => o.trim()).filter(Boolean),
   });
   process.stdout.write(`Pliant is running. Point a headset's browser at:\n${server.urls.map((u) => `  ${u}`).join("\n")}\n`);

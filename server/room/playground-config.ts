@@ -12,6 +12,8 @@ export interface PlaygroundConfig {
   /** Bake the bodies with cubature fitted to their fields (BakeOptions.fitCubature). */
   fitCubature: boolean;
   adminToken: string;
+  /** Seconds a dropped client keeps its seat, name, colour and slot for a reconnection. */
+  reconnectSeconds: number;
   /** Log a line per dropped message (rate-limited per client). */
   log: (line: string) => void;
 }
@@ -22,6 +24,7 @@ let config: PlaygroundConfig = {
   providerKey: DEFAULT_FIELD_PROVIDER.name,
   fitCubature: FIT_CUBATURE_BY_DEFAULT,
   adminToken: "",
+  reconnectSeconds: 20,
   log: (line) => process.stderr.write(`${line}\n`),
 };
 

@@ -4,7 +4,7 @@
 import { Room, type Client } from "@colyseus/core";
 import { MATERIALS, loadRapier, SceneWorld, MAX_POKES, grabSlipLimit } from "../../shared/scene";
 import {
-  BodyState, EMPTY_SNAPSHOT_BYTES, GrabState, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
+  BodyState, EMPTY_SNAPSHOT_BYTES, GrabState, KICK_CLOSE_CODE, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
   parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parsePoke, parsePose, snapshotCapacity,
   type AckMessage, type AdminMessage, type GrabResultMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type NoticeMessage, type Parsed,
 } from "../../shared/net";
@@ -26,7 +26,6 @@ const POKE_TIMEOUT_TICKS = 30;
  */
 const SEND_COST_DECAY = 0.5;
 const MAX_SEND_RESERVE_MS = 3;
-const KICK_CODE = 4001;
 /** Seconds a seat reserved over HTTP waits for its socket (Colyseus' default is 15): fake reservations expire fast. */
 const SEAT_RESERVATION_SECONDS = 5;
 /**
@@ -48,6 +47,12 @@ type GrabInput = ({ kind: "start"; message: GrabStartMessage } | { kind: "move";
 const JITTER_FRAMES = 3;
 /** ...but never longer than this many ticks (a last input must not wait for a next one). */
 const JITTER_TICKS = 4;
+
+/**
+ * A client holding a grab sends a move every frame; one silent this many ticks (1 s: a frozen page, a headset gone
+ * to sleep with its socket open) lets go, so the body is not held for nobody.
+ */
+const SILENT_GRAB_TICKS = TICK_RATE;
 
 /** Queued grab inputs a client may have at most (the rate limit keeps honest clients far below). */
 const MAX_QUEUED_INPUTS = 64;
@@ -77,6 +82,8 @@ interface Seat {
   holding: number;
   /** Newest grab-move frame queued per hand (moves at or before it are repeats). */
   lastMove: Map<Hand, number>;
+  /** World tick of its last message. */
+  lastHeard: number;
 }
 
 interface HeldGrab {
@@ -180,6 +187,7 @@ export class PlaygroundRoom extends Room {
       client, role, slot, limiter: new RateLimiter(LIMITS.messagesPerSecond, LIMITS.messageBurst), lastNoticeAt: 0,
       admin: adminToken !== null && adminTokenMatches(playgroundConfig().adminToken, adminToken), poses: new Float64Array(21), poseMask: 0, poseDirty: false,
       inputs: [], starved: true, ack: -1, ackTick: 0, ackDirty: false, kicked: false, holding: 0, lastMove: new Map(),
+      lastHeard: this.world.tick,
     });
     this.state.players.set(client.sessionId, new PlayerState({
       name: name || `${role === "player" ? "Player" : "Viewer"} ${slot + 1}`, color: color ?? PALETTE[slot % PALETTE.length], role, slot,
@@ -188,12 +196,40 @@ export class PlaygroundRoom extends Room {
     client.sendBytes(MESSAGES.snapshot, this.encodeSnapshot(true).slice());
   }
 
+  /**
+   * A connection lost without a goodbye (Wi-Fi dropped, a headset asleep): what the client held is let go at once,
+   * so nobody else is blocked, and its seat, name, colour and slot wait reconnectSeconds for it (onReconnect);
+   * after that, onLeave. A kicked client does not get its seat back.
+   */
+  override async onDrop(client: Client): Promise<void> {
+    this.releaseAll(client.sessionId);
+    const seat = this.seats.get(client.sessionId);
+    if (!seat || seat.kicked) return;
+    seat.inputs.length = 0;
+    seat.starved = true;
+    await this.allowReconnection(client, playgroundConfig().reconnectSeconds).catch(() => undefined);
+  }
+
+  override onReconnect(client: Client): void {
+    const seat = this.seats.get(client.sessionId);
+    if (!seat) return;
+    seat.client = client;
+    seat.lastHeard = this.world.tick;
+    seat.lastMove.clear();
+    // Everything moved while it was away: the whole room again, as a joiner gets it.
+    client.sendBytes(MESSAGES.snapshot, this.encodeSnapshot(true).slice());
+  }
+
   override onLeave(client: Client): void {
-    // Whatever the client held is let go at once: the next tick simulates without it.
-    for (const held of [...this.grabs.values()]) if (held.sessionId === client.sessionId) this.releaseGrab(held.sessionId, held.hand);
-    for (const key of [...this.pokes.keys()]) if (key.startsWith(`${client.sessionId}:`)) this.endPoke(key);
+    this.releaseAll(client.sessionId);
     this.seats.delete(client.sessionId);
     this.state.players.delete(client.sessionId);
+  }
+
+  /** Whatever the client holds is let go at once: the next tick simulates without it. */
+  private releaseAll(sessionId: string): void {
+    for (const held of [...this.grabs.values()]) if (held.sessionId === sessionId) this.releaseGrab(held.sessionId, held.hand);
+    for (const key of [...this.pokes.keys()]) if (key.startsWith(`${sessionId}:`)) this.endPoke(key);
   }
 
   override onDispose(): void {
@@ -213,6 +249,7 @@ export class PlaygroundRoom extends Room {
     for (const seat of this.seats.values()) {
       if (seat.inputs.length) this.applyInputs(seat);
       else seat.starved = true;
+      if (seat.holding > 0 && this.world.tick - seat.lastHeard > SILENT_GRAB_TICKS) this.releaseAll(seat.client.sessionId);
     }
     // A tick that sends snapshots leaves the soft bodies less time: sending costs up to 3 ms with 58 clients.
     const sends = (this.ticks + 1) % TICKS_PER_SNAPSHOT === 0;
@@ -281,6 +318,7 @@ export class PlaygroundRoom extends Room {
   private guard<T>(client: Client, type: string, parsed: Parsed<T>, apply: (value: T) => string | null): void {
     const seat = this.seats.get(client.sessionId);
     if (!seat || seat.kicked) return;
+    seat.lastHeard = this.world.tick;
     if (!seat.limiter.take()) return this.reject(client, `${type}: over ${LIMITS.messagesPerSecond} messages a second`);
     if (!parsed.ok) return this.reject(client, `${type}: ${parsed.reason}`);
     try {
@@ -311,7 +349,7 @@ export class PlaygroundRoom extends Room {
     seat.kicked = true;
     playgroundConfig().log(`room ${this.roomId}: ${client.sessionId} ${message}`);
     client.send(MESSAGES.notice, { kind: "kicked", message } satisfies NoticeMessage);
-    client.leave(KICK_CODE, message);
+    client.leave(KICK_CLOSE_CODE, message);
   }
 
   private queueInput(client: Client, input: GrabInput): string | null {

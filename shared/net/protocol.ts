@@ -117,6 +117,12 @@ export const MESSAGES = Object.freeze({
   ack: "ack",
 });
 
+/**
+ * WebSocket close code of a client the room removed (an admin's kick, too many dropped messages). Colyseus' own
+ * codes are 4000-4010 (4001 is its server shutdown, after which a client should come back as it was).
+ */
+export const KICK_CLOSE_CODE = 4401;
+
 export const LIMITS = Object.freeze({
   nameLength: 24,
   /** Positions must lie within this distance of the room centre, m. */

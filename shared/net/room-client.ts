@@ -200,6 +200,9 @@ export interface JoinSettings {
   create?: boolean;
 }
 
+/** How long a room must have been joined before a dropped connection is reconnected by the SDK, ms. */
+const RECONNECT_AFTER_MS = 1000;
+
 export interface PredictionStats {
   /** Solver steps run by the prediction: new frames, and frames replayed. */
   steps: number;
@@ -330,6 +333,14 @@ export class PliantRoomClient {
     self.pingTimer = setInterval(() => room.ping((ms) => (self.rtt = ms + 2 * (settings.network?.latencyMs ?? 0))), 1000);
     room.ping((ms) => (self.rtt = ms + 2 * (settings.network?.latencyMs ?? 0)));
     room.onLeave(() => self.stopTimers());
+    // A dropped connection: the server lets go of this client's grabs at once, so the prediction does too; the SDK
+    // reconnects (the server keeps the seat for a while) and the server then sends the whole room again.
+    // The SDK reconnects only rooms joined this long ago (its default, 5 s, would leave a headset that drops soon
+    // after joining without its seat); a room that drops us at once is still retried a bounded number of times.
+    room.reconnection.minUptime = RECONNECT_AFTER_MS;
+    room.onDrop(() => {
+      for (const hand of [...self.held.keys()]) self.releaseLocal(hand);
+    });
     return self;
   }
 

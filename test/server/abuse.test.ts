@@ -2,6 +2,7 @@
 // must keep ticking, other people must see nothing odd, the hostile client gets told why and is finally kicked.
 
 import { expect, it, vi } from "vitest";
+import { KICK_CLOSE_CODE } from "../../shared/net";
 import { ADMIN_TOKEN, joinClient, roundTrip, serverRoom, shownSurfacePoint, sleep, useTestServer, waitUntilAtRest, waitUntilShown, waitUntilShowsLatest } from "./helpers";
 
 const server = useTestServer();
@@ -54,7 +55,7 @@ it("garbage, forbidden actions and a 1,000 message/s flood change nothing for ot
       await sleep(50);
     }
     await vi.waitFor(() => {
-      expect(kickedCode).toBe(4001);
+      expect(kickedCode).toBe(KICK_CLOSE_CODE);
       expect(room.state.players.has(hostile.sessionId)).toBe(false);
       expect(hostile.notices.some((n) => n.kind === "rejected")).toBe(true);
       expect(hostile.notices.some((n) => n.kind === "kicked")).toBe(true);

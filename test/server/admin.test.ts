@@ -1,7 +1,7 @@
 // Admin actions with the token, and what a quiet room costs on the wire.
 
 import { expect, it, vi } from "vitest";
-import { decodeSnapshot } from "../../shared/net";
+import { decodeSnapshot, KICK_CLOSE_CODE } from "../../shared/net";
 import { ADMIN_TOKEN, joinClient, serverRoom, shownSurfacePoint, ticksPass, useTestServer, waitUntilAtRest, waitUntilShown } from "./helpers";
 
 const server = useTestServer();
@@ -43,7 +43,7 @@ it("admin actions need the token and do what they say", async () => {
     viewer.room.onLeave((code: number) => (leftWith = code));
     admin.sendRaw("admin", { token: ADMIN_TOKEN, action: "kick", sessionId: viewer.sessionId });
     await vi.waitFor(() => {
-      expect(leftWith).toBe(4001);
+      expect(leftWith).toBe(KICK_CLOSE_CODE);
       expect(room.state.players.has(viewer.sessionId)).toBe(false);
     }, within);
   } finally {

@@ -50,14 +50,15 @@ export function serverRoom(roomId: string): PlaygroundRoom {
  * Joins and keeps the client's frame loop running (as a browser's render loop would). `create` gives the test a
  * fresh room of its own, made in this process as the server makes its public room (clients cannot make rooms).
  */
-export async function joinClient(server: TestServer, settings: Partial<JoinSettings> = {}): Promise<PliantRoomClient & { stop(): Promise<void> }> {
+export async function joinClient(server: TestServer, settings: Partial<JoinSettings> = {}): Promise<PliantRoomClient & { stop(options?: { keepConnection?: boolean }): Promise<void> }> {
   if (settings.create) settings = { ...settings, create: false, roomId: (await matchMaker.createRoom(ROOM_NAME, {})).roomId };
   const client = await PliantRoomClient.join({ endpoint: server.endpoint, ...settings });
   const timer = setInterval(() => client.update(), 8);
   return Object.assign(client, {
-    stop: async () => {
+    /** Stops the frame loop and leaves; keepConnection: stops only the frames (a frozen page with its socket open). */
+    stop: async (options: { keepConnection?: boolean } = {}) => {
       clearInterval(timer);
-      await client.leave();
+      if (!options.keepConnection) await client.leave();
     },
   });
 }

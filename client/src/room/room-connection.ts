@@ -1,7 +1,9 @@
 // The page's link to the room: it watches as a spectator from the first moment, joins as a player on request
-// (into the same room, then drops the spectator seat), and rejoins after a dropped connection.
+// (into the same room, then drops the spectator seat). A dropped connection shows "reconnecting" while the SDK
+// gets the same seat back (the server keeps it for RECONNECT_SECONDS); when that fails, or after a server restart,
+// the page joins again as it was, and only a kick makes it a spectator.
 
-import { PliantRoomClient, type JoinOptions } from "../../../shared/net";
+import { KICK_CLOSE_CODE, PliantRoomClient, type JoinOptions } from "../../../shared/net";
 import type { BakeLoader } from "../bake/bake-loader";
 
 export type ConnectionStatus = "connecting" | "connected" | "reconnecting" | "failed";
@@ -72,10 +74,16 @@ export class RoomConnection {
   }
 
   private adopt(client: PliantRoomClient, role: "player" | "spectator"): void {
+    client.room.onDrop(() => {
+      if (!this.closed && this.state.client === client) this.set({ status: "reconnecting", error: "connection lost: getting your seat back" });
+    });
+    client.room.onReconnect(() => {
+      if (!this.closed && this.state.client === client) this.set({ status: "connected", error: null });
+    });
     client.room.onLeave((code) => {
       if (this.closed || this.state.client !== client) return;
-      const kicked = code === 4001 || code === 4000;
-      this.set({ status: "reconnecting", client: null, error: kicked ? "removed from the room by the server" : `connection lost (code ${code})` });
+      const kicked = code === KICK_CLOSE_CODE;
+      this.set({ status: "reconnecting", client: null, error: kicked ? "removed from the room by the server" : `connection lost (code ${code}): joining again` });
       if (kicked) this.options = { role: "spectator" };
       this.retryTimer = setTimeout(() => void this.connect(), RETRY_MS);
     });
