@@ -5,6 +5,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { matchMaker } from "@colyseus/core";
 import { startServer, type RunningServer } from "../../server/app";
 import { MESSAGES, PliantRoomClient } from "../../shared/net";
 import { ARTIFACTS, inPage, launchBrowser, openPage, waitForPage, type Browser, type WatchedPage } from "./browser";
@@ -124,5 +125,30 @@ describe("desktop spectator in Chromium", () => {
     } finally {
       await admin.leave();
     }
+  });
+
+  it("gets its seat back by itself after its connection drops, showing 'reconnecting' meanwhile", async () => {
+    const status = "[data-testid=connection-status]";
+    // Every status the HUD shows from now on, however briefly.
+    await inPage(viewer.page, `(() => {
+      const el = document.querySelector(${JSON.stringify(status)});
+      window.statuses = [el.textContent];
+      new MutationObserver(() => window.statuses.push(el.textContent)).observe(el, { childList: true, characterData: true, subtree: true });
+    })()`);
+    const sessionId = await inPage<string>(viewer.page, "window.pliant.client.sessionId");
+    const room = matchMaker.getLocalRoomById(server.publicRoomId)!;
+    const before = room.state.players.get(sessionId).toJSON();
+    // The Wi-Fi goes: the server's end of the socket dies without a closing handshake.
+    const seat = room.clients.find((c) => c.sessionId === sessionId)!;
+    (seat.ref as unknown as { terminate(): void }).terminate();
+    await vi.waitFor(async () => {
+      expect(await inPage<string[]>(viewer.page, "window.statuses")).toContain("reconnecting");
+      expect(await viewer.page.textContent(status)).toBe("connected");
+      expect(room.clients.some((c) => c.sessionId === sessionId)).toBe(true);
+    }, { timeout: 30_000, interval: 100 });
+    // The same seat: session, name, colour, slot and role.
+    expect(await inPage<string>(viewer.page, "window.pliant.client.sessionId")).toBe(sessionId);
+    expect(room.state.players.get(sessionId).toJSON()).toEqual(before);
+    expect(viewer.errors).toEqual([]);
   });
 });
