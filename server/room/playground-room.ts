@@ -12,6 +12,7 @@ import { adminTokenMatches } from "../admin-token";
 import { PUBLIC_ROOM_OPTION } from "../matchmaking/public-room";
 import { placeBodies, type PlacedBody } from "../world/playground-bodies";
 import { playgroundConfig } from "./playground-config";
+import { isMalformedRoomData } from "./malformed-frames";
 import { RateLimiter } from "./rate-limiter";
 
 const PALETTE = ["#ef5350", "#42a5f5", "#66bb6a", "#ffa726", "#ab47bc", "#26c6da", "#ec407a", "#d4e157"];
@@ -171,6 +172,15 @@ export class PlaygroundRoom extends Room {
     this.onMessage(MESSAGES.poke, (client, message) => this.guard(client, MESSAGES.poke, parsePoke(message), (poke) => this.poke(client, poke.hand, poke.center, poke.radius)));
     this.onMessage(MESSAGES.admin, (client, message) => this.guard(client, MESSAGES.admin, parseAdmin(message, (id) => this.state.bodies.has(id)), (admin) => this.admin(client, admin)));
     this.onMessage("*", (client, type) => this.reject(client, `unknown message type "${String(type).slice(0, 40)}"`));
+
+    // Frames Colyseus would close the connection over (malformed-frames.ts) are dropped like any bad message. Its
+    // frame handler is private in its types, so it is wrapped here, before any client joins (each join binds it).
+    const internals = this as unknown as { _onMessage(client: Client, buffer: Uint8Array): void };
+    const colyseusOnMessage = internals._onMessage;
+    internals._onMessage = (client, buffer) => {
+      if (isMalformedRoomData(buffer)) return this.reject(client, "malformed message");
+      colyseusOnMessage.call(this, client, buffer);
+    };
 
     this.setPatchRate(50);
     this.setFixedTimestep(() => this.tick(), TICK_RATE);
@@ -533,7 +543,7 @@ export class PlaygroundRoom extends Room {
 
   private admin(client: Client, message: AdminMessage): string | null {
     const seat = this.seats.get(client.sessionId)!;
-    if (!seat.admin && !adminTokenMatches(playgroundConfig().adminToken, message.token)) return "wrong admin token";
+    if (!seat.admin && !adminTokenMatches(playgroundConfig().adminToken, message.token)) return message.token === null ? "admin messages need a token (or a join with the admin token)" : "wrong admin token";
     const done = (text: string) => {
       playgroundConfig().log(`room ${this.roomId}: admin ${client.sessionId}: ${text}`);
       client.send(MESSAGES.notice, { kind: "admin", message: text } satisfies NoticeMessage);
@@ -563,6 +573,10 @@ export class PlaygroundRoom extends Room {
       }
       case "spectator-grabs":
         this.state.spectatorGrabs = message.allowed;
+        // Turned off, it applies to grabs already held too (their holders are told, as for a slip).
+        if (!message.allowed) {
+          for (const held of [...this.grabs.values()]) if (this.seats.get(held.sessionId)?.role === "spectator") this.letGo(held, "an admin turned spectator grabs off");
+        }
         return done(`spectators ${message.allowed ? "may" : "may not"} grab`);
     }
   }

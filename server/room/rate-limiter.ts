@@ -1,17 +1,20 @@
-// A token bucket per client: sustained rate and burst from the protocol's LIMITS; counts what it drops so a
-// persistent abuser can be told apart from a brief burst.
+// A token bucket per client: sustained rate and burst from the protocol's LIMITS; counts what it drops over a
+// sliding window (one-second buckets), so a persistent abuser is told apart from a brief burst wherever the window
+// boundaries fall.
 
 export class RateLimiter {
   private tokens: number;
   private last: number;
-  /** Dropped messages (rate or validation) in the current window. */
-  dropped = 0;
-  private windowStart: number;
+  /** Drops per second, in a ring of one-second buckets covering the window, and the second each bucket holds. */
+  private readonly drops: Int32Array;
+  private readonly dropSecond: Float64Array;
 
-  constructor(private readonly perSecond: number, private readonly burst: number, private readonly windowMs = 10_000, now = Date.now()) {
+  constructor(private readonly perSecond: number, private readonly burst: number, windowMs = 10_000, now = Date.now()) {
     this.tokens = burst;
     this.last = now;
-    this.windowStart = now;
+    const seconds = Math.max(1, Math.round(windowMs / 1000));
+    this.drops = new Int32Array(seconds);
+    this.dropSecond = new Float64Array(seconds).fill(-Infinity);
   }
 
   /** Takes one token; false when the client is over its rate. */
@@ -23,12 +26,16 @@ export class RateLimiter {
     return true;
   }
 
-  /** Records a dropped message; returns the drops in the current window. */
+  /** Records a dropped message; returns the drops within the window that ends now. */
   drop(now = Date.now()): number {
-    if (now - this.windowStart > this.windowMs) {
-      this.windowStart = now;
-      this.dropped = 0;
+    const second = Math.floor(now / 1000), slots = this.drops.length, slot = second % slots;
+    if (this.dropSecond[slot] !== second) {
+      this.dropSecond[slot] = second;
+      this.drops[slot] = 0;
     }
-    return ++this.dropped;
+    this.drops[slot]++;
+    let total = 0;
+    for (let i = 0; i < slots; i++) if (second - this.dropSecond[i] < slots) total += this.drops[i];
+    return total;
   }
 }

@@ -87,7 +87,8 @@ export type AdminAction =
   | { action: "kick"; sessionId: string }
   | { action: "spectator-grabs"; allowed: boolean };
 
-export type AdminMessage = AdminAction & { token: string };
+/** `token` may be left out by a client that joined with the admin token. */
+export type AdminMessage = AdminAction & { token: string | null };
 
 /** Server -> one client: the answer to a grab. */
 export interface GrabResultMessage {

@@ -117,8 +117,8 @@ export function parsePoke(message: unknown): Parsed<PokeMessage> {
 
 export function parseAdmin(message: unknown, knownBody: (id: string) => boolean): Parsed<AdminMessage> {
   if (!isRecord(message)) return fail("admin must be an object");
-  if (typeof message.token !== "string" || message.token.length > 256) return fail("admin needs a token");
-  const token = message.token;
+  if (message.token !== undefined && (typeof message.token !== "string" || message.token.length > 256)) return fail("an admin token is a string of at most 256 characters");
+  const token = typeof message.token === "string" ? message.token : null;
   switch (message.action) {
     case "reset":
       return { ok: true, value: { action: "reset", token } };

@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { matchMaker } from "@colyseus/core";
 import { startServer, type RunningServer } from "../../server/app";
+import type { PlaygroundRoom } from "../../server/room/playground-room";
 import { MESSAGES, PliantRoomClient } from "../../shared/net";
 import { ARTIFACTS, inPage, launchBrowser, openPage, waitForPage, type Browser, type WatchedPage } from "./browser";
 import { samplePoint, topSample } from "./page-probes";
@@ -136,8 +137,8 @@ describe("desktop spectator in Chromium", () => {
       new MutationObserver(() => window.statuses.push(el.textContent)).observe(el, { childList: true, characterData: true, subtree: true });
     })()`);
     const sessionId = await inPage<string>(viewer.page, "window.pliant.client.sessionId");
-    const room = matchMaker.getLocalRoomById(server.publicRoomId)!;
-    const before = room.state.players.get(sessionId).toJSON();
+    const room = matchMaker.getLocalRoomById(server.publicRoomId) as PlaygroundRoom;
+    const before = room.state.players.get(sessionId)!.toJSON();
     // The Wi-Fi goes: the server's end of the socket dies without a closing handshake.
     const seat = room.clients.find((c) => c.sessionId === sessionId)!;
     (seat.ref as unknown as { terminate(): void }).terminate();
@@ -148,7 +149,7 @@ describe("desktop spectator in Chromium", () => {
     }, { timeout: 30_000, interval: 100 });
     // The same seat: session, name, colour, slot and role.
     expect(await inPage<string>(viewer.page, "window.pliant.client.sessionId")).toBe(sessionId);
-    expect(room.state.players.get(sessionId).toJSON()).toEqual(before);
+    expect(room.state.players.get(sessionId)!.toJSON()).toEqual(before);
     expect(viewer.errors).toEqual([]);
   });
 });

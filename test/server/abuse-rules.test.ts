@@ -1,0 +1,71 @@
+// The abuse rules exactly as docs/protocol.md states them, tried with protocol-level messages: drops counted over a
+// sliding 10 s window, a malformed frame dropped (not fatal), the join's admin token honoured, and spectators'
+// grabs let go when the admin turns spectator grabs off.
+
+import { describe, expect, it, vi } from "vitest";
+import { KICK_CLOSE_CODE, LIMITS } from "../../shared/net";
+import { ADMIN_TOKEN, joinClient, roundTrip, serverRoom, shownSurfacePoint, topSample, useTestServer, waitUntilShown } from "./helpers";
+
+const server = useTestServer();
+const INVALID = ["grab-move", { hand: "tail", target: [0, 1, 0], seq: 1 }] as const;
+
+describe("abuse rules as documented", () => {
+  it("counts dropped messages over a sliding window: two bursts straddling a 10 s boundary get the client kicked", async () => {
+    const hostile = await joinClient(server, { create: true, options: { name: "Bursty", role: "player" } });
+    const joined = Date.now();
+    let closedWith = 0;
+    hostile.room.onLeave((code: number) => (closedWith = code));
+    const burst = Math.ceil(0.55 * LIMITS.kickAfterDropped);
+    // The first burst late in what a fixed window would be its first 10 s, the second early in its next.
+    await vi.waitFor(() => expect(Date.now() - joined).toBeGreaterThan(6_000), { timeout: 20_000, interval: 50 });
+    for (let i = 0; i < burst; i++) hostile.sendRaw(...INVALID);
+    await roundTrip(hostile);
+    expect(closedWith).toBe(0);
+    await vi.waitFor(() => expect(Date.now() - joined).toBeGreaterThan(11_000), { timeout: 20_000, interval: 50 });
+    for (let i = 0; i < burst && closedWith === 0; i++) hostile.sendRaw(...INVALID);
+    await vi.waitFor(() => expect(closedWith).toBe(KICK_CLOSE_CODE), { timeout: 20_000, interval: 20 });
+    await hostile.stop();
+  });
+
+  it("drops a malformed frame (undecodable payload) with a notice, and the connection stays open", async () => {
+    const client = await joinClient(server, { create: true, options: { name: "Garbled", role: "spectator" } });
+    let closedWith = 0;
+    client.room.onLeave((code: number) => (closedWith = code));
+    // ROOM_DATA (13), the type "pose" as a msgpack fixstr, then a 2-element array cut after its first element.
+    const frame = Uint8Array.from([13, 0xa4, ..."pose".split("").map((c) => c.charCodeAt(0)), 0x92, 0x01]);
+    (client.room.connection as unknown as { send(data: Uint8Array): void }).send(frame);
+    await vi.waitFor(() => expect(client.notices.some((n) => n.kind === "rejected" && /malformed/.test(n.message))).toBe(true), { timeout: 10_000, interval: 20 });
+    await roundTrip(client);
+    expect(closedWith).toBe(0);
+    expect(serverRoom(client.room.roomId).state.players.has(client.sessionId)).toBe(true);
+    await client.stop();
+  });
+
+  it("honours the join's admin token (no token in the message), and turning spectator grabs off lets go of theirs", async () => {
+    const admin = await joinClient(server, { create: true, options: { name: "Operator", role: "spectator", adminToken: ADMIN_TOKEN } });
+    const visitor = await joinClient(server, { roomId: admin.room.roomId, options: { name: "Visitor", role: "spectator" } });
+    const room = serverRoom(admin.room.roomId);
+    try {
+      await waitUntilShown(visitor);
+      admin.sendRaw("admin", { action: "spectator-grabs", allowed: true });
+      await vi.waitFor(() => expect(room.state.spectatorGrabs).toBe(true), { timeout: 10_000, interval: 20 });
+      const start = shownSurfacePoint(visitor, "spot", topSample(visitor, "spot"));
+      expect((await visitor.grab("right", "spot", start)).ok).toBe(true);
+      await vi.waitFor(() => expect(room.state.grabs.has(`${visitor.sessionId}:right`)).toBe(true), { timeout: 10_000, interval: 20 });
+      admin.sendRaw("admin", { action: "spectator-grabs", allowed: false });
+      await vi.waitFor(() => {
+        expect(room.state.spectatorGrabs).toBe(false);
+        expect(room.state.grabs.size).toBe(0);
+      }, { timeout: 10_000, interval: 20 });
+      // The visitor was told, and its page let go too.
+      await vi.waitFor(() => expect(visitor.heldBody("right")).toBeUndefined(), { timeout: 10_000, interval: 20 });
+      // Someone who joined without the token still needs one.
+      const stranger = await joinClient(server, { roomId: admin.room.roomId, options: { name: "Stranger", role: "spectator" } });
+      stranger.sendRaw("admin", { action: "reset" });
+      await vi.waitFor(() => expect(stranger.notices.some((n) => /need a token/.test(n.message))).toBe(true), { timeout: 10_000, interval: 20 });
+      await stranger.stop();
+    } finally {
+      await Promise.all([admin.stop(), visitor.stop()]);
+    }
+  });
+});
