@@ -13,6 +13,7 @@ import { WebSocketTransport } from "@colyseus/ws-transport";
 import express from "express";
 import { LIMITS, ROOM_NAME } from "../shared/net";
 import type { SkinningFieldProvider } from "../shared/skinning";
+import { colyseusLogger } from "./logging/colyseus-logger";
 import { guardMatchmaking, DEFAULT_MATCHMAKE_LIMITS, type MatchmakeLimits } from "./matchmaking/matchmake-guard";
 import { installMatchmakePolicy } from "./matchmaking/matchmake-policy";
 import { ensurePublicRoom } from "./matchmaking/public-room";
@@ -88,6 +89,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   const transport = new WebSocketTransport({ maxPayload: LIMITS.maxPayload, ...(settings.tls ? { server: createHttpsServer(settings.tls) } : {}) });
   const server = new Server({
     transport, presence, driver, gracefullyShutdown: false, greet: false, publicAddress: settings.publicAddress,
+    logger: colyseusLogger(log),
     express: (app) => {
       app.disable("x-powered-by");
       app.get("/bakes/:hash", async (req, res) => {

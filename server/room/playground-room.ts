@@ -1,7 +1,7 @@
 // The playground room: the authoritative world at a fixed 60 Hz. Every client message is validated and
 // rate-limited before it touches the world; the world's fast state leaves as binary snapshots at 20 Hz.
 
-import { Room, type Client } from "@colyseus/core";
+import { ErrorCode, Room, ServerError, type Client } from "@colyseus/core";
 import { MATERIALS, loadRapier, SceneWorld, MAX_POKES, grabSlipLimit } from "../../shared/scene";
 import {
   BodyState, EMPTY_SNAPSHOT_BYTES, GrabState, KICK_CLOSE_CODE, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
@@ -12,6 +12,7 @@ import { adminTokenMatches } from "../admin-token";
 import { PUBLIC_ROOM_OPTION } from "../matchmaking/public-room";
 import { placeBodies, type PlacedBody } from "../world/playground-bodies";
 import { playgroundConfig } from "./playground-config";
+import { throttledLog } from "../logging/throttled-log";
 import { isMalformedRoomData } from "./malformed-frames";
 import { RateLimiter } from "./rate-limiter";
 
@@ -63,6 +64,8 @@ interface Seat {
   role: "player" | "spectator";
   slot: number;
   limiter: RateLimiter;
+  /** Grab starts, limited apart: each one patches the shared state. */
+  grabStarts: RateLimiter;
   lastNoticeAt: number;
   admin: boolean;
   /** head, left, right poses (7 each) and which are present. */
@@ -118,6 +121,7 @@ export class PlaygroundRoom extends Room {
   override maxMessagesPerSecond = 2000;
   override state = new RoomState();
 
+  private readonly logRefusal = throttledLog(playgroundConfig().log);
   private world!: SceneWorld;
   private placed: PlacedBody[] = [];
   private seats = new Map<string, Seat>();
@@ -164,7 +168,12 @@ export class PlaygroundRoom extends Room {
       return null;
     }));
     this.onMessage(MESSAGES.grabStart, (client, message) =>
-      this.guard(client, MESSAGES.grabStart, parseGrabStart(message, (id) => this.state.bodies.has(id)), (grab) => this.queueInput(client, { kind: "start", message: grab, arrived: this.world.tick })));
+      this.guard(client, MESSAGES.grabStart, parseGrabStart(message, (id) => this.state.bodies.has(id)), (grab) => {
+        if (this.seats.get(client.sessionId)!.grabStarts.take()) return this.queueInput(client, { kind: "start", message: grab, arrived: this.world.tick });
+        const reason = `over ${LIMITS.grabStartsPerSecond} grab starts a second`;
+        client.send(MESSAGES.grabResult, { hand: grab.hand, body: grab.body, ok: false, reason } satisfies GrabResultMessage);
+        return reason;
+      }));
     this.onMessage(MESSAGES.grabMove, (client, message) =>
       this.guard(client, MESSAGES.grabMove, parseGrabMove(message), (move) => this.queueInput(client, { kind: "move", message: move, arrived: this.world.tick })));
     this.onMessage(MESSAGES.grabEnd, (client, message) =>
@@ -188,13 +197,14 @@ export class PlaygroundRoom extends Room {
 
   override onJoin(client: Client, options: unknown): void {
     const join = parseJoinOptions(options);
-    if (!join.ok) throw new Error(join.reason);
+    if (!join.ok) this.refuseJoin(join.reason);
     const { role, name, color, adminToken } = join.value;
-    if (role === "player" && this.playerCount() >= MAX_PLAYERS) throw new Error(`the room is full (${MAX_PLAYERS} players); join as a spectator`);
-    if (role === "spectator" && this.seats.size - this.playerCount() >= MAX_SPECTATORS) throw new Error(`the room is full (${MAX_SPECTATORS} spectators)`);
+    if (role === "player" && this.playerCount() >= MAX_PLAYERS) this.refuseJoin(`the room is full (${MAX_PLAYERS} players); join as a spectator`);
+    if (role === "spectator" && this.seats.size - this.playerCount() >= MAX_SPECTATORS) this.refuseJoin(`the room is full (${MAX_SPECTATORS} spectators)`);
     const slot = this.freeSlot();
     this.seats.set(client.sessionId, {
       client, role, slot, limiter: new RateLimiter(LIMITS.messagesPerSecond, LIMITS.messageBurst), lastNoticeAt: 0,
+      grabStarts: new RateLimiter(LIMITS.grabStartsPerSecond, LIMITS.grabStartsPerSecond),
       admin: adminToken !== null && adminTokenMatches(playgroundConfig().adminToken, adminToken), poses: new Float64Array(21), poseMask: 0, poseDirty: false,
       inputs: [], starved: true, ack: -1, ackTick: 0, ackDirty: false, kicked: false, holding: 0, lastMove: new Map(),
       lastHeard: this.world.tick,
@@ -204,6 +214,12 @@ export class PlaygroundRoom extends Room {
     }));
     // A late joiner gets every body and prop now, not only those that move later.
     client.sendBytes(MESSAGES.snapshot, this.encodeSnapshot(true).slice());
+  }
+
+  /** A join refused for the client's own reasons: it is told why; the log gets one line (throttled), no stack trace. */
+  private refuseJoin(reason: string): never {
+    this.logRefusal("join", `room ${this.roomId}: refused a join: ${reason}`);
+    throw new ServerError(ErrorCode.MATCHMAKE_UNHANDLED, reason);
   }
 
   /**

@@ -136,6 +136,8 @@ export const LIMITS = Object.freeze({
   /** Token bucket per client: sustained messages per second and burst. */
   messagesPerSecond: 200,
   messageBurst: 400,
+  /** Grab starts a client may make per second (each one changes the shared state everyone is sent). */
+  grabStartsPerSecond: 10,
   /** Dropped messages within 10 s after which a client is kicked. */
   kickAfterDropped: 2000,
   /** Grab inputs a client may have waiting on the server; beyond this the oldest frames are applied at once. */

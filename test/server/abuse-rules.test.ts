@@ -2,6 +2,7 @@
 // sliding 10 s window, a malformed frame dropped (not fatal), the join's admin token honoured, and spectators'
 // grabs let go when the admin turns spectator grabs off.
 
+import { Client } from "@colyseus/sdk";
 import { describe, expect, it, vi } from "vitest";
 import { KICK_CLOSE_CODE, LIMITS } from "../../shared/net";
 import { ADMIN_TOKEN, joinClient, roundTrip, serverRoom, shownSurfacePoint, topSample, useTestServer, waitUntilShown } from "./helpers";
@@ -66,6 +67,48 @@ describe("abuse rules as documented", () => {
       await stranger.stop();
     } finally {
       await Promise.all([admin.stop(), visitor.stop()]);
+    }
+  });
+
+  it("logs a refused join or an oversized frame in one line, throttled, without a stack trace", async () => {
+    const endpoint = server.endpoint, before = server.logs.length;
+    for (let i = 0; i < 20; i++) {
+      await expect(new Client(endpoint).join("playground", { role: "king" })).rejects.toThrow(/role must be/);
+    }
+    for (let i = 0; i < 5; i++) {
+      const room = await new Client(endpoint).join("playground", { role: "spectator" });
+      const closed = new Promise((resolve) => room.onLeave(resolve));
+      (room.connection as unknown as { send(data: Uint8Array): void }).send(new Uint8Array(LIMITS.maxPayload + 1));
+      await closed;
+    }
+    await vi.waitFor(() => expect(server.logs.slice(before).some((l) => /bad frame: Max payload/.test(l))).toBe(true), { timeout: 10_000, interval: 20 });
+    const lines = server.logs.slice(before);
+    expect(lines.filter((l) => /refused a join: role must be/.test(l)).length).toBeGreaterThanOrEqual(1);
+    expect(lines.filter((l) => /refused a join/.test(l)).length).toBeLessThan(10);
+    expect(lines.filter((l) => /bad frame/.test(l)).length).toBeLessThan(5);
+    expect(lines.some((l) => l.includes("\n") || /^\s+at /m.test(l))).toBe(false);
+  });
+
+  it("limits grab starts to 10 a second per client, answering the extra ones with a refusal", async () => {
+    const churner = await joinClient(server, { create: true, options: { name: "Churner", role: "player" } });
+    const room = serverRoom(churner.room.roomId);
+    try {
+      await waitUntilShown(churner);
+      const refusals: string[] = [];
+      churner.room.onMessage("grab-result", (result: { ok: boolean; reason?: string }) => {
+        if (!result.ok && result.reason) refusals.push(result.reason);
+      });
+      const point = shownSurfacePoint(churner, "spot", topSample(churner, "spot"));
+      let seq = 1_000;
+      for (let i = 0; i < 30; i++) {
+        churner.sendRaw("grab-start", { hand: "left", body: "spot", point, seq: seq++ });
+        churner.sendRaw("grab-end", { hand: "left", seq: seq++ });
+      }
+      await roundTrip(churner);
+      await vi.waitFor(() => expect(refusals.filter((r) => /grab starts a second/.test(r)).length).toBeGreaterThanOrEqual(30 - LIMITS.grabStartsPerSecond - 2), { timeout: 10_000, interval: 20 });
+      expect(room.state.players.has(churner.sessionId)).toBe(true);
+    } finally {
+      await churner.stop();
     }
   });
 });
