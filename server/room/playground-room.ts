@@ -20,6 +20,8 @@ const PALETTE = ["#ef5350", "#42a5f5", "#66bb6a", "#ffa726", "#ab47bc", "#26c6da
 /** A body none of whose proxy points moved more than this (m) since it was last sent is left out of snapshots: below
  * what anyone can see, above the sub-millimetre wobble of a body at rest. */
 const IDLE_DISTANCE = 1e-3;
+/** The same for a prop's turn: quaternion components (a change of 1e-3 turns a 0.1 m prop's edge by ~0.2 mm). */
+const IDLE_TURN = 1e-3;
 /** Pokes not refreshed for this long end on their own. */
 const POKE_TIMEOUT_TICKS = 30;
 /**
@@ -130,6 +132,8 @@ export class PlaygroundRoom extends Room {
   private freePokes: number[] = [];
   /** Each body's proxy centres when its q was last broadcast. */
   private lastSent: Float64Array[] = [];
+  /** Each prop's position and rotation (7 numbers) when it was last broadcast. */
+  private lastSentProps = new Float64Array(0);
   private writer!: SnapshotWriter;
   private ticks = 0;
   /** What sending acks and a snapshot costs (ms): the recent sends' decaying maximum. */
@@ -151,6 +155,7 @@ export class PlaygroundRoom extends Room {
       }));
       this.lastSent.push(new Float64Array(p.entity.proxies.centers.length).fill(NaN));
     });
+    this.lastSentProps = new Float64Array(7 * config.layout.props.length).fill(NaN);
     config.layout.props.forEach((spec, index) => {
       this.state.props.set(spec.id, new PropState({ id: spec.id, index, shape: spec.shape, size: spec.size, color: spec.color }));
     });
@@ -316,12 +321,21 @@ export class PlaygroundRoom extends Room {
       if (!full) last.set(at);
     }
     w.section();
-    const props = this.world.props;
+    // Props as bodies: sent when they moved visibly since last sent, not whenever the physics keeps them awake (a
+    // ball resting on a jelly never sleeps, and an idle room would never fall silent).
+    const props = this.world.props, lastProps = this.lastSentProps;
     for (let p = 0; p < props.length; p++) {
-      const body = props[p].body;
+      const body = props[p].body, o = 7 * p;
       if (!full && body.isSleeping()) continue;
       const t = body.translation(), r = body.rotation();
+      const moved = full || !(Math.abs(t.x - lastProps[o]) <= IDLE_DISTANCE && Math.abs(t.y - lastProps[o + 1]) <= IDLE_DISTANCE
+        && Math.abs(t.z - lastProps[o + 2]) <= IDLE_DISTANCE && Math.abs(r.x - lastProps[o + 3]) <= IDLE_TURN
+        && Math.abs(r.y - lastProps[o + 4]) <= IDLE_TURN && Math.abs(r.z - lastProps[o + 5]) <= IDLE_TURN && Math.abs(r.w - lastProps[o + 6]) <= IDLE_TURN);
+      if (!moved) continue;
       w.prop(p, t.x, t.y, t.z, r.x, r.y, r.z, r.w);
+      if (full) continue;
+      lastProps[o] = t.x; lastProps[o + 1] = t.y; lastProps[o + 2] = t.z;
+      lastProps[o + 3] = r.x; lastProps[o + 4] = r.y; lastProps[o + 5] = r.z; lastProps[o + 6] = r.w;
     }
     w.section();
     for (const seat of this.seats.values()) {
