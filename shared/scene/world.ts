@@ -55,6 +55,9 @@ interface Prop {
   obstacle: BoxObstacle | SphereObstacle;
 }
 
+/** Props' angular damping (1/s): a ball rolling at 0.5 m/s on the floor comes to rest in a few seconds. */
+const PROP_ANGULAR_DAMPING = 1;
+
 export class SceneWorld {
   readonly rapier: RAPIER.World;
   readonly props: Prop[] = [];
@@ -106,7 +109,10 @@ export class SceneWorld {
       statics.push(staticObstacle(box));
     }
     for (const spec of layout.props) {
-      const body = this.rapier.createRigidBody(rapier.RigidBodyDesc.dynamic().setTranslation(...spec.position).setCcdEnabled(true));
+      // Rolling resistance, which Rapier does not model: a ball on the floor would otherwise roll and bounce off the
+      // walls for minutes, and an idle room would never fall silent.
+      const body = this.rapier.createRigidBody(rapier.RigidBodyDesc.dynamic().setTranslation(...spec.position).setCcdEnabled(true)
+        .setAngularDamping(PROP_ANGULAR_DAMPING));
       const collider = spec.shape === "ball" ? rapier.ColliderDesc.ball(spec.size) : rapier.ColliderDesc.cuboid(spec.size, spec.size, spec.size);
       const created = this.rapier.createCollider(collider.setDensity(spec.density).setRestitution(0.4).setFriction(0.6), body);
       const obstacle = propObstacle(spec.shape, spec.size, spec.position);
