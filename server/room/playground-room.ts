@@ -5,7 +5,7 @@ import { ErrorCode, Room, ServerError, type Client } from "@colyseus/core";
 import { MATERIALS, loadRapier, SceneWorld, MAX_POKES, grabSlipLimit } from "../../shared/scene";
 import {
   BodyState, EMPTY_SNAPSHOT_BYTES, GrabState, KICK_CLOSE_CODE, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
-  parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parsePoke, parsePose, snapshotCapacity,
+  parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parsePoke, parsePose, seqAfter, seqMinus, snapshotCapacity,
   type AckMessage, type AdminMessage, type GrabResultMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type NoticeMessage, type Parsed,
 } from "../../shared/net";
 import { adminTokenMatches } from "../admin-token";
@@ -397,20 +397,20 @@ export class PlaygroundRoom extends Room {
     if (seat.inputs.length >= MAX_QUEUED_INPUTS) return `more than ${MAX_QUEUED_INPUTS} grab inputs waiting`;
     if (input.kind === "move") {
       const message = input.message, hand = message.hand;
-      const last = seat.lastMove.get(hand) ?? -1;
-      if (message.seq <= last) return null; // already have it (a repeat carried in `earlier`)
+      const last = seat.lastMove.get(hand);
+      if (last !== undefined && !seqAfter(message.seq, last)) return null; // already have it (a repeat carried in `earlier`)
       // Frames this one says we missed (lost messages): queue them first, oldest first.
       const earlier = message.earlier ?? [];
       for (let back = earlier.length / 3; back >= 1; back--) {
-        const seq = message.seq - back;
-        if (seq <= last) continue;
+        const seq = seqMinus(message.seq, back);
+        if (last !== undefined && !seqAfter(seq, last)) continue;
         const o = 3 * (back - 1);
         seat.inputs.push({ kind: "move", message: { hand, seq, target: [earlier[o], earlier[o + 1], earlier[o + 2]] }, arrived: input.arrived });
       }
       seat.lastMove.set(hand, message.seq);
     } else {
       // A new grab or a release starts the hand's move sequence afresh (a grab's first move shares its frame).
-      seat.lastMove.set(input.message.hand, input.kind === "start" ? input.message.seq - 1 : input.message.seq);
+      seat.lastMove.set(input.message.hand, input.kind === "start" ? seqMinus(input.message.seq, 1) : input.message.seq);
     }
     seat.inputs.push(input);
     return null;
@@ -433,7 +433,7 @@ export class PlaygroundRoom extends Room {
         const problem = this.applyInput(seat.client, input);
         if (problem) this.reject(seat.client, `grab-${input.kind}: ${problem}`);
       }
-      seat.ack = Math.max(seat.ack, seq);
+      if (seat.ack < 0 || seqAfter(seq, seat.ack)) seat.ack = seq;
       // The world steps once after this: the state after that step is the client's frame `seq`.
       seat.ackTick = this.world.tick + 1;
       seat.ackDirty = true;

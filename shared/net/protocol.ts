@@ -124,6 +124,20 @@ export const MESSAGES = Object.freeze({
  */
 export const KICK_CLOSE_CODE = 4401;
 
+/** Input frame numbers (`seq`) count modulo this: after 2^31 - 1 comes 0. */
+export const SEQ_MODULUS = 2 ** 31;
+
+/** Whether frame `a` comes after frame `b` (serial-number arithmetic, RFC 1982: less than half the range ahead). */
+export function seqAfter(a: number, b: number): boolean {
+  const ahead = (((a - b) % SEQ_MODULUS) + SEQ_MODULUS) % SEQ_MODULUS;
+  return ahead > 0 && ahead < SEQ_MODULUS / 2;
+}
+
+/** Frame `seq` minus `n`, wrapping. */
+export function seqMinus(seq: number, n: number): number {
+  return (((seq - n) % SEQ_MODULUS) + SEQ_MODULUS) % SEQ_MODULUS;
+}
+
 export const LIMITS = Object.freeze({
   nameLength: 24,
   /** Positions must lie within this distance of the room centre, m. */

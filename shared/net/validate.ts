@@ -2,7 +2,7 @@
 // value or a reason the message was dropped; nothing here trusts a field it has not checked.
 
 import { isMaterialName } from "../scene/materials";
-import { HANDS, LIMITS, type AdminMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type JoinOptions, type PokeMessage, type Pose, type PoseMessage, type Role } from "./protocol";
+import { HANDS, LIMITS, SEQ_MODULUS, type AdminMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type JoinOptions, type PokeMessage, type Pose, type PoseMessage, type Role } from "./protocol";
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -37,7 +37,7 @@ function hand(value: unknown): Hand | { error: string } {
 }
 
 function sequence(value: unknown): number | string {
-  return Number.isInteger(value) && (value as number) >= 0 && (value as number) < 2 ** 31 ? (value as number) : "seq must be an integer in [0, 2^31)";
+  return Number.isInteger(value) && (value as number) >= 0 && (value as number) < SEQ_MODULUS ? (value as number) : "seq must be an integer in [0, 2^31)";
 }
 
 function bodyId(value: unknown, known: (id: string) => boolean): string | { error: string } {

@@ -111,4 +111,28 @@ describe("abuse rules as documented", () => {
       await churner.stop();
     }
   });
+
+  it("follows a client's frame numbers across the wrap from 2^31 - 1 to 0", async () => {
+    const client = await joinClient(server, { create: true, options: { name: "Old timer", role: "player" } });
+    const room = serverRoom(client.room.roomId);
+    const held = () => (room as unknown as { grabs: Map<string, { target: Float64Array }> }).grabs.get(`${client.sessionId}:left`);
+    try {
+      await waitUntilShown(client);
+      const point = shownSurfacePoint(client, "spot", topSample(client, "spot"));
+      let seq = 2 ** 31 - 3;
+      client.sendRaw("grab-start", { hand: "left", body: "spot", point, seq });
+      await vi.waitFor(() => expect(held()).toBeDefined(), { timeout: 10_000, interval: 20 });
+      // Moves at 2^31 - 2, 2^31 - 1, then 0, 1, ... rising 1 cm a frame.
+      let target: number[] = point;
+      for (let i = 1; i <= 8; i++) {
+        seq = (seq + 1) % 2 ** 31;
+        target = [point[0], point[1] + 0.01 * i, point[2]];
+        client.sendRaw("grab-move", { hand: "left", target, seq });
+      }
+      expect(seq).toBe(5);
+      await vi.waitFor(() => expect(Array.from(held()!.target)).toEqual(target), { timeout: 10_000, interval: 20 });
+    } finally {
+      await client.stop();
+    }
+  });
 });
