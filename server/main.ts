@@ -9,6 +9,7 @@ import path from "node:path";
 import { lanAddresses, startServer } from "./app";
 import { certificateFromFiles, selfSignedCertificate } from "./tls/certificate";
 import { DEFAULT_WEIGHTS, isWeightsSource, providerFor, WEIGHTS_SOURCES } from "./scenarios/body-from-mesh";
+import { modelCacheKey } from "./skinning/model-provider";
 import { FIT_CUBATURE_BY_DEFAULT } from "../shared/skinning";
 
 async function main(): Promise<void> {
@@ -24,7 +25,8 @@ async function main(): Promise<void> {
   if (!(reconnectSeconds >= 0 && reconnectSeconds <= 3600)) throw new Error(`RECONNECT_SECONDS must be 0-3600, got "${process.env.RECONNECT_SECONDS}"`);
   const tls = await tlsFromEnvironment(host);
   const server = await startServer({
-    port, host, redisUrl: process.env.REDIS_URL || undefined, adminToken: process.env.ADMIN_TOKEN, provider, providerKey: skinning,
+    port, host, redisUrl: process.env.REDIS_URL || undefined, adminToken: process.env.ADMIN_TOKEN, provider,
+    providerKey: skinning === "model" ? await modelCacheKey() : skinning,
     fitCubature: cubature === "fitted",
     publicAddress: process.env.PUBLIC_ADDRESS || undefined, tls,
     reconnectSeconds,

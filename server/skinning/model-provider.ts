@@ -1,5 +1,6 @@
 // The shipped skinning model in Node: the ONNX files from models/, run by onnxruntime-node.
 
+import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { createModelProvider, SkinningError, type OrtModule, type SkinningFieldProvider } from "../../shared/skinning";
@@ -16,6 +17,16 @@ export function modelProvider(directory = MODEL_DIRECTORY): Promise<SkinningFiel
     throw error;
   });
   return cached;
+}
+
+/**
+ * The model's key for bake caches: "model-" and a hash of its ONNX files, so that a retrained model never reuses
+ * bakes (latents and weights) made with the one before.
+ */
+export async function modelCacheKey(directory = MODEL_DIRECTORY): Promise<string> {
+  const hash = createHash("sha256");
+  for (const name of ["skinning-encoder.onnx", "skinning-decoder.onnx"]) hash.update(await readFile(path.join(directory, name)).catch(() => Buffer.alloc(0)));
+  return `model-${hash.digest("hex").slice(0, 16)}`;
 }
 
 async function load(directory: string): Promise<SkinningFieldProvider> {

@@ -7,16 +7,16 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../server/app";
 import { configurePlayground } from "../../server/room/playground-config";
-import { modelProvider } from "../../server/skinning/model-provider";
+import { modelCacheKey, modelProvider } from "../../server/skinning/model-provider";
 import { BAKE_CACHE_DIRECTORY } from "../../server/world/bake-cache";
-import { baselineProvider, decodeBakedBody, orthonormalProvider } from "../../shared/skinning";
+import { DEFAULT_FIELD_PROVIDER, decodeBakedBody, orthonormalProvider } from "../../shared/skinning";
 import { inPage, launchBrowser, openPage, waitForPage, type Browser } from "./browser";
 
 let server: RunningServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "model", provider: orthonormalProvider(await modelProvider()), providerKey: "model", log: () => undefined });
+  server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "model", provider: orthonormalProvider(await modelProvider()), providerKey: await modelCacheKey(), log: () => undefined });
   browser = await launchBrowser();
 });
 
@@ -24,7 +24,7 @@ afterAll(async () => {
   await browser?.close();
   await server?.close();
   // Later files in this process start their own servers with the default fields.
-  configurePlayground({ provider: baselineProvider, providerKey: "baseline" });
+  configurePlayground({ provider: DEFAULT_FIELD_PROVIDER, providerKey: DEFAULT_FIELD_PROVIDER.name });
 });
 
 describe("network fields in the browser", () => {
