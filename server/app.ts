@@ -21,6 +21,7 @@ import { configurePlayground, playgroundConfig } from "./room/playground-config"
 import { PlaygroundRoom } from "./room/playground-room";
 import { BAKE_CACHE_DIRECTORY, clientBakeFile } from "./world/bake-cache";
 import { bakeBodies } from "./world/playground-bodies";
+import { SharedBakes } from "./world/shared-bakes";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const CLIENT_BUILD = path.join(ROOT, "client/dist");
@@ -76,7 +77,10 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   // Bake the default scene now (or find it in the cache): a missing asset fails here with a clear message, and the
   // first person to join does not wait for bakes.
   const config = playgroundConfig();
-  await bakeBodies(config.layout.bodies, config.provider, config.providerKey, config.fitCubature);
+  const baked = await bakeBodies(config.layout.bodies, config.provider, config.providerKey, config.fitCubature);
+  // With Redis, bakes are shared: a client may fetch through this process a body another process baked.
+  const sharedBakes = settings.redisUrl ? new SharedBakes(settings.redisUrl) : null;
+  await sharedBakes?.publish(baked.map((b) => b.bake.hash));
 
   let presence: Presence = new LocalPresence();
   let driver: matchMaker.MatchMakerDriver | undefined;
@@ -96,8 +100,10 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
         const hash = String(req.params.hash);
         if (!/^[0-9a-f]{32}$/.test(hash)) return void res.status(400).type("text/plain").send("a bake hash is 32 hex digits");
         try {
-          // The client copy (without render weights the browser computes itself), or the whole bake.
-          const bytes = await readFile(clientBakeFile(hash)).catch(() => readFile(path.join(BAKE_CACHE_DIRECTORY, `${hash}.bake`)));
+          // The client copy (without render weights the browser computes itself), or the whole bake, or another
+          // process's client copy (Redis).
+          const bytes = await readFile(clientBakeFile(hash)).catch(() => readFile(path.join(BAKE_CACHE_DIRECTORY, `${hash}.bake`)))
+            .catch(async () => (await sharedBakes?.fetch(hash)) ?? Promise.reject(new Error("no bake")));
           res.type("application/octet-stream").set("Cache-Control", "public, max-age=31536000, immutable").send(bytes);
         } catch {
           res.status(404).type("text/plain").send(`no bake ${hash}`);
@@ -131,6 +137,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     },
     close: async () => {
       await server.gracefullyShutdown(false);
+      await sharedBakes?.close();
     },
   };
 }

@@ -7,7 +7,8 @@ import path from "node:path";
 import type { TriangleMesh } from "../../shared/geometry";
 import { BAKE_RECIPE, BAKED_BODY_VERSION, bakeMesh, FIT_CUBATURE_BY_DEFAULT, clientBakedBody, decodeBakedBody, encodeBakedBody, type BakedBody, type BakeOptions, type SkinningFieldProvider } from "../../shared/skinning";
 
-export const BAKE_CACHE_DIRECTORY = path.resolve(import.meta.dirname, "../../.cache/bakes");
+/** Where bakes are kept: BAKE_CACHE_DIR, or .cache/bakes in the repository (processes on one machine share it). */
+export const BAKE_CACHE_DIRECTORY = path.resolve(process.env.BAKE_CACHE_DIR || path.join(import.meta.dirname, "../../.cache/bakes"));
 
 /** The file clients download for a hash: the bake without what they compute themselves (clientBakedBody). */
 export function clientBakeFile(hash: string, directory = BAKE_CACHE_DIRECTORY): string {

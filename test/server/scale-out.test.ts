@@ -1,9 +1,10 @@
 // Scale-out: Debian's redis-server on a loopback port, two real server processes sharing it (Colyseus Redis
-// presence and driver), and clients that enter through either process into one room.
+// presence and driver), and clients that enter through either process into one room and fetch its bakes there.
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { PliantRoomClient } from "../../shared/net";
@@ -53,8 +54,12 @@ beforeAll(async () => {
   redisUrl = `redis://127.0.0.1:${redisPort}`;
   for (let i = 0; i < 2; i++) {
     const port = await freePort();
+    // Each process has a bake cache of its own (as on two machines), and they bake with different fields: the
+    // first makes the public room, so its bodies are bakes only the first process has on disk, and a client that
+    // joins through the second can fetch them only through Redis.
     await start(process.execPath, [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "server/main.ts"], {
       PORT: String(port), HOST: "127.0.0.1", REDIS_URL: redisUrl, PUBLIC_ADDRESS: `127.0.0.1:${port}`, ADMIN_TOKEN: "scale-out",
+      BAKE_CACHE_DIR: mkdtempSync(path.join(tmpdir(), `pliant-bakes-${i}-`)), SKINNING: i === 0 ? "baseline" : "eigen",
     }, /Pliant is running/);
     endpoints.push(`ws://127.0.0.1:${port}`);
   }
@@ -85,6 +90,10 @@ it("clients entering through either process share one room", async () => {
       const names = [...(a.room.state as { players: Map<string, { name: string }> }).players.values()].map((p) => p.name).sort();
       expect(names).toEqual(["by id via B", "via A", "via B"]);
     }, { timeout: 30_000, interval: 50 });
+    // Every body's bake can be fetched through either process (the second has none of them on its disk).
+    for (const body of (a.room.state as { bodies: Map<string, { bake: string }> }).bodies.values()) {
+      for (const endpoint of endpoints) expect((await fetch(`${endpoint.replace(/^ws/, "http")}/bakes/${body.bake}`)).status).toBe(200);
+    }
     // And the world flows to everyone: snapshots with the bodies arrived through both processes.
     for (const client of [a, b, c]) {
       await vi.waitFor(() => expect(client.serverQ("spot")?.every(Number.isFinite)).toBe(true), { timeout: 30_000, interval: 50 });

@@ -1,0 +1,35 @@
+// Bakes shared between processes through Redis (scale-out): each process publishes the client copies of the bakes
+// it makes, and serves one it does not have from there, so a client that joins a room through any process can
+// fetch every body of it, whichever process baked it.
+
+import { readFile } from "node:fs/promises";
+import { Redis } from "ioredis";
+import { clientBakeFile } from "./bake-cache";
+
+const KEY_PREFIX = "pliant:bake:";
+
+export class SharedBakes {
+  private readonly redis: Redis;
+
+  constructor(url: string) {
+    this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2 });
+  }
+
+  /** Publishes the client copies of these bakes (already on this process's disk). */
+  async publish(hashes: string[]): Promise<void> {
+    for (const hash of hashes) {
+      const key = KEY_PREFIX + hash;
+      if (await this.redis.exists(key)) continue;
+      await this.redis.set(key, await readFile(clientBakeFile(hash)));
+    }
+  }
+
+  /** The client copy of a bake another process published, or null. */
+  async fetch(hash: string): Promise<Buffer | null> {
+    return this.redis.getBuffer(KEY_PREFIX + hash);
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => undefined);
+  }
+}
