@@ -4,11 +4,12 @@ of the Laplacian on a voxel grid of the solid (trilinear cells whose centre, or 
 each weighted 0.5 + corners inside / 16, largest 26-connected piece, lumped mass), solved with scipy's
 shift-invert Lanczos and read at the shape's interior sample points.
 
-    /usr/bin/python3 models/train/teacher.py --shapes 2400 --out models/train/runs/shipped   # cached, resumable
+    /usr/bin/python3 models/train/teacher.py [--shapes 2000] [--jobs 2]   # cached in runs/shipped, resumable
 
 Shape i's teacher depends only on (seed, i), like the shape itself.
 """
 import argparse
+import multiprocessing
 import os
 import sys
 import time
@@ -161,21 +162,36 @@ def teacher_for(index, seed=0, count=16):
     return trilinear(grid, solid["lo"], solid["h"], shape["interior"].astype(np.float64)).astype(np.float32), values
 
 
-def build_teachers(indices, out, seed=0, count=16, log=print):
-    """Teachers for `indices` (cached per chunk under `out`): (N, P, count) values and (N, count) eigenvalues."""
+def _chunk_path(out, seed, count, chunk):
+    return os.path.join(out, f"teacher-{seed}-{count}-{chunk[0]}-{chunk[-1]}.npz")
+
+
+def _make_chunk(job):
+    """Solves one chunk's teachers and writes its cache file (a worker process's task)."""
+    out, seed, count, chunk = job
+    path = _chunk_path(out, seed, count, chunk)
+    pairs = [teacher_for(i, seed, count) for i in chunk]
+    np.savez(path + ".tmp.npz", values=np.stack([p[0] for p in pairs]), eigenvalues=np.stack([p[1] for p in pairs]))
+    os.replace(path + ".tmp.npz", path)
+    return len(chunk)
+
+
+def build_teachers(indices, out, seed=0, count=16, log=print, jobs=1):
+    """Teachers for `indices` (cached per chunk under `out`, the missing chunks solved by `jobs` processes):
+    (N, P, count) values and (N, count) eigenvalues."""
     os.makedirs(out, exist_ok=True)
     indices = list(indices)
+    chunks = [indices[c:c + CHUNK] for c in range(0, len(indices), CHUNK)]
+    missing = [(out, seed, count, chunk) for chunk in chunks if not os.path.exists(_chunk_path(out, seed, count, chunk))]
+    started, done = time.time(), len(indices) - sum(len(job[3]) for job in missing)
+    if missing:
+        with multiprocessing.Pool(max(1, jobs)) as pool:
+            for made in pool.imap_unordered(_make_chunk, missing):
+                done += made
+                log(f"teachers {done}/{len(indices)} ({time.time() - started:.0f} s)")
     values, eigen = [], []
-    started = time.time()
-    for c in range(0, len(indices), CHUNK):
-        chunk = indices[c:c + CHUNK]
-        path = os.path.join(out, f"teacher-{seed}-{count}-{chunk[0]}-{chunk[-1]}.npz")
-        if not os.path.exists(path):
-            pairs = [teacher_for(i, seed, count) for i in chunk]
-            np.savez(path + ".tmp.npz", values=np.stack([p[0] for p in pairs]), eigenvalues=np.stack([p[1] for p in pairs]))
-            os.replace(path + ".tmp.npz", path)
-            log(f"teachers {c + len(chunk)}/{len(indices)} ({time.time() - started:.0f} s)")
-        data = np.load(path)
+    for chunk in chunks:
+        data = np.load(_chunk_path(out, seed, count, chunk))
         values.append(data["values"])
         eigen.append(data["eigenvalues"])
     return np.concatenate(values), np.concatenate(eigen)
@@ -183,12 +199,13 @@ def build_teachers(indices, out, seed=0, count=16, log=print):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--shapes", type=int, default=2400)
+    p.add_argument("--shapes", type=int, default=2000, help="training shapes (indices 0..N-1), as train.py's default")
+    p.add_argument("--jobs", type=int, default=2, help="processes solving chunks at once")
     p.add_argument("--fields", type=int, default=16)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "runs", "shipped"))
     args = p.parse_args(argv)
-    build_teachers(range(args.shapes), args.out, args.seed, args.fields, log=lambda s: print(s, flush=True))
+    build_teachers(range(args.shapes), args.out, args.seed, args.fields, log=lambda s: print(s, flush=True), jobs=args.jobs)
 
 
 if __name__ == "__main__":

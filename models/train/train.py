@@ -39,7 +39,7 @@ def parse_args(argv=None):
     p.add_argument("--ortho-weight", type=float, default=0.1, help="with the teacher: weight of the orthogonality loss")
     p.add_argument("--rotate", action=argparse.BooleanOptionalAction, default=True,
                    help="with the teacher: turn each shape at random every step (its eigenmodes turn with it)")
-    p.add_argument("--steps", type=int, default=1800)
+    p.add_argument("--steps", type=int, default=4000)
     p.add_argument("--batch", type=int, default=4, help="shapes per step")
     p.add_argument("--points", type=int, default=384, help="interior points per shape per step")
     p.add_argument("--surface", type=int, default=512, help="surface points per shape shown to the encoder")
@@ -115,7 +115,7 @@ def main(argv=None):
     print(f"{len(surface)} shapes ready in {time.time() - t0:.1f} s", flush=True)
     if args.teacher:
         targets, eigenvalues = teacher.build_teachers(range(args.shapes), args.out, args.seed, args.fields,
-                                                      log=lambda s: print(s, flush=True))
+                                                      log=lambda s: print(s, flush=True), jobs=args.threads)
         print(f"teachers ready in {time.time() - t0:.1f} s", flush=True)
 
     model = SkinningNet(fields=args.fields, width=args.width, linear_fields=args.linear_fields)

@@ -1,4 +1,4 @@
-// npm run bake -- --mesh PATH [--handles 16] [--cubature 256] [--clusters] [--weights baseline|eigen|model] [--out FILE] [--json]
+// npm run bake -- --mesh PATH [--handles 16] [--cubature 256] [--fit-cubature | --clusters] [--weights baseline|eigen|model] [--out FILE] [--json]
 
 import { writeFile } from "node:fs/promises";
 import { encodeBakedBody } from "../../shared/skinning";
@@ -6,9 +6,9 @@ import { DEFAULT_WEIGHTS, loadMesh, providerFor } from "../scenarios/body-from-m
 import { bakeMesh, bakedQuality, FIT_CUBATURE_BY_DEFAULT } from "../../shared/skinning";
 import { integerFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-support";
 
-const USAGE = `usage: npm run bake -- --mesh PATH|box:LxWxH|heldout:N [--handles 16] [--cubature 256] [--clusters]
+const USAGE = `usage: npm run bake -- --mesh PATH|box:LxWxH|heldout:N [--handles 16] [--cubature 256] [--fit-cubature | --clusters]
        [--weights baseline|eigen|model] [--seed 1] [--out FILE] [--json]
-  --clusters     cubature at the clusters' centroids instead of fitted to the fields (--fit-cubature, the default)`;
+  --fit-cubature fit the cubature to the fields; --clusters: at the clusters' centroids (the default)`;
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {

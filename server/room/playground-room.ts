@@ -141,8 +141,10 @@ export class PlaygroundRoom extends Room {
   readonly stats: TickStats = { durations: new Float64Array(4096), cursor: 0, count: 0, overruns: 0 };
 
   override async onCreate(options: Record<string, unknown> = {}): Promise<void> {
-    // The server's public room stays when its last client leaves: nobody else may make one.
+    // The server's public room stays when its last client leaves: nobody else may make one. Any other room (an
+    // admin's, a test's, a benchmark's) is private: joining by name never lands there, only joining by id.
     if (options[PUBLIC_ROOM_OPTION] === true) this.autoDispose = false;
+    else await this.setPrivate(true);
     const config = playgroundConfig();
     const rapier = await loadRapier();
     this.placed = await placeBodies(config.layout.bodies, config.provider, config.providerKey, config.fitCubature);

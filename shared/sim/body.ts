@@ -70,7 +70,7 @@ export const DEFAULT_SOLVER_OPTIONS: Readonly<SolverOptions> = Object.freeze({
   contactStiffness: 0,
   contactDamping: 0.5,
   grabFrequency: 6,
-  grabModulusScale: 0.12,
+  grabModulusScale: 0.1,
   friction: 0.6,
   factorWorkPerStep: 400_000,
   simd: true,

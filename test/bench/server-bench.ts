@@ -1,8 +1,9 @@
-// npm run bench:server [-- --json] [--seconds 30] [--players 8] [--spectators 50]
+// npm run bench:server [-- --json] [--seconds 30] [--players 8] [--spectators 50] [--rough]
 // Load on a real server on loopback: bots (another process) with 8 players sending poses at 72 Hz and grabbing,
 // and 50 spectators. Reports the room's tick time (p50/p99/max, overruns of the 16.7 ms budget), bytes sent per
 // client per second, the server's CPU and memory, and whether every body stayed finite and in the room. A long
-// --seconds (600) is the soak: memory is compared between its first and last minute.
+// --seconds (600) is the soak: memory is compared between its first and last minute. --rough adds churn, a
+// connection that drops and comes back, and a misbehaving client (server-bots.ts).
 
 import { spawn } from "node:child_process";
 import path from "node:path";
@@ -18,6 +19,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const flags = parseFlags(process.argv.slice(2), {
   json: { type: "boolean", default: false }, seconds: { type: "string" }, players: { type: "string" }, spectators: { type: "string" },
+  rough: { type: "boolean", default: false },
 });
 const seconds = integerFlag(flags, "seconds", 30, 5, 7200);
 const players = integerFlag(flags, "players", 8, 0, 16);
@@ -30,7 +32,7 @@ const room = matchMaker.getLocalRoomById(listing.roomId) as PlaygroundRoom;
 log(`room ${listing.roomId} on port ${server.port}; starting ${players} players and ${spectators} spectators...`);
 const warmup = 10;
 const bots = spawn(process.execPath, [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), path.join(ROOT, "test/bench/server-bots.ts"),
-  `ws://127.0.0.1:${server.port}`, listing.roomId, String(players), String(spectators), String(seconds + warmup + 5)], { stdio: ["ignore", "inherit", "inherit"] });
+  `ws://127.0.0.1:${server.port}`, listing.roomId, String(players), String(spectators), String(seconds + warmup + 5), flags.rough ? "1" : "0"], { stdio: ["ignore", "inherit", "inherit"] });
 for (let i = 0; i < 600 && room.clients.length < players + spectators; i++) await sleep(100);
 if (room.clients.length < players + spectators) throw new Error(`only ${room.clients.length} bots joined`);
 log(`all joined; warming up ${warmup} s, then measuring ${seconds} s...`);
@@ -43,9 +45,15 @@ const cpuBefore = process.cpuUsage();
 const memory: { rss: number; heap: number }[] = [];
 const started = performance.now();
 const durations: number[] = [];
-let cursor = stats.cursor;
+/** Ticks in each 1 s window. */
+const ticksPerSecond: number[] = [];
+let cursor = stats.cursor, windowStart = performance.now(), windowTicks = stats.count;
 while (performance.now() - started < seconds * 1000) {
   await sleep(1000);
+  const now = performance.now();
+  ticksPerSecond.push(((stats.count - windowTicks) * 1000) / (now - windowStart));
+  windowStart = now;
+  windowTicks = stats.count;
   const m = process.memoryUsage();
   memory.push({ rss: m.rss, heap: m.heapUsed });
   while (cursor !== stats.cursor) {
@@ -66,6 +74,7 @@ const result = {
   ticks: stats.count - ticksBefore, expectedTicks: Math.round(elapsed * TICK_RATE),
   tickMs: { p50: quantile(durations, 0.5), p99: quantile(durations, 0.99), max: durations[durations.length - 1] },
   overruns: stats.overruns - overrunsBefore,
+  ticksPerSecond: { min: Math.min(...ticksPerSecond), windowsUnder55: ticksPerSecond.filter((t) => t < 55).length, windows: ticksPerSecond.length },
   bytesPerClientPerSecond: bytesPerClientSecond,
   serverCpuPercentOfOneCore: (100 * (cpu.user + cpu.system)) / 1e6 / elapsed,
   rssMiB: memory[memory.length - 1].rss / 2 ** 20,
@@ -79,8 +88,8 @@ if (flags.json) {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } else {
   const f = (v: number, d = 2) => v.toFixed(d);
-  process.stdout.write(`| players | spectators | seconds | ticks / expected | tick p50 ms | tick p99 ms | tick max ms | overruns | bytes/client/s | server CPU % | RSS MiB | heap MiB first/last | finite | escapes |\n`);
-  process.stdout.write(`|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n`);
-  process.stdout.write(`| ${players} | ${spectators} | ${f(elapsed, 0)} | ${result.ticks} / ${result.expectedTicks} | ${f(result.tickMs.p50)} | ${f(result.tickMs.p99)} | ${f(result.tickMs.max)} | ${result.overruns} | ${f(bytesPerClientSecond, 0)} | ${f(result.serverCpuPercentOfOneCore, 0)} | ${f(result.rssMiB, 0)} | ${f(result.heapMiB.first, 0)} / ${f(result.heapMiB.last, 0)} | ${finite} | ${result.escapes} |\n`);
+  process.stdout.write(`| players | spectators | seconds | ticks / expected | tick p50 ms | tick p99 ms | tick max ms | overruns | ticks/s min | 1 s windows < 55 ticks | bytes/client/s | server CPU % | RSS MiB | heap MiB first/last | finite | escapes |\n`);
+  process.stdout.write(`|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n`);
+  process.stdout.write(`| ${players} | ${spectators} | ${f(elapsed, 0)} | ${result.ticks} / ${result.expectedTicks} | ${f(result.tickMs.p50)} | ${f(result.tickMs.p99)} | ${f(result.tickMs.max)} | ${result.overruns} | ${f(result.ticksPerSecond.min, 1)} | ${result.ticksPerSecond.windowsUnder55} / ${result.ticksPerSecond.windows} | ${f(bytesPerClientSecond, 0)} | ${f(result.serverCpuPercentOfOneCore, 0)} | ${f(result.rssMiB, 0)} | ${f(result.heapMiB.first, 0)} / ${f(result.heapMiB.last, 0)} | ${finite} | ${result.escapes} |\n`);
 }
 process.exit(0);

@@ -2,12 +2,16 @@
 // server's: players that send head and hand poses at 72 Hz and keep grabbing bodies, pulling half of them about
 // and throwing the others (a lift, then a swing at 1 to 6 m/s and a release), and spectators that only watch. Raw @colyseus/sdk clients (no prediction): the server's side is what is measured.
 //
-//   tsx test/bench/server-bots.ts ENDPOINT ROOM_ID PLAYERS SPECTATORS SECONDS
+// With ROUGH = 1, a stand's rough edges join in: a spectator that joins and leaves every second (churn), a player
+// whose connection drops every 15 s and comes back through the SDK's reconnection, and a misbehaving client (invalid
+// messages at 100 a second, a malformed frame and a burst of 30 grab starts every 5 s).
+//
+//   tsx test/bench/server-bots.ts ENDPOINT ROOM_ID PLAYERS SPECTATORS SECONDS [ROUGH]
 
 import { Client, type Room } from "@colyseus/sdk";
 import { decodeSnapshot } from "../../shared/net";
 
-const [endpoint, roomId, players, spectators, seconds] = process.argv.slice(2);
+const [endpoint, roomId, players, spectators, seconds, rough] = process.argv.slice(2);
 const until = Date.now() + Number(seconds) * 1000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -85,9 +89,52 @@ async function spectator(client: Client, n: number): Promise<void> {
   await room.leave();
 }
 
+/** A visitor after another: joins as a spectator, looks for a moment, leaves. */
+async function churn(client: Client): Promise<void> {
+  for (let n = 0; Date.now() < until; n++) {
+    const room = await client.joinById(roomId, { name: `passer-by ${n}`, role: "spectator" });
+    room.onMessage("*", () => {});
+    await sleep(500);
+    await room.leave();
+    await sleep(500);
+  }
+}
+
+/** A headset on bad Wi-Fi: its socket drops without a goodbye every 15 s, and the SDK gets its seat back. */
+async function flaky(client: Client): Promise<void> {
+  const room = await client.joinById(roomId, { name: "flaky", role: "player" });
+  room.onMessage("*", () => {});
+  room.reconnection.minUptime = 1000;
+  while (Date.now() < until) {
+    await sleep(15_000);
+    if (Date.now() < until) room.connection.close(4010, "wi-fi lost");
+  }
+  await room.leave().catch(() => undefined);
+}
+
+/** A client that sends rubbish as fast as it may without being kicked. */
+async function misbehaving(client: Client): Promise<void> {
+  const room = await client.joinById(roomId, { name: "mallory", role: "player" });
+  room.onMessage("*", () => {});
+  let seq = 0;
+  for (let tick = 0; Date.now() < until; tick++) {
+    room.send("grab-move", { hand: "tail", target: [0, 1, 0], seq: 1 });
+    if (tick % 500 === 0) {
+      (room.connection as unknown as { send(data: Uint8Array): void }).send(Uint8Array.from([13, 0xa4, 0x70, 0x6f, 0x73, 0x65, 0x92, 0x01]));
+      for (let i = 0; i < 30; i++) {
+        room.send("grab-start", { hand: "left", body: "spot", point: [0, 0.9, -0.6], seq: ++seq });
+        room.send("grab-end", { hand: "left", seq: ++seq });
+      }
+    }
+    await sleep(10);
+  }
+  await room.leave().catch(() => undefined);
+}
+
 const client = new Client(endpoint);
 const jobs: Promise<void>[] = [];
 for (let i = 0; i < Number(players); i++) jobs.push(player(client, i));
 for (let i = 0; i < Number(spectators); i++) jobs.push(spectator(client, i));
+if (rough === "1") jobs.push(churn(client), flaky(client), misbehaving(client));
 await Promise.all(jobs);
 process.exit(0);
