@@ -23,7 +23,7 @@ async function holdingSpot(name: string) {
 
 describe("dropped and silent clients", () => {
   it("a player whose connection drops mid-grab lets go at once, and gets its seat, name, colour and slot back on reconnecting", async () => {
-    const { a, room, grabs, start } = await holdingSpot("Dropper");
+    const { a, room, grabs } = await holdingSpot("Dropper");
     const before = room.state.players.get(a.sessionId)!.toJSON();
     // The SDK reconnects by itself only after the room has been up a while (PliantRoomClient sets how long).
     const joinedAt = Date.now();
@@ -40,7 +40,6 @@ describe("dropped and silent clients", () => {
     expect(room.state.players.get(a.sessionId)?.toJSON()).toEqual(before);
     // And it plays on: a new grab works.
     await vi.waitFor(async () => expect((await a.grab("right", "spot", shownSurfacePoint(a, "spot", topSample(a, "spot")))).ok).toBe(true), { timeout: 20_000, interval: 200 });
-    expect(start.every(Number.isFinite)).toBe(true);
     await a.stop();
   });
 
