@@ -494,12 +494,8 @@ export class PlaygroundRoom extends Room {
     this.grabs.set(key, { sessionId: client.sessionId, hand, body: index, grab, slot, target: Float64Array.from(point), moved: true });
     seat.holding++;
     const held = entity.body.grabbedSamples(grab);
-    this.state.grabs.set(key, new GrabState({
-      slot, body: bodyId, owner: client.sessionId, hand, x: point[0], y: point[1], z: point[2], samples: held.samples, offsets: held.offsets,
-    }));
-    // Schema 5.0.34 can duplicate array items for a client that joins while they are still pending: send them now.
-    this.broadcastPatch();
-    client.send(MESSAGES.grabResult, { hand, body: bodyId, ok: true });
+    this.state.grabs.set(key, new GrabState({ slot, body: bodyId, owner: client.sessionId, hand, x: point[0], y: point[1], z: point[2] }));
+    client.send(MESSAGES.grabResult, { hand, body: bodyId, ok: true, point: [point[0], point[1], point[2]], samples: held.samples, offsets: held.offsets } satisfies GrabResultMessage);
     return null;
   }
 

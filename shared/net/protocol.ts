@@ -96,6 +96,14 @@ export interface GrabResultMessage {
   body: string;
   ok: boolean;
   reason?: string;
+  /**
+   * With ok: the grab-start point, the body's surface samples the grab holds and their offsets (m, 3 each) from
+   * the target, so that the grabber's prediction holds exactly the same material (SoftBody.grabExactly). Only the
+   * grabber gets them: the shared state stays small when people grab often.
+   */
+  point?: [number, number, number];
+  samples?: number[];
+  offsets?: number[];
 }
 
 /** Server -> one client: a message was dropped (first of each kind per second), or an admin action's result. */
@@ -131,6 +139,11 @@ export const SEQ_MODULUS = 2 ** 31;
 export function seqAfter(a: number, b: number): boolean {
   const ahead = (((a - b) % SEQ_MODULUS) + SEQ_MODULUS) % SEQ_MODULUS;
   return ahead > 0 && ahead < SEQ_MODULUS / 2;
+}
+
+/** The frame number that a wrapped `seq` stands for: the latest one at or before `newest` (an unwrapped count). */
+export function unwrapSeq(seq: number, newest: number): number {
+  return newest - seqMinus(newest, seq);
 }
 
 /** Frame `seq` minus `n`, wrapping. */

@@ -33,7 +33,7 @@ import type { SoftBody } from "../sim";
 import { prepareSolverKernels } from "../sim/kernels/solver-kernels";
 import { decodeBakedBody, type BakedBody } from "../skinning";
 import { NetworkSimulator, PERFECT_NETWORK, type NetworkConditions } from "./network-conditions";
-import { HANDS, LIMITS, MESSAGES, ROOM_NAME, TICK_RATE, type AckMessage, type GrabResultMessage, type Hand, type JoinOptions, type NoticeMessage, type Pose } from "./protocol";
+import { HANDS, LIMITS, MESSAGES, ROOM_NAME, SEQ_MODULUS, TICK_RATE, unwrapSeq, type AckMessage, type GrabResultMessage, type Hand, type JoinOptions, type NoticeMessage, type Pose } from "./protocol";
 import { decodeSnapshot, type DecodedSnapshot } from "./snapshot";
 
 export const INTERPOLATION_DELAY_MS = 100;
@@ -157,8 +157,9 @@ interface OwnGrab {
   /** The samples held and their offsets (to recreate it in a replay). */
   samples: number[];
   offsets: number[];
-  /** Uses the server's samples. */
+  /** Holds the server's samples (from its grab-result), and whether the solver's grab was remade with them. */
   exact: boolean;
+  regrabbed: boolean;
   /** The targets of the last two frames, newest first (sent along with each move). */
   recent: [number, number, number][];
   /** A grab-end is queued for it (the prediction saw it slip). */
@@ -236,7 +237,7 @@ export interface ReconcileEvent {
 
 type BodyInfo = { id: string; index: number; bake: string; size: number; material: string; spawnX: number; spawnY: number; spawnZ: number };
 type PropInfo = { index: number; shape: string; size: number };
-type GrabInfo = { slot: number; body: string; owner: string; x: number; y: number; z: number; samples: ArrayLike<number>; offsets: ArrayLike<number> };
+type GrabInfo = { slot: number; body: string; owner: string; x: number; y: number; z: number };
 
 export class PliantRoomClient {
   readonly bodies = new Map<string, ClientBody>();
@@ -351,6 +352,11 @@ export class PliantRoomClient {
   /** This client's 60 Hz frame number (frames run so far). */
   get frameNumber(): number {
     return this.frame;
+  }
+
+  /** The latest of this client's frames the server has said it applied (-1: none yet). */
+  get lastAcknowledgedFrame(): number {
+    return this.lastAck?.seq ?? -1;
   }
 
   get roomId(): string {
@@ -649,14 +655,10 @@ export class PliantRoomClient {
   private syncReplicas(body: ClientBody): void {
     const grabs = (this.room.state as { grabs?: Map<string, GrabInfo> }).grabs;
     if (!grabs) return;
-    // Our own grabs: once the server says which samples it holds, hold exactly those.
+    // Our own grabs: once the server has said which samples it holds (grab-result), hold exactly those.
     for (const [hand, held] of this.held) {
-      if (held.body !== body || held.exact) continue;
-      const state = grabs.get(`${this.sessionId}:${hand}`);
-      if (!state || state.samples.length === 0 || Math.hypot(state.x - held.point[0], state.y - held.point[1], state.z - held.point[2]) > 1e-4) continue;
-      held.samples = Array.from(state.samples);
-      held.offsets = Array.from(state.offsets);
-      held.exact = true;
+      if (held.body !== body || !held.exact || held.regrabbed) continue;
+      held.regrabbed = true;
       if (held.grab >= 0) {
         const target = this.targets.get(hand) ?? held.point;
         body.body.release(held.grab);
@@ -679,9 +681,8 @@ export class PliantRoomClient {
         continue;
       }
       try {
-        const grab = state.samples.length > 0
-          ? body.body.grabExactly(Array.from(state.samples), Array.from(state.offsets), target[0], target[1], target[2])
-          : body.body.grab(target[0], target[1], target[2], { radius: Math.max(LIMITS.grabSlack, 0.08 * body.body.size) });
+        // Near enough: the server's samples go to the grabber only, and its snapshots correct the rest.
+        const grab = body.body.grab(target[0], target[1], target[2], { radius: Math.max(LIMITS.grabSlack, 0.08 * body.body.size) });
         if (grab >= 0) this.replicas.set(key, { body, grab, slot: state.slot });
       } catch {
         // The solver's grab slots are full: this pull is left to the server's corrections.
@@ -710,13 +711,13 @@ export class PliantRoomClient {
         }
         if (grab >= 0) {
           const { samples, offsets } = body.body.grabbedSamples(grab);
-          this.held.set(input.hand, { hand: input.hand, serial: ++this.grabSerial, body, grab, point: input.point, samples, offsets, exact: false, recent: [], ending: false });
+          this.held.set(input.hand, { hand: input.hand, serial: ++this.grabSerial, body, grab, point: input.point, samples, offsets, exact: false, regrabbed: false, recent: [], ending: false });
         }
         this.targets.set(input.hand, input.point);
-        this.send(false, MESSAGES.grabStart, { hand: input.hand, body: input.body, point: input.point, seq });
+        this.send(false, MESSAGES.grabStart, { hand: input.hand, body: input.body, point: input.point, seq: seq % SEQ_MODULUS });
       } else {
         this.releaseLocal(input.hand);
-        this.send(false, MESSAGES.grabEnd, { hand: input.hand, seq });
+        this.send(false, MESSAGES.grabEnd, { hand: input.hand, seq: seq % SEQ_MODULUS });
       }
     }
     for (const [hand, held] of this.held) {
@@ -731,12 +732,12 @@ export class PliantRoomClient {
         if (held.body.body.grabStretch(held.grab) > grabSlipLimit(held.body.entity.size)) {
           this.predictionStats.predictedSlips++;
           this.releaseLocal(hand);
-          this.send(false, MESSAGES.grabEnd, { hand, seq });
+          this.send(false, MESSAGES.grabEnd, { hand, seq: seq % SEQ_MODULUS });
           continue;
         }
       }
       // The two previous frames' targets of this grab ride along: a lost message costs the server nothing.
-      this.send(true, MESSAGES.grabMove, { hand, target: [target[0], target[1], target[2]], seq, earlier: held.recent.flat() });
+      this.send(true, MESSAGES.grabMove, { hand, target: [target[0], target[1], target[2]], seq: seq % SEQ_MODULUS, earlier: held.recent.flat() });
       held.recent.unshift([target[0], target[1], target[2]]);
       if (held.recent.length > 2) held.recent.pop();
     }
@@ -1026,7 +1027,9 @@ export class PliantRoomClient {
   }
 
   /** Keeps the server's queue of this client's frames from growing (see QUEUE_WINDOW). */
-  private onAck(ack: AckMessage): void {
+  private onAck(wrapped: AckMessage): void {
+    // Frames count on past 2^31 here (a double holds them for millennia); on the wire they wrap.
+    const ack = { ...wrapped, seq: unwrapSeq(wrapped.seq, this.frame) };
     this.lastAck = ack;
     if (this.held.size === 0) {
       this.leads.length = 0;
@@ -1054,7 +1057,15 @@ export class PliantRoomClient {
   private onGrabResult(result: GrabResultMessage): void {
     const resolve = this.pendingGrabs.get(result.hand);
     this.pendingGrabs.delete(result.hand);
-    if (!result.ok) {
+    if (result.ok) {
+      const held = this.held.get(result.hand), point = result.point;
+      if (held && !held.exact && held.body.id === result.body && point && result.samples && result.offsets &&
+        Math.hypot(point[0] - held.point[0], point[1] - held.point[1], point[2] - held.point[2]) <= 1e-6) {
+        held.samples = result.samples;
+        held.offsets = result.offsets;
+        held.exact = true;
+      }
+    } else {
       // Refused, or ended by the server (slipped, or the body was put back): every snapshot from now on is after
       // that, so no frame may replay this grab's pull again.
       const held = this.held.get(result.hand);

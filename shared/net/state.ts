@@ -49,10 +49,6 @@ export const GrabState = schema({
   x: t.float32().default(0),
   y: t.float32().default(0),
   z: t.float32().default(0),
-  /** The body's surface samples the grab holds, and their offsets (m, 3 each) from the target: a predicting client
-   * recreates the grab exactly (SoftBody.grabExactly). Set once, never changed. */
-  samples: t.array("uint16"),
-  offsets: t.array("float32"),
 }, "Grab");
 export type GrabState = SchemaType<typeof GrabState>;
 

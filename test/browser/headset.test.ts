@@ -165,15 +165,13 @@ describe("headset and spectator in Chromium", () => {
     await waitForPage(headset.page, `window.pliant.client.heldBody('right') === ${JSON.stringify(body)}`, 20_000);
     await waitForPage(spectator.page, "window.pliant.client.room.state.grabs.size === 2", 20_000);
 
-    // The span between the two held patches (the samples each grab holds, as the spectator is shown them).
-    const span = () => inPage<number>(spectator.page, `(() => {
-      const centres = [...window.pliant.client.room.state.grabs.values()].map((grab) => {
-        const samples = [...grab.samples], c = [0, 0, 0];
-        for (const i of samples) { const p = window.pliant.surfacePoint(${JSON.stringify(body)}, i); for (let a = 0; a < 3; a++) c[a] += p[a] / samples.length; }
-        return c;
-      });
-      return Math.hypot(centres[0][0] - centres[1][0], centres[0][1] - centres[1][1], centres[0][2] - centres[1][2]);
-    })()`);
+    // The span between the two grabbed points, as the spectator is shown them: the surface samples nearest to where
+    // each grab started (the room state says where), followed as the body deforms.
+    const grabbed = await inPage<number[]>(spectator.page, `[...window.pliant.client.room.state.grabs.values()].map((grab) => ${nearestSample(body, "[grab.x, grab.y, grab.z]")})`);
+    const span = async () => {
+      const [a, b] = await Promise.all(grabbed.map((i) => inPage<Vec>(spectator.page, samplePoint(body, i))));
+      return Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+    };
     const before = await span();
     // Hands apart: 10 cm each, in four moves a rendered frame apart.
     const start = { left: await inPage<Vec>(headset.page, "(() => { const p = window.pliant.device.controllers.left.position; return [p.x, p.y, p.z]; })()"), right: await inPage<Vec>(headset.page, "(() => { const p = window.pliant.device.controllers.right.position; return [p.x, p.y, p.z]; })()") };

@@ -1,13 +1,13 @@
 // Expressions evaluated in the app's page (window.pliant): positions as a viewer sees them, and how far a body's
 // shape is from its rest shape. Strings, not functions: see browser.ts.
 
-/** Index of the surface sample of a body nearest to a world point, as shown now. */
-export const nearestSample = (body: string, p: number[]) => `(() => {
-  const n = window.pliant.surfaceCount(${JSON.stringify(body)});
+/** Index of the surface sample of a body nearest to a world point (numbers, or an expression of the page), as shown now. */
+export const nearestSample = (body: string, point: number[] | string) => `(() => {
+  const n = window.pliant.surfaceCount(${JSON.stringify(body)}), p = ${typeof point === "string" ? point : JSON.stringify(point)};
   let best = -1, bestD = Infinity;
   for (let i = 0; i < n; i++) {
     const q = window.pliant.surfacePoint(${JSON.stringify(body)}, i);
-    const d = Math.hypot(q[0] - ${p[0]}, q[1] - ${p[1]}, q[2] - ${p[2]});
+    const d = Math.hypot(q[0] - p[0], q[1] - p[1], q[2] - p[2]);
     if (d < bestD) { bestD = d; best = i; }
   }
   return best;

@@ -4,8 +4,8 @@
 
 import { Client } from "@colyseus/sdk";
 import { describe, expect, it, vi } from "vitest";
-import { KICK_CLOSE_CODE, LIMITS } from "../../shared/net";
-import { ADMIN_TOKEN, joinClient, roundTrip, serverRoom, shownSurfacePoint, topSample, useTestServer, waitUntilShown } from "./helpers";
+import { KICK_CLOSE_CODE, LIMITS, type GrabResultMessage } from "../../shared/net";
+import { ADMIN_TOKEN, joinClient, pull, roundTrip, serverRoom, shownSurfacePoint, topSample, useTestServer, waitUntilShown } from "./helpers";
 
 const server = useTestServer();
 const INVALID = ["grab-move", { hand: "tail", target: [0, 1, 0], seq: 1 }] as const;
@@ -112,6 +112,45 @@ describe("abuse rules as documented", () => {
     }
   });
 
+  it("tells the others of a grab in a small state patch; only the grabber is sent the samples it holds", async () => {
+    const grabber = await joinClient(server, { create: true, options: { name: "Grabber", role: "player" } });
+    const watcher = await joinClient(server, { roomId: grabber.room.roomId, options: { name: "Watcher", role: "spectator" } });
+    const room = serverRoom(grabber.room.roomId);
+    try {
+      await Promise.all([waitUntilShown(grabber), waitUntilShown(watcher)]);
+      // Count the state-patch bytes the watcher's socket receives (protocol code 15 in the frame's low 5 bits).
+      let patchBytes = 0;
+      const socket = (watcher.room.connection as unknown as { transport: { ws: { addEventListener(type: "message", f: (e: { data: ArrayBuffer | Uint8Array }) => void): void } } }).transport.ws;
+      socket.addEventListener("message", (event) => {
+        const bytes = event.data instanceof ArrayBuffer ? new Uint8Array(event.data) : event.data;
+        if ((bytes[0] & 0x1f) === 15) patchBytes += bytes.byteLength;
+      });
+      const results: GrabResultMessage[] = [];
+      grabber.room.onMessage("grab-result", (result: GrabResultMessage) => results.push(result));
+      const point = shownSurfacePoint(grabber, "spot", topSample(grabber, "spot"));
+      const cycles = 5;
+      let seq = 1;
+      for (let i = 0; i < cycles; i++) {
+        grabber.sendRaw("grab-start", { hand: "left", body: "spot", point, seq: seq++ });
+        await vi.waitFor(() => expect(watcher.room.state.grabs.size).toBe(1), { timeout: 10_000, interval: 10 });
+        grabber.sendRaw("grab-end", { hand: "left", seq: seq++ });
+        await vi.waitFor(() => expect(watcher.room.state.grabs.size).toBe(0), { timeout: 10_000, interval: 10 });
+      }
+      // A grab's entry (slot, body, owner, hand, start point) comes to about 60 bytes; its 12 samples and 36 offsets
+      // would add over 200.
+      console.info(`state patch per grab: ${(patchBytes / cycles).toFixed(0)} bytes`);
+      expect(patchBytes / cycles, "state-patch bytes per grab start and end").toBeLessThan(150);
+      await vi.waitFor(() => expect(results.filter((r) => r.ok)).toHaveLength(cycles), { timeout: 10_000, interval: 10 });
+      const held = results[0];
+      expect(held.point).toEqual(point);
+      expect(held.samples!.length).toBeGreaterThan(0);
+      expect(held.offsets).toHaveLength(3 * held.samples!.length);
+      expect(room.state.players.has(grabber.sessionId)).toBe(true);
+    } finally {
+      await Promise.all([grabber.stop(), watcher.stop()]);
+    }
+  });
+
   it("follows a client's frame numbers across the wrap from 2^31 - 1 to 0", async () => {
     const client = await joinClient(server, { create: true, options: { name: "Old timer", role: "player" } });
     const room = serverRoom(client.room.roomId);
@@ -131,6 +170,27 @@ describe("abuse rules as documented", () => {
       }
       expect(seq).toBe(5);
       await vi.waitFor(() => expect(Array.from(held()!.target)).toEqual(target), { timeout: 10_000, interval: 20 });
+    } finally {
+      await client.stop();
+    }
+  });
+
+  it("lets the project's own client pull on across its frame numbers' wrap", async () => {
+    const client = await joinClient(server, { create: true, options: { name: "Long haul", role: "player" } });
+    const room = serverRoom(client.room.roomId);
+    const held = () => (room as unknown as { grabs: Map<string, { target: Float64Array }> }).grabs.get(`${client.sessionId}:left`);
+    try {
+      await waitUntilShown(client);
+      // 2^31 frames are 414 days at 60 Hz: start the count just short of the wrap instead of waiting.
+      (client as unknown as { frame: number }).frame = 2 ** 31 - 30;
+      const point = shownSurfacePoint(client, "spot", topSample(client, "spot"));
+      expect((await client.grab("left", "spot", point)).ok).toBe(true);
+      const target = [point[0], point[1] + 0.05, point[2]];
+      await pull(client, "left", point, [0, 0.05, 0], 1);
+      await vi.waitFor(() => expect(Array.from(held()!.target)).toEqual(target), { timeout: 10_000, interval: 20 });
+      expect(client.frameNumber).toBeGreaterThan(2 ** 31);
+      // The server still acknowledges its frames, and the prediction follows them.
+      await vi.waitFor(() => expect(client.lastAcknowledgedFrame).toBeGreaterThan(2 ** 31), { timeout: 10_000, interval: 20 });
     } finally {
       await client.stop();
     }
