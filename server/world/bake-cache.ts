@@ -34,18 +34,34 @@ export function bakeKey(mesh: TriangleMesh, providerKey: string, options: Omit<B
   return hash.digest("hex").slice(0, 32);
 }
 
+/**
+ * Bakes decoded lately, by file: a new room gets the very objects the running rooms use, so that what is built
+ * from them once (shared/scene/body-shape-cache.ts) is shared too. Bounded: a layout has a handful of bodies.
+ */
+const RECENT_BAKES = 32;
+const recent = new Map<string, CachedBake>();
+
+function remember(file: string, bake: CachedBake): CachedBake {
+  recent.delete(file);
+  recent.set(file, bake);
+  if (recent.size > RECENT_BAKES) recent.delete(recent.keys().next().value!);
+  return bake;
+}
+
 export async function cachedBake(
   mesh: TriangleMesh, provider: SkinningFieldProvider, providerKey: string, options: Omit<BakeOptions, "onProgress"> = {},
   directory = BAKE_CACHE_DIRECTORY,
 ): Promise<CachedBake> {
   const hash = bakeKey(mesh, providerKey, options);
   const file = path.join(directory, `${hash}.bake`);
+  const known = recent.get(file);
+  if (known) return remember(file, { ...known, fromCache: true });
   try {
     const bytes = new Uint8Array(await readFile(file));
     const body = decodeBakedBody(bytes);
     // Caches from before client copies existed get theirs now.
     await access(clientBakeFile(hash, directory)).catch(() => writeAtomically(clientBakeFile(hash, directory), encodeBakedBody(clientBakedBody(body))));
-    return { body, hash, bytes, fromCache: true };
+    return remember(file, { body, hash, bytes, fromCache: true });
   } catch {
     // Missing or unreadable: bake it.
   }
@@ -54,7 +70,7 @@ export async function cachedBake(
   await mkdir(directory, { recursive: true });
   await writeAtomically(clientBakeFile(hash, directory), encodeBakedBody(clientBakedBody(body)));
   await writeAtomically(file, bytes);
-  return { body, hash, bytes, fromCache: false };
+  return remember(file, { body, hash, bytes, fromCache: false });
 }
 
 /** Readers never see half a file (several processes may share the cache). */

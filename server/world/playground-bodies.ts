@@ -48,23 +48,47 @@ async function unturnedMeshForSpec(spec: SoftBodySpec): Promise<{ mesh: Triangle
   throw new SkinningError(`unknown soft-body mesh "${spec.mesh}": use asset:NAME, file:/absolute/path.obj, box:LxWxH or sphere:R (metres)`);
 }
 
+/**
+ * Bakes of the built-in meshes (assets, boxes, spheres: they never change while the server runs) by spec, so that
+ * a new room neither reads nor hashes their meshes again. Files on disk are looked up each time.
+ */
+const builtInBakes = new Map<string, { size: number; bake: CachedBake }>();
+const BUILT_IN_BAKES = 32;
+
 /** Bakes (or finds in the cache) every body of a layout. */
 export async function bakeBodies(
   specs: SoftBodySpec[], provider: SkinningFieldProvider, providerKey: string, fitCubature = FIT_CUBATURE_BY_DEFAULT,
 ): Promise<{ spec: SoftBodySpec; size: number; bake: CachedBake }[]> {
   const baked = [];
   for (const spec of specs) {
+    const key = spec.mesh.startsWith("file:") ? null : JSON.stringify([spec.mesh, spec.size, spec.yaw ?? 0, providerKey, fitCubature]);
+    const known = key === null ? undefined : builtInBakes.get(key);
+    if (known) {
+      baked.push({ spec, ...known });
+      continue;
+    }
     const { mesh, size } = await meshForSpec(spec);
-    baked.push({ spec, size, bake: await cachedBake(mesh, provider, providerKey, { handles: 16, cubature: 256, fitCubature }) });
+    const bake = await cachedBake(mesh, provider, providerKey, { handles: 16, cubature: 256, fitCubature });
+    if (key !== null) {
+      if (builtInBakes.size >= BUILT_IN_BAKES) builtInBakes.delete(builtInBakes.keys().next().value!);
+      builtInBakes.set(key, { size, bake });
+    }
+    baked.push({ spec, size, bake });
   }
   return baked;
 }
+
+/** Lets a running room's ticks in between the pieces of a new room's set-up. */
+const nextMacrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A room's bodies: baked, then placed as solver bodies with their proxies. */
 export async function placeBodies(
   specs: SoftBodySpec[], provider: SkinningFieldProvider, providerKey: string, fitCubature = FIT_CUBATURE_BY_DEFAULT,
 ): Promise<PlacedBody[]> {
-  return (await bakeBodies(specs, provider, providerKey, fitCubature)).map(({ spec, size, bake }) => ({
-    spec, bake, entity: new SoftEntity(spec.id, bake.body, size, MATERIALS[spec.material], spec.position),
-  }));
+  const placed: PlacedBody[] = [];
+  for (const { spec, size, bake } of await bakeBodies(specs, provider, providerKey, fitCubature)) {
+    await nextMacrotask();
+    placed.push({ spec, bake, entity: new SoftEntity(spec.id, bake.body, size, MATERIALS[spec.material], spec.position) });
+  }
+  return placed;
 }

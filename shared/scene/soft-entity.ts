@@ -8,6 +8,7 @@ import { boundsDiagonal, meshBounds } from "../geometry";
 import { NearestPointGrid } from "../geometry/nearest-point-grid";
 import { basisRows, MAX_GRABS, SoftBody, Subspace } from "../sim";
 import { handleCount, toSubspaceSource, type BakedBody } from "../skinning";
+import { sharedBodyShape, type ProxyCover } from "./body-shape-cache";
 import { NearbyObstacles, SphereSetObstacle, type BoundedObstacle } from "./obstacles";
 import type { MaterialPreset } from "./materials";
 
@@ -58,19 +59,22 @@ export class SoftEntity {
    * bodies from it).
    */
   constructor(readonly id: string, readonly baked: BakedBody, readonly size: number, material: MaterialPreset, position: ArrayLike<number>, placement: "lowest-point" | "origin" = "lowest-point") {
-    this.subspace = new Subspace(toSubspaceSource(baked, size));
     const s = size / 2;
+    // Proxies: spheres inscribed in the rest shape (centred on dense interior points, radius = distance to the
+    // surface), chosen greedily until they reach every surface sample within a small tolerance, so that a prop
+    // cannot slip between them.
+    const shape = sharedBodyShape(baked, size, () => ({
+      subspace: new Subspace(toSubspaceSource(baked, size)),
+      cover: coveringSpheres(baked, s, Math.max(0.005, 0.025 * size)),
+    }));
+    this.subspace = shape.subspace;
     let minY = Infinity;
     if (placement === "lowest-point") for (let i = 1; i < baked.renderPositions.length; i += 3) minY = Math.min(minY, baked.renderPositions[i] * s);
     this.spawn = Float64Array.from(placement === "lowest-point" ? [position[0], position[1] - minY, position[2]] : [position[0], position[1], position[2]]);
     this.body = new SoftBody(this.subspace, material, { damping: material.damping }, this.spawn);
-    // Proxies: spheres inscribed in the rest shape (centred on dense interior points, radius = distance to the
-    // surface), chosen greedily until they reach every surface sample within a small tolerance, so that a prop
-    // cannot slip between them.
-    const h = handleCount(baked);
-    const { centres, radii, weights } = coveringSpheres(baked, s, Math.max(0.005, 0.025 * size));
+    const { centres, radii, weights } = shape.cover;
     this.proxyRest = centres;
-    this.proxyRows = basisRows({ positions: centres, weights }, h);
+    this.proxyRows = basisRows({ positions: centres, weights }, handleCount(baked));
     this.proxies = new SphereSetObstacle(radii);
     this.updateProxies();
     this.restBoundRadius = this.proxies.bound[3];
@@ -134,7 +138,7 @@ export class SoftEntity {
  * with the largest radius that stays inside the surface (distance to the nearest surface sample or vertex); a
  * sample counts as covered when it lies within `tolerance` of a sphere. Body metres (scale `s`).
  */
-function coveringSpheres(baked: BakedBody, s: number, tolerance: number): { centres: Float64Array; radii: Float64Array; weights: Float64Array } {
+function coveringSpheres(baked: BakedBody, s: number, tolerance: number): ProxyCover {
   const h = handleCount(baked);
   const candidates = baked.massPositions, nc = candidates.length / 3;
   const surface = baked.surfacePositions, ns = surface.length / 3;
