@@ -152,4 +152,32 @@ describe("desktop spectator in Chromium", () => {
     expect(room.state.players.get(sessionId)!.toJSON()).toEqual(before);
     expect(viewer.errors).toEqual([]);
   });
+
+  it("after a server restart, a player's page joins the new server by itself, still a player and not told it was removed", async () => {
+    await viewer.page.click("text=Join as player");
+    await waitForPage(viewer.page, "window.pliant.connection.snapshot.role === 'player' && window.pliant.connection.snapshot.status === 'connected'");
+    // Every status and error the connection reports from now on.
+    await inPage(viewer.page, `(() => {
+      window.reports = [];
+      window.pliant.connection.subscribe(() => { const s = window.pliant.connection.snapshot; window.reports.push([s.status, s.error]); });
+    })()`);
+    const oldSession = await inPage<string>(viewer.page, "window.pliant.client.sessionId");
+    const port = server.port;
+    await server.close();
+    server = await startServer({ port, host: "127.0.0.1", adminToken: ADMIN, log: () => undefined });
+    const room = () => matchMaker.getLocalRoomById(server.publicRoomId) as PlaygroundRoom;
+    await vi.waitFor(async () => {
+      const sessionId = await inPage<string | null>(viewer.page, "window.pliant.client?.sessionId ?? null");
+      expect(sessionId).not.toBeNull();
+      expect(sessionId).not.toBe(oldSession);
+      expect(room().state.players.get(sessionId!)?.role).toBe("player");
+      expect(await inPage<string>(viewer.page, "window.pliant.connection.snapshot.status")).toBe("connected");
+    }, { timeout: 60_000, interval: 200 });
+    const reports = await inPage<[string, string | null][]>(viewer.page, "window.reports");
+    expect(reports.some(([status]) => status === "reconnecting"), "shown as reconnecting meanwhile").toBe(true);
+    expect(reports.filter(([, error]) => error && /removed/.test(error))).toEqual([]);
+    expect(await inPage<string>(viewer.page, "window.pliant.connection.snapshot.role")).toBe("player");
+    await waitForPage(viewer.page, "window.pliant.ready");
+    expect(viewer.errors.filter((e) => !/WebSocket|ERR_CONNECTION_REFUSED|Failed to load resource/.test(e))).toEqual([]);
+  });
 });
