@@ -1,5 +1,5 @@
 // npm run eval:modes -- --mesh PATH|box:LxWxH|heldout:N [--weights baseline|eigen|model] [--handles 16] [--cubature 256] [--E 1e5]
-//   [--nu 0.35] [--rho 1000] [--size 0.3] [--modes 6] [--fem] [--max-tets 3000] [--clusters] [--eigen-cells N] [--json]
+//   [--nu 0.35] [--rho 1000] [--size 0.3] [--modes 6] [--fem] [--max-tets 3000] [--clusters] [--eigen-cells N] [--local-fields N] [--json]
 // The reduced model's free-free natural frequencies (as the solver would vibrate the baked body), and with --fem
 // the same solid's by full finite elements, their ratios, and the same fields integrated exactly over the FEM
 // mesh (field quality apart from cubature error). Progress on stderr; the result on stdout.
@@ -14,16 +14,17 @@ import { integerFlag, numberFlag, parseFlags, runCli, UsageError, weightsFlag } 
 
 const USAGE = `usage: npm run eval:modes -- --mesh PATH|box:LxWxH|heldout:N [--weights baseline|eigen|model] [--handles 16] [--cubature 256]
        [--E 1e5] [--nu 0.35] [--rho 1000] [--size 0.3] [--modes 6] [--fem] [--max-tets ${DEFAULT_MAX_TETS}]
-       [--clusters] [--eigen-cells ${EIGEN_DEFAULTS.targetCells}] [--json]
-  --clusters     cubature at the clusters' centroids instead of fitted to the fields
-  --eigen-cells  grid cells inside the solid for --weights eigen (resolution against bake time)`;
+       [--clusters] [--eigen-cells ${EIGEN_DEFAULTS.targetCells}] [--local-fields ${EIGEN_DEFAULTS.localFields}] [--json]
+  --clusters      cubature at the clusters' centroids instead of fitted to the fields
+  --eigen-cells   grid cells inside the solid for --weights eigen (resolution against bake time)
+  --local-fields  of the --handles fields, how many are surface bumps instead of modes, for --weights eigen`;
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
     mesh: { type: "string" }, weights: { type: "string", default: DEFAULT_WEIGHTS }, handles: { type: "string" }, cubature: { type: "string" },
     E: { type: "string" }, nu: { type: "string" }, rho: { type: "string" }, size: { type: "string" }, modes: { type: "string" },
     fem: { type: "boolean", default: false }, "max-tets": { type: "string" }, json: { type: "boolean", default: false }, help: { type: "boolean" },
-    clusters: { type: "boolean", default: false }, "eigen-cells": { type: "string" },
+    clusters: { type: "boolean", default: false }, "eigen-cells": { type: "string" }, "local-fields": { type: "string" },
   });
   if (flags.help) {
     process.stdout.write(`${USAGE}\n`);
@@ -41,16 +42,17 @@ async function main(): Promise<void> {
   const modes = integerFlag(flags, "modes", 6, 1, 30);
   const maxTets = integerFlag(flags, "max-tets", DEFAULT_MAX_TETS, 100, 200_000);
   const eigenCells = integerFlag(flags, "eigen-cells", EIGEN_DEFAULTS.targetCells, 100, 200_000);
-  if (flags["eigen-cells"] !== undefined && weights !== "eigen") throw new UsageError("--eigen-cells is for --weights eigen");
+  const localFields = integerFlag(flags, "local-fields", EIGEN_DEFAULTS.localFields, 0, 32);
+  for (const flag of ["eigen-cells", "local-fields"]) if (flags[flag] !== undefined && weights !== "eigen") throw new UsageError(`--${flag} is for --weights eigen`);
   const fitCubature = flags.clusters !== true;
 
   process.stderr.write(`baking ${flags.mesh} (${weights}, ${handles} handles, ${cubature} cubature)...\n`);
-  const provider = weights === "eigen" ? eigenProviderWith({ targetCells: eigenCells }) : undefined;
+  const provider = weights === "eigen" ? eigenProviderWith({ targetCells: eigenCells, localFields }) : undefined;
   const loaded = await loadBody({ mesh: flags.mesh, weights, handles, cubature, size, provider, fitCubature });
   const reduced = reducedModes(loaded.subspace, material);
   const result: Record<string, unknown> = {
     mesh: flags.mesh, weights, handles, cubature, fittedCubature: fitCubature, cubaturePoints: loaded.baked.cubatureVolumes.length,
-    ...(weights === "eigen" ? { eigenCells } : {}), E: material.youngsModulus, nu: material.poissonRatio, rho: material.density,
+    ...(weights === "eigen" ? { eigenCells, localFields } : {}), E: material.youngsModulus, nu: material.poissonRatio, rho: material.density,
     size: loaded.size, frequenciesHz: reduced.frequenciesHz.slice(0, modes), nearZero: reduced.nearZero, bakeMs: loaded.bakeMs,
   };
   if (flags.fem) {

@@ -32,7 +32,7 @@ export function lowestEigenpairs(stiffness: UpperCsc, mass: Float64Array, count:
   const tolerance = options.tolerance ?? 1e-9;
   const maxSteps = Math.min(n - deflate.length, options.maxSteps ?? Math.max(8 * count, 60));
   if (!(count >= 1 && count <= maxSteps)) throw new RangeError(`cannot find ${count} eigenpairs of a problem with ${n - deflate.length} free unknowns`);
-  const factor = SparseCholesky.factor(shifted(stiffness, mass, sigma));
+  const factor = SparseCholesky.factor(shiftedStiffness(stiffness, mass, sigma));
 
   const basis: Float64Array[] = [];
   const alpha = new Float64Array(maxSteps), beta = new Float64Array(maxSteps);
@@ -91,7 +91,7 @@ export function lowestEigenpairs(stiffness: UpperCsc, mass: Float64Array, count:
 }
 
 /** K + sigma M, the upper triangle; every column must hold its diagonal. */
-function shifted(k: UpperCsc, mass: Float64Array, sigma: number): UpperCsc {
+export function shiftedStiffness(k: UpperCsc, mass: Float64Array, sigma: number): UpperCsc {
   const values = Float64Array.from(k.values);
   for (let j = 0; j < k.n; j++) {
     let p = k.columnStart[j];

@@ -43,7 +43,7 @@ const CUBATURE_POOL = 8192;
 const MAX_POOL_GRID = 1 << 19;
 
 /** Bumped whenever the same mesh, fields and options bake differently (a part of bake cache keys). */
-export const BAKE_RECIPE = 3;
+export const BAKE_RECIPE = 4;
 
 export const BAKE_LIMITS = Object.freeze({ maxHandles: 64, maxCubature: 4096, maxSurfaceSamples: 4096 });
 

@@ -47,7 +47,7 @@ describe("eigen fields", () => {
     // pi^2 / 4), then cos(pi x) (pi^2), then the y mode sin(pi y / 0.8) (pi^2 / 0.64).
     const mesh = normaliseMesh(boxMesh(1, 0.4, 0.3)).mesh;
     const interior = sampleInterior(mesh, { count: 256, seed: 5 }).candidates;
-    const fields = createEigenFields(solidOf(mesh), 4);
+    const fields = createEigenFields(solidOf(mesh), 4, { localFields: 0 });
     const exact = [Math.PI ** 2 / 4, Math.PI ** 2, Math.PI ** 2 / 0.64];
     exact.forEach((value, i) => expect(Math.abs(fields.eigenvalues[i] / value - 1)).toBeLessThan(0.03));
     const count = 2000, points = new Float64Array(3 * count);
@@ -67,7 +67,7 @@ describe("eigen fields", () => {
     // Two legs 0.1 apart, joined only at the top: along the solid the tips are ~3 apart, so the lowest mode
     // swings them against each other (opposite values), which fields built on straight-line distance cannot do.
     const u = union([box([-0.55, -1, -0.2], [-0.05, 0.6, 0.2]), box([0.05, -1, -0.2], [0.55, 0.6, 0.2]), box([-0.55, 0.5, -0.2], [0.55, 1, 0.2])]);
-    const fields = createEigenFields(solidOf(u), 2);
+    const fields = createEigenFields(solidOf(u), 2, { localFields: 0 });
     const tips = Float64Array.of(-0.1, -0.95, 0, 0.1, -0.95, 0, 0, 0.9, 0);
     const w = new Float64Array(6);
     await fields.evaluate(tips, w);
