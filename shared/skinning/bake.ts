@@ -42,8 +42,11 @@ const CUBATURE_POOL = 8192;
 /** Cells of the pool's grid at most (a very thin shape gets fewer pool points rather than a huge grid). */
 const MAX_POOL_GRID = 1 << 19;
 
-/** Bumped whenever the same mesh, fields and options bake differently (a part of bake cache keys). */
-export const BAKE_RECIPE = 4;
+/**
+ * Bumped whenever the same mesh, fields and options bake differently (a part of bake cache keys): a change of
+ * EIGEN_DEFAULTS included.
+ */
+export const BAKE_RECIPE = 5;
 
 export const BAKE_LIMITS = Object.freeze({ maxHandles: 64, maxCubature: 4096, maxSurfaceSamples: 4096 });
 
