@@ -1,7 +1,6 @@
 // A fingertip pressed into the dough ball as it rests on the table (the room's world, the default fields): the ball
-// dents under it and stays under it. Global modes alone cannot dent locally: pressed, such a ball rolls out from
-// under the finger instead (1-2 mm of dent, where a person sees a finger sink in); the surface bumps beside the
-// modes (shared/skinning/eigen.ts) give the finger a dent to sit in.
+// dents under it and stays under it. Global modes alone (eigen fields, 16 modes) cannot dent locally: pressed, such
+// a ball rolls out from under the finger instead (1.2 mm of dent, where a person sees a finger sink in).
 
 import { expect, it } from "vitest";
 import { loadRapier, PLAYGROUND, SceneWorld, type SceneLayout } from "../../shared/scene";
@@ -31,6 +30,7 @@ it("a fingertip pressed 1 cm into the dough ball dents it by more than 3 mm, and
   read();
   const down = y - p[3 * top + 1], dent = down - (restCentre - centreY()), sideways = Math.hypot(p[3 * top] - x, p[3 * top + 2] - z);
   expect(dent, `dent against the centre (top down ${down.toFixed(4)} m)`).toBeGreaterThan(0.003);
-  expect(sideways, "the pressed point's sideways travel, m").toBeLessThan(0.01);
+  // Under the fingertip still: the pressed point has not moved out from under its radius.
+  expect(sideways, "the pressed point's sideways travel, m").toBeLessThan(FINGERTIP);
   expect(down, "the top never goes below the fingertip").toBeLessThan(0.0105);
 }, 120_000);
