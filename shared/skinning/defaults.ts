@@ -5,7 +5,8 @@ import { baselineProvider } from "./baseline";
 /**
  * The default fields: still the baseline. The skinning eigenmodes with fitted cubature are closest to full FEM
  * (models/README.md), but 16 global modes have no local detail: in the room, a fingertip pressed 1 cm into the
- * dough ball moves its top down only 2-4 mm and sinks into it (the headset test's poke fails). The switch waits for
+ * dough ball rolls the ball out from under it instead of denting it (the headset test's poke fails; in Node,
+ * test/scene/fingertip-dent.test.ts). The switch waits for
  * local fields beside the modes that hold up under rough play: surface bumps (eigen.ts, `localFields`) dent, but
  * with fitted cubature they let the jelly spot buzz and a yanked body tangle (issue 11's note).
  */
