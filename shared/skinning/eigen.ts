@@ -1,8 +1,9 @@
 // Skinning eigenmodes (Benchekroun et al. 2023): the lowest non-constant eigenfunctions of the shape's Laplacian
 // with free (Neumann) boundaries, the fields whose affine handles span the softest deformations of a uniform
-// isotropic solid (its stiffness summed over the three components is (4 mu + lambda) times the Laplacian), and
-// beside them a few local bumps on the surface: global modes alone cannot dent where a fingertip presses. Discretised on a voxel grid classified by the inside test (trilinear elements, each cell weighted
-// by its inside share), solved by shift-invert Lanczos with a sparse Cholesky factor, all in TypeScript so that a
+// isotropic solid (its stiffness summed over the three components is (4 mu + lambda) times the Laplacian), and on
+// request a few local bumps on the surface beside them (global modes alone cannot dent where a fingertip presses).
+// Discretised on a voxel grid classified by the inside test (trilinear elements, each cell weighted by its inside
+// share), solved by shift-invert Lanczos with a sparse Cholesky factor, all in TypeScript so that a
 // browser's bake worker runs it too.
 
 import { lowestEigenpairs, shiftedStiffness } from "../linalg/shift-invert-lanczos";
@@ -87,7 +88,6 @@ export function createEigenFields(
   }
   return new EigenFields(solid, values, data, known);
 }
-
 
 /** Node positions of the solid's unknowns (normalised units). */
 function unknownPositions(solid: VoxelSolid): Float64Array {
