@@ -157,9 +157,8 @@ interface OwnGrab {
   /** The samples held and their offsets (to recreate it in a replay). */
   samples: number[];
   offsets: number[];
-  /** Holds the server's samples (from its grab-result), and whether the solver's grab was remade with them. */
+  /** Holds the server's samples (from its grab-result). */
   exact: boolean;
-  regrabbed: boolean;
   /** The targets of the last two frames, newest first (sent along with each move). */
   recent: [number, number, number][];
   /** A grab-end is queued for it (the prediction saw it slip). */
@@ -655,16 +654,6 @@ export class PliantRoomClient {
   private syncReplicas(body: ClientBody): void {
     const grabs = (this.room.state as { grabs?: Map<string, GrabInfo> }).grabs;
     if (!grabs) return;
-    // Our own grabs: once the server has said which samples it holds (grab-result), hold exactly those.
-    for (const [hand, held] of this.held) {
-      if (held.body !== body || !held.exact || held.regrabbed) continue;
-      held.regrabbed = true;
-      if (held.grab >= 0) {
-        const target = this.targets.get(hand) ?? held.point;
-        body.body.release(held.grab);
-        held.grab = body.body.grabExactly(held.samples, held.offsets, target[0], target[1], target[2]);
-      }
-    }
     for (const [key, replica] of this.replicas) {
       const state = grabs.get(key);
       if (replica.body === body && (!state || state.body !== body.id)) {
@@ -711,7 +700,7 @@ export class PliantRoomClient {
         }
         if (grab >= 0) {
           const { samples, offsets } = body.body.grabbedSamples(grab);
-          this.held.set(input.hand, { hand: input.hand, serial: ++this.grabSerial, body, grab, point: input.point, samples, offsets, exact: false, regrabbed: false, recent: [], ending: false });
+          this.held.set(input.hand, { hand: input.hand, serial: ++this.grabSerial, body, grab, point: input.point, samples, offsets, exact: false, recent: [], ending: false });
         }
         this.targets.set(input.hand, input.point);
         this.send(false, MESSAGES.grabStart, { hand: input.hand, body: input.body, point: input.point, seq: seq % SEQ_MODULUS });
@@ -1061,9 +1050,15 @@ export class PliantRoomClient {
       const held = this.held.get(result.hand), point = result.point;
       if (held && !held.exact && held.body.id === result.body && point && result.samples && result.offsets &&
         Math.hypot(point[0] - held.point[0], point[1] - held.point[1], point[2] - held.point[2]) <= 1e-6) {
+        // From now on hold exactly the material the server holds.
         held.samples = result.samples;
         held.offsets = result.offsets;
         held.exact = true;
+        if (held.grab >= 0) {
+          const target = this.targets.get(result.hand) ?? held.point, solver = held.body.body;
+          solver.release(held.grab);
+          held.grab = solver.grabExactly(held.samples, held.offsets, target[0], target[1], target[2]);
+        }
       }
     } else {
       // Refused, or ended by the server (slipped, or the body was put back): every snapshot from now on is after

@@ -10,6 +10,11 @@ import { ADMIN_TOKEN, joinClient, pull, roundTrip, serverRoom, shownSurfacePoint
 const server = useTestServer();
 const INVALID = ["grab-move", { hand: "tail", target: [0, 1, 0], seq: 1 }] as const;
 
+/** The server's record of a client's grab (its latest target), or undefined when none is held. */
+function heldGrab(room: ReturnType<typeof serverRoom>, sessionId: string, hand: string): { target: Float64Array } | undefined {
+  return (room as unknown as { grabs: Map<string, { target: Float64Array }> }).grabs.get(`${sessionId}:${hand}`);
+}
+
 describe("abuse rules as documented", () => {
   it("counts dropped messages over a sliding window: two bursts straddling a 10 s boundary get the client kicked", async () => {
     const hostile = await joinClient(server, { create: true, options: { name: "Bursty", role: "player" } });
@@ -154,7 +159,7 @@ describe("abuse rules as documented", () => {
   it("follows a client's frame numbers across the wrap from 2^31 - 1 to 0", async () => {
     const client = await joinClient(server, { create: true, options: { name: "Old timer", role: "player" } });
     const room = serverRoom(client.room.roomId);
-    const held = () => (room as unknown as { grabs: Map<string, { target: Float64Array }> }).grabs.get(`${client.sessionId}:left`);
+    const held = () => heldGrab(room, client.sessionId, "left");
     try {
       await waitUntilShown(client);
       const point = shownSurfacePoint(client, "spot", topSample(client, "spot"));
@@ -178,7 +183,7 @@ describe("abuse rules as documented", () => {
   it("lets the project's own client pull on across its frame numbers' wrap", async () => {
     const client = await joinClient(server, { create: true, options: { name: "Long haul", role: "player" } });
     const room = serverRoom(client.room.roomId);
-    const held = () => (room as unknown as { grabs: Map<string, { target: Float64Array }> }).grabs.get(`${client.sessionId}:left`);
+    const held = () => heldGrab(room, client.sessionId, "left");
     try {
       await waitUntilShown(client);
       // 2^31 frames are 414 days at 60 Hz: start the count just short of the wrap instead of waiting.
