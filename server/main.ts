@@ -1,7 +1,7 @@
 // npm start: serves the client and the playground room on http://HOST:PORT (env PORT, default 2567; HOST,
 // default 0.0.0.0 so headsets on the local network can join). REDIS_URL enables scale-out, ADMIN_TOKEN fixes
 // the admin token (otherwise one is generated and printed), SKINNING=baseline|eigen|model picks the fields (default
-// baseline: shared/skinning/defaults.ts), CUBATURE=clusters|fitted how their cubature is made. ALLOWED_ORIGINS lists
+// eigen: shared/skinning/defaults.ts), CUBATURE=clusters|fitted how their cubature is made. ALLOWED_ORIGINS lists
 // other web origins that may call the matchmaking endpoints; RECONNECT_SECONDS is how long a dropped client's seat waits. HTTPS=self-signed
 // (or TLS_CERT + TLS_KEY files) serves https, which headsets need for WebXR on the local network.
 

@@ -8,7 +8,7 @@ import { integerFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-
 
 const USAGE = `usage: npm run bake -- --mesh PATH|box:LxWxH|heldout:N [--handles 16] [--cubature 256] [--fit-cubature | --clusters]
        [--weights baseline|eigen|model] [--seed 1] [--out FILE] [--json]
-  --fit-cubature fit the cubature to the fields; --clusters: at the clusters' centroids (the default)`;
+  --fit-cubature fit the cubature to the fields (the default); --clusters: at the clusters' centroids`;
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {

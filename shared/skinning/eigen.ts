@@ -27,12 +27,12 @@ export interface EigenOptions {
 }
 
 /**
- * Defaults: see the resolution table in models/README.md. `localFields`: none by default. Four bumps let the dough
- * ball dent under a fingertip (5.7 mm held for a 1 cm press, against 1.2 mm with 16 modes, where the ball rolls
- * out from under the finger) at about the same ratio to FEM, but with fitted cubature they let the jelly spot buzz
- * on the table and a yanked body tangle (models/README.md). Changing these changes bakes: bump BAKE_RECIPE.
+ * Defaults: see the resolution table in models/README.md. Of 16 fields, 4 are surface bumps: the dough ball then
+ * dents under a fingertip (5.7 mm held for a 1 cm press, against 1.2 mm with 16 modes, where the ball rolls out
+ * from under the finger), at about the same ratio to FEM. More bumps dent no better and let a yanked body tangle
+ * (models/README.md). Changing these changes bakes: bump BAKE_RECIPE (bake.ts).
  */
-export const EIGEN_DEFAULTS = Object.freeze({ targetCells: 6000, maxCellsPerAxis: 128, localFields: 0, localReach: 0.5 });
+export const EIGEN_DEFAULTS = Object.freeze({ targetCells: 6000, maxCellsPerAxis: 128, localFields: 4, localReach: 0.5 });
 /** Shift of the shift-invert (normalised units, where the lowest non-constant eigenvalue of a compact shape is ~2.5). */
 const SHIFT = 1;
 
