@@ -3,3 +3,4 @@ export * from "./materials";
 export * from "./layout";
 export * from "./soft-entity";
 export * from "./world";
+export * from "./homecoming";

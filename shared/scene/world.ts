@@ -4,6 +4,8 @@
 // fingertip pokes as penalty contacts (signed distances written in place: no allocation in the step).
 
 import RAPIER from "@dimforge/rapier3d-compat";
+import { quaternionToMatrix } from "../sim";
+import { Homecoming, rigidCoordinates } from "./homecoming";
 import { BoxObstacle, PARKED, placeFingertip, SphereObstacle, propObstacle, staticObstacle, type BoundedObstacle } from "./obstacles";
 import type { PropSpec, SceneLayout } from "./layout";
 import { PROXY_SPHERES, type SoftEntity } from "./soft-entity";
@@ -88,6 +90,14 @@ export class SceneWorld {
   private firstBody = 0;
   /** Bodies and props put back at their spawn after leaving the room or going non-finite. */
   escapes = 0;
+  /** Flies soft bodies (things 0 .. B-1) and props (B ..) that left the table back to their spawn. */
+  readonly homecoming: Homecoming;
+  /** Per soft body: its shape's departure from a rigid motion when its flight home began (fades on the way). */
+  private readonly flightDeformation: Float64Array[];
+  private readonly centre = new Float64Array(3);
+  private readonly propRotation = new Float64Array(9);
+  private readonly propQuaternion = new Float64Array(4);
+  private readonly bodyTypes: { kinematic: RAPIER.RigidBodyType; dynamic: RAPIER.RigidBodyType };
 
   /**
    * `solverBudgetMs`: wall time a tick may spend stepping soft bodies before the rest wait a tick (each body's
@@ -119,6 +129,19 @@ export class SceneWorld {
       this.props.push({ spec, body, collider: created, obstacle });
     }
     for (let i = 0; i < MAX_POKES; i++) this.pokes.push(new SphereObstacle(0.01, [PARKED, PARKED, PARKED]));
+    this.bodyTypes = { kinematic: rapier.RigidBodyType.KinematicPositionBased, dynamic: rapier.RigidBodyType.Dynamic };
+    const homes: number[] = [], lowest: number[] = [];
+    bodies.forEach((entity, b) => {
+      const rest = entity.subspace.restCentroid;
+      homes.push(entity.spawn[0] + rest[0], entity.spawn[1] + rest[1], entity.spawn[2] + rest[2]);
+      lowest.push(layout.bodies[b]?.position[1] ?? entity.spawn[1]);
+    });
+    for (const spec of layout.props) {
+      homes.push(...spec.position);
+      lowest.push(spec.position[1] - spec.size);
+    }
+    this.homecoming = new Homecoming(layout, homes, lowest, dt);
+    this.flightDeformation = bodies.map((entity) => new Float64Array(entity.body.n));
     for (const entity of bodies) {
       const proxies: RAPIER.RigidBody[] = [];
       const c = entity.proxies.centers;
@@ -180,6 +203,7 @@ export class SceneWorld {
         proxies[p].setNextKinematicTranslation(s);
       }
     }
+    this.flyPropsHome();
     this.rapier.step();
     this.pushBodiesByProps();
     for (const prop of this.props) {
@@ -203,6 +227,7 @@ export class SceneWorld {
     let deferred = false;
     for (let k = 0; k < count; k++) {
       const b = (first + k) % count;
+      if (this.homecoming.flying(b) && this.flyBodyHome(b)) continue;
       if (this.disturbed(b)) this.slowTicks[b] = 0;
       else if (this.slowTicks[b] >= SLEEP_AFTER_TICKS) {
         this.lagTicks[b] = 0; // asleep: nothing to step, nothing moves, nothing to catch up
@@ -229,7 +254,70 @@ export class SceneWorld {
       this.lagTicks[b]--;
       this.stepBody(b);
     }
+    this.watchForAway();
     this.tick++;
+  }
+
+  /**
+   * One tick of soft body b's flight home: placed on its path, not simulated. False when someone grabbed it: the
+   * flight ends where it is and the body is simulated again from rest.
+   */
+  private flyBodyHome(b: number): boolean {
+    const entity = this.bodies[b], body = entity.body;
+    if (body.activeGrabs() > 0) {
+      this.homecoming.land(b);
+      body.stopMotion();
+      return false;
+    }
+    const pose = this.homecoming.advance(b);
+    if (!this.homecoming.flying(b)) entity.respawn();
+    else rigidCoordinates(body.q, body.m, body.origin, entity.subspace.restCentroid, pose.centre, pose.rotation, this.flightDeformation[b], 1 - pose.progress);
+    body.stopMotion();
+    entity.updateProxies();
+    this.slowTicks[b] = 0;
+    this.lagTicks[b] = 0;
+    return true;
+  }
+
+  /** Props in flight home move as kinematic bodies along their path; at its end they are dynamic again. */
+  private flyPropsHome(): void {
+    const offset = this.bodies.length;
+    for (let p = 0; p < this.props.length; p++) {
+      if (!this.homecoming.flying(offset + p)) continue;
+      const prop = this.props[p], pose = this.homecoming.advance(offset + p);
+      if (this.homecoming.flying(offset + p)) {
+        const c = pose.centre, r = pose.rotation;
+        prop.body.setNextKinematicTranslation({ x: c[0], y: c[1], z: c[2] });
+        prop.body.setNextKinematicRotation({ x: r.x, y: r.y, z: r.z, w: r.w });
+      } else {
+        prop.body.setBodyType(this.bodyTypes.dynamic, true);
+        this.respawnProp(prop);
+      }
+    }
+  }
+
+  /** Counts how long each body and prop on the ground has been off its surface, and sends the long-away ones home. */
+  private watchForAway(): void {
+    const centre = this.centre;
+    for (let b = 0; b < this.bodies.length; b++) {
+      if (this.homecoming.flying(b)) continue;
+      const body = this.bodies[b].body;
+      body.centroid(centre);
+      if (!this.homecoming.watch(b, centre[0], centre[1], centre[2], body.rotation, body.activeGrabs() > 0)) continue;
+      // The shape's departure from the rigid motion it starts the flight in fades out on the way.
+      const deformation = this.flightDeformation[b];
+      rigidCoordinates(deformation, body.m, body.origin, this.bodies[b].subspace.restCentroid, centre, this.homecoming.startPose(b), deformation.fill(0), 0);
+      for (let i = 0; i < deformation.length; i++) deformation[i] = body.q[i] - deformation[i];
+    }
+    const offset = this.bodies.length, r = this.propRotation;
+    for (let p = 0; p < this.props.length; p++) {
+      if (this.homecoming.flying(offset + p)) continue;
+      const prop = this.props[p], t = prop.body.translation(), q = prop.body.rotation();
+      const quat = this.propQuaternion;
+      quat[0] = q.x; quat[1] = q.y; quat[2] = q.z; quat[3] = q.w;
+      quaternionToMatrix(quat, r);
+      if (this.homecoming.watch(offset + p, t.x, t.y, t.z, r, false)) prop.body.setBodyType(this.bodyTypes.kinematic, true);
+    }
   }
 
   /** Steps soft body b once, and puts it back at its spawn if it left the room. */
@@ -324,7 +412,11 @@ export class SceneWorld {
 
   /** Everything back to its spawn. */
   reset(): void {
-    for (const prop of this.props) this.respawnProp(prop);
+    for (let i = 0; i < this.bodies.length + this.props.length; i++) this.homecoming.land(i);
+    for (const prop of this.props) {
+      prop.body.setBodyType(this.bodyTypes.dynamic, true);
+      this.respawnProp(prop);
+    }
     for (const entity of this.bodies) entity.respawn();
     this.slowTicks.fill(0);
     this.lagTicks.fill(0);
@@ -340,3 +432,4 @@ export class SceneWorld {
     this.rapier.free();
   }
 }
+
