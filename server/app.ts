@@ -46,6 +46,8 @@ export interface ServerSettings {
   tls?: { key: string; cert: string };
   /** Seconds a dropped client's seat waits for it to reconnect (default 20). */
   reconnectSeconds?: number;
+  /** Minutes without a grab or a poke after which a room's table is reset (default 5; 0: never). */
+  idleResetMinutes?: number;
   /** Origins besides the server's own whose pages may call the matchmaking endpoints (CORS). */
   allowedOrigins?: string[];
   /** Limits on the matchmaking endpoints (defaults: DEFAULT_MATCHMAKE_LIMITS). */
@@ -73,6 +75,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     ...(settings.provider ? { provider: settings.provider, providerKey: settings.providerKey ?? settings.provider.name } : {}),
     ...(settings.fitCubature !== undefined ? { fitCubature: settings.fitCubature } : {}),
     ...(settings.reconnectSeconds !== undefined ? { reconnectSeconds: settings.reconnectSeconds } : {}),
+    ...(settings.idleResetMinutes !== undefined ? { idleResetMinutes: settings.idleResetMinutes } : {}),
   });
   // Bake the default scene now (or find it in the cache): a missing asset fails here with a clear message, and the
   // first person to join does not wait for bakes.

@@ -2,7 +2,8 @@
 // default 0.0.0.0 so headsets on the local network can join). REDIS_URL enables scale-out, ADMIN_TOKEN fixes
 // the admin token (otherwise one is generated and printed), SKINNING=baseline|eigen|model picks the fields (default
 // eigen: shared/skinning/defaults.ts), CUBATURE=clusters|fitted how their cubature is made. ALLOWED_ORIGINS lists
-// other web origins that may call the matchmaking endpoints; RECONNECT_SECONDS is how long a dropped client's seat waits. HTTPS=self-signed
+// other web origins that may call the matchmaking endpoints; RECONNECT_SECONDS is how long a dropped client's seat waits;
+// IDLE_RESET_MINUTES how long nobody may touch anything before the table is reset (0: never). HTTPS=self-signed
 // (or TLS_CERT + TLS_KEY files) serves https, which headsets need for WebXR on the local network.
 
 import path from "node:path";
@@ -11,6 +12,8 @@ import { certificateFromFiles, selfSignedCertificate } from "./tls/certificate";
 import { DEFAULT_WEIGHTS, isWeightsSource, providerFor, WEIGHTS_SOURCES } from "./scenarios/body-from-mesh";
 import { modelCacheKey } from "./skinning/model-provider";
 import { FIT_CUBATURE_BY_DEFAULT } from "../shared/skinning";
+import { LIMITS } from "../shared/net";
+import { DEFAULT_IDLE_RESET_MINUTES } from "./room/table-reset";
 
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 2567);
@@ -23,13 +26,15 @@ async function main(): Promise<void> {
   if (cubature !== "fitted" && cubature !== "clusters") throw new Error(`CUBATURE must be fitted or clusters, got "${cubature}"`);
   const reconnectSeconds = Number(process.env.RECONNECT_SECONDS ?? 20);
   if (!(reconnectSeconds >= 0 && reconnectSeconds <= 3600)) throw new Error(`RECONNECT_SECONDS must be 0-3600, got "${process.env.RECONNECT_SECONDS}"`);
+  const idleResetMinutes = Number(process.env.IDLE_RESET_MINUTES ?? DEFAULT_IDLE_RESET_MINUTES);
+  if (!(idleResetMinutes >= 0 && idleResetMinutes <= LIMITS.idleResetMinutes)) throw new Error(`IDLE_RESET_MINUTES must be 0-${LIMITS.idleResetMinutes}, got "${process.env.IDLE_RESET_MINUTES}"`);
   const tls = await tlsFromEnvironment(host);
   const server = await startServer({
     port, host, redisUrl: process.env.REDIS_URL || undefined, adminToken: process.env.ADMIN_TOKEN, provider,
     providerKey: skinning === "model" ? await modelCacheKey() : skinning,
     fitCubature: cubature === "fitted",
     publicAddress: process.env.PUBLIC_ADDRESS || undefined, tls,
-    reconnectSeconds,
+    reconnectSeconds, idleResetMinutes,
     allowedOrigins: (process.env.ALLOWED_ORIGINS ?? "").split(",").map((o) => o.trim()).filter(Boolean),
   });
   process.stdout.write(`Pliant is running. Point a headset's browser at:\n${server.urls.map((u) => `  ${u}`).join("\n")}\n`);

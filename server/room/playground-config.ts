@@ -2,6 +2,7 @@
 // functions across processes when Redis dispatches room creation, so this lives in the process).
 
 import { PLAYGROUND, type SceneLayout } from "../../shared/scene";
+import { DEFAULT_IDLE_RESET_MINUTES } from "./table-reset";
 import { DEFAULT_FIELD_PROVIDER, FIT_CUBATURE_BY_DEFAULT, type SkinningFieldProvider } from "../../shared/skinning";
 
 export interface PlaygroundConfig {
@@ -14,6 +15,8 @@ export interface PlaygroundConfig {
   adminToken: string;
   /** Seconds a dropped client keeps its seat, name, colour and slot for a reconnection. */
   reconnectSeconds: number;
+  /** Minutes without a grab or a poke after which a room's table is reset (0: never); an admin may change it per room. */
+  idleResetMinutes: number;
   /** Log a line per dropped message (rate-limited per client). */
   log: (line: string) => void;
 }
@@ -25,6 +28,7 @@ let config: PlaygroundConfig = {
   fitCubature: FIT_CUBATURE_BY_DEFAULT,
   adminToken: "",
   reconnectSeconds: 20,
+  idleResetMinutes: DEFAULT_IDLE_RESET_MINUTES,
   log: (line) => process.stderr.write(`${line}\n`),
 };
 

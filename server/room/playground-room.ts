@@ -5,7 +5,7 @@ import { ErrorCode, Room, ServerError, type Client } from "@colyseus/core";
 import { MATERIALS, loadRapier, SceneWorld, MAX_POKES, grabSlipLimit } from "../../shared/scene";
 import {
   BodyState, EMPTY_SNAPSHOT_BYTES, GrabState, KICK_CLOSE_CODE, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
-  parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parsePoke, parsePose, seqAfter, seqMinus, snapshotCapacity,
+  parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parsePoke, parsePose, parseResetTable, seqAfter, seqMinus, snapshotCapacity,
   type AckMessage, type AdminMessage, type GrabResultMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type NoticeMessage, type Parsed,
 } from "../../shared/net";
 import { adminTokenMatches } from "../admin-token";
@@ -15,6 +15,7 @@ import { playgroundConfig } from "./playground-config";
 import { throttledLog } from "../logging/throttled-log";
 import { isMalformedRoomData } from "./malformed-frames";
 import { RateLimiter } from "./rate-limiter";
+import { TableResetPolicy } from "./table-reset";
 
 const PALETTE = ["#ef5350", "#42a5f5", "#66bb6a", "#ffa726", "#ab47bc", "#26c6da", "#ec407a", "#d4e157"];
 /** A body none of whose proxy points moved more than this (m) since it was last sent is left out of snapshots: below
@@ -69,6 +70,8 @@ interface Seat {
   /** Grab starts, limited apart: each one patches the shared state. */
   grabStarts: RateLimiter;
   lastNoticeAt: number;
+  /** When this client was last told that the table cannot be reset yet (ms). */
+  resetRefusedAt: number;
   admin: boolean;
   /** head, left, right poses (7 each) and which are present. */
   poses: Float64Array;
@@ -136,6 +139,7 @@ export class PlaygroundRoom extends Room {
   private lastSentProps = new Float64Array(0);
   private writer!: SnapshotWriter;
   private ticks = 0;
+  private tableReset!: TableResetPolicy;
   /** What sending acks and a snapshot costs (ms): the recent sends' decaying maximum. */
   private sendMs = 0;
   readonly stats: TickStats = { durations: new Float64Array(4096), cursor: 0, count: 0, overruns: 0 };
@@ -162,6 +166,8 @@ export class PlaygroundRoom extends Room {
       this.state.props.set(spec.id, new PropState({ id: spec.id, index, shape: spec.shape, size: spec.size, color: spec.color }));
     });
     for (let i = MAX_POKES - 1; i >= 0; i--) this.freePokes.push(i);
+    this.tableReset = new TableResetPolicy(TICK_RATE, config.idleResetMinutes);
+    this.state.idleResetMinutes = config.idleResetMinutes;
     const qLength = Math.max(0, ...this.placed.map((p) => p.entity.body.n));
     this.writer = new SnapshotWriter(snapshotCapacity(this.placed.length, qLength, config.layout.props.length, MAX_PLAYERS + MAX_SPECTATORS, 256));
 
@@ -186,6 +192,7 @@ export class PlaygroundRoom extends Room {
     this.onMessage(MESSAGES.grabEnd, (client, message) =>
       this.guard(client, MESSAGES.grabEnd, parseGrabEnd(message), (end) => this.queueInput(client, { kind: "end", message: end, arrived: this.world.tick })));
     this.onMessage(MESSAGES.poke, (client, message) => this.guard(client, MESSAGES.poke, parsePoke(message), (poke) => this.poke(client, poke.hand, poke.center, poke.radius)));
+    this.onMessage(MESSAGES.resetTable, (client, message) => this.guard(client, MESSAGES.resetTable, parseResetTable(message), () => this.playerResetsTable(client)));
     this.onMessage(MESSAGES.admin, (client, message) => this.guard(client, MESSAGES.admin, parseAdmin(message, (id) => this.state.bodies.has(id)), (admin) => this.admin(client, admin)));
     this.onMessage("*", (client, type) => this.reject(client, `unknown message type "${String(type).slice(0, 40)}"`));
 
@@ -210,7 +217,7 @@ export class PlaygroundRoom extends Room {
     if (role === "spectator" && this.seats.size - this.playerCount() >= MAX_SPECTATORS) this.refuseJoin(`the room is full (${MAX_SPECTATORS} spectators)`);
     const slot = this.freeSlot();
     this.seats.set(client.sessionId, {
-      client, role, slot, limiter: new RateLimiter(LIMITS.messagesPerSecond, LIMITS.messageBurst), lastNoticeAt: 0,
+      client, role, slot, limiter: new RateLimiter(LIMITS.messagesPerSecond, LIMITS.messageBurst), lastNoticeAt: 0, resetRefusedAt: 0,
       grabStarts: new RateLimiter(LIMITS.grabStartsPerSecond, LIMITS.grabStartsPerSecond),
       admin: adminToken !== null && adminTokenMatches(playgroundConfig().adminToken, adminToken), poses: new Float64Array(21), poseMask: 0, poseDirty: false,
       inputs: [], starved: true, ack: -1, ackTick: 0, ackDirty: false, kicked: false, holding: 0, lastMove: new Map(),
@@ -279,6 +286,8 @@ export class PlaygroundRoom extends Room {
   private tick(): void {
     const started = performance.now();
     for (const [key, poke] of this.pokes) if (this.world.tick - poke.lastTick > POKE_TIMEOUT_TICKS) this.endPoke(key);
+    if (this.grabs.size > 0 || this.pokes.size > 0) this.tableReset.noteActivity(this.world.tick);
+    else if (this.tableReset.idleResetDue(this.world.tick)) this.resetTable("nobody has played for a while: the table was reset");
     for (const seat of this.seats.values()) {
       if (seat.inputs.length) this.applyInputs(seat);
       else seat.starved = true;
@@ -569,6 +578,35 @@ export class PlaygroundRoom extends Room {
     this.pokes.delete(key);
   }
 
+  private playerResetsTable(client: Client): string | null {
+    const seat = this.seats.get(client.sessionId)!;
+    if (seat.role === "spectator" && !this.state.spectatorGrabs) return "spectators cannot reset the table in this room";
+    const refusal = this.tableReset.refusePlayerReset(this.world.tick);
+    if (refusal) {
+      // A fair request, refused for now: the player hears why even if another message of theirs was just dropped
+      // (dropped messages' notices are throttled), once a second at most.
+      const now = Date.now();
+      if (now - seat.resetRefusedAt > 1000) {
+        seat.resetRefusedAt = now;
+        client.send(MESSAGES.notice, { kind: "rejected", message: refusal } satisfies NoticeMessage);
+      }
+      return null;
+    }
+    const name = this.state.players.get(client.sessionId)?.name;
+    this.resetTable(`${name || `a ${seat.role}`} reset the table`);
+    return null;
+  }
+
+  /** Everything back as it started: grabs and pokes let go, bodies and props at their spawns; everyone is told. */
+  private resetTable(why: string): void {
+    for (const held of [...this.grabs.values()]) this.releaseGrab(held.sessionId, held.hand);
+    for (const key of [...this.pokes.keys()]) this.endPoke(key);
+    this.world.reset();
+    this.tableReset.noteReset(this.world.tick);
+    playgroundConfig().log(`room ${this.roomId}: ${why}`);
+    this.broadcast(MESSAGES.notice, { kind: "reset", message: why } satisfies NoticeMessage);
+  }
+
   private admin(client: Client, message: AdminMessage): string | null {
     const seat = this.seats.get(client.sessionId)!;
     if (!seat.admin && !adminTokenMatches(playgroundConfig().adminToken, message.token)) return message.token === null ? "admin messages need a token (or a join with the admin token)" : "wrong admin token";
@@ -579,10 +617,12 @@ export class PlaygroundRoom extends Room {
     };
     switch (message.action) {
       case "reset":
-        for (const held of [...this.grabs.values()]) this.releaseGrab(held.sessionId, held.hand);
-        for (const key of [...this.pokes.keys()]) this.endPoke(key);
-        this.world.reset();
+        this.resetTable("an admin reset the table");
         return done("the room was reset");
+      case "idle-reset":
+        this.tableReset.idleMinutes = message.minutes;
+        this.state.idleResetMinutes = message.minutes;
+        return done(message.minutes > 0 ? `the table resets after ${message.minutes} idle minutes` : "the table never resets by itself");
       case "material": {
         const state = this.state.bodies.get(message.body)!;
         const preset = MATERIALS[message.material as keyof typeof MATERIALS];

@@ -85,7 +85,9 @@ export type AdminAction =
   | { action: "reset" }
   | { action: "material"; body: string; material: string }
   | { action: "kick"; sessionId: string }
-  | { action: "spectator-grabs"; allowed: boolean };
+  | { action: "spectator-grabs"; allowed: boolean }
+  /** Minutes without a grab or a poke after which the table is reset (0: never). */
+  | { action: "idle-reset"; minutes: number };
 
 /** `token` may be left out by a client that joined with the admin token. */
 export type AdminMessage = AdminAction & { token: string | null };
@@ -108,7 +110,8 @@ export interface GrabResultMessage {
 
 /** Server -> one client: a message was dropped (first of each kind per second), or an admin action's result. */
 export interface NoticeMessage {
-  kind: "rejected" | "admin" | "kicked";
+  /** "reset": to everyone, the table was put back as it started (by a player, an admin or the idle timer). */
+  kind: "rejected" | "admin" | "kicked" | "reset";
   message: string;
 }
 
@@ -119,6 +122,8 @@ export const MESSAGES = Object.freeze({
   grabEnd: "grab-end",
   poke: "poke",
   admin: "admin",
+  /** A player puts the table back as it started (payload {}; at most once per cooldown, room-wide). */
+  resetTable: "reset-table",
   /** server -> client */
   snapshot: "snapshot",
   grabResult: "grab-result",
@@ -171,4 +176,6 @@ export const LIMITS = Object.freeze({
   inputBacklog: 8,
   /** Largest message a client may send, bytes. */
   maxPayload: 4096,
+  /** Most idle minutes an admin may set before the table is reset (admin idle-reset). */
+  idleResetMinutes: 24 * 60,
 });

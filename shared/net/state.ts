@@ -59,5 +59,7 @@ export const RoomState = schema({
   /** Keyed "sessionId:hand". */
   grabs: t.map(GrabState),
   spectatorGrabs: t.boolean().default(false),
+  /** Minutes without a grab or a poke after which the table is reset (0: never). */
+  idleResetMinutes: t.float32().default(0),
 }, "RoomState");
 export type RoomState = SchemaType<typeof RoomState>;

@@ -134,9 +134,20 @@ export function parseAdmin(message: unknown, knownBody: (id: string) => boolean)
     case "spectator-grabs":
       if (typeof message.allowed !== "boolean") return fail("spectator-grabs needs allowed: true or false");
       return { ok: true, value: { action: "spectator-grabs", allowed: message.allowed, token } };
+    case "idle-reset":
+      if (typeof message.minutes !== "number" || !Number.isFinite(message.minutes) || message.minutes < 0 || message.minutes > LIMITS.idleResetMinutes) {
+        return fail(`idle-reset needs minutes: a number from 0 (never) to ${LIMITS.idleResetMinutes}`);
+      }
+      return { ok: true, value: { action: "idle-reset", minutes: message.minutes, token } };
     default:
-      return fail("admin action must be reset, material, kick or spectator-grabs");
+      return fail("admin action must be reset, material, kick, spectator-grabs or idle-reset");
   }
+}
+
+/** reset-table carries nothing: an empty object (or nothing at all). */
+export function parseResetTable(message: unknown): Parsed<Record<string, never>> {
+  if (message !== undefined && message !== null && (!isRecord(message) || Object.keys(message).length > 0)) return fail("reset-table takes no fields: send {}");
+  return { ok: true, value: {} };
 }
 
 export interface CleanJoin {
