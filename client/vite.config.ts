@@ -1,4 +1,4 @@
-// Builds the headset / spectator app into client/dist, which the server hosts (npm start builds it first).
+// Builds the headset / spectator app and the admin page into client/dist, which the server hosts (npm start builds it first).
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
 
@@ -12,6 +12,8 @@ export default defineConfig({
     emptyOutDir: true,
     // One 60 Hz app: a large three.js + physics chunk is expected, and it is cached.
     chunkSizeWarningLimit: 4096,
+    // The room (index.html, also the kiosk at ?kiosk) and the operator's page (/admin).
+    rollupOptions: { input: { main: `${import.meta.dirname}/index.html`, admin: `${import.meta.dirname}/admin.html` } },
   },
   worker: { format: "es" },
 });

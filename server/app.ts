@@ -13,6 +13,7 @@ import { WebSocketTransport } from "@colyseus/ws-transport";
 import express from "express";
 import { LIMITS, ROOM_NAME } from "../shared/net";
 import type { SkinningFieldProvider } from "../shared/skinning";
+import { adminTokenMatches } from "./admin-token";
 import { colyseusLogger } from "./logging/colyseus-logger";
 import { guardMatchmaking, DEFAULT_MATCHMAKE_LIMITS, type MatchmakeLimits } from "./matchmaking/matchmake-guard";
 import { installMatchmakePolicy } from "./matchmaking/matchmake-policy";
@@ -93,6 +94,8 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     presence = new RedisPresence(settings.redisUrl);
     driver = new RedisDriver(settings.redisUrl);
   }
+  /** Known once listening (port 0 picks one); requests come after that. */
+  let listeningPort = settings.port;
   const transport = new WebSocketTransport({ maxPayload: LIMITS.maxPayload, ...(settings.tls ? { server: createHttpsServer(settings.tls) } : {}) });
   const server = new Server({
     transport, presence, driver, gracefullyShutdown: false, greet: false, publicAddress: settings.publicAddress,
@@ -116,6 +119,20 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
         const rooms = await matchMaker.query({ name: ROOM_NAME });
         res.json({ rooms: rooms.map((r) => ({ roomId: r.roomId, clients: r.clients, maxClients: r.maxClients })) });
       });
+      // Where phones and headsets should go (the stand's QR code): the first LAN address, https when TLS is on.
+      app.get("/join-address", (_req, res) => {
+        const urls = lanUrls(settings.host, listeningPort, settings.tls ? "https" : "http");
+        res.set("Cache-Control", "no-store").json({ url: urls[0], urls });
+      });
+      // The admin page's figures: the token travels in a header, never in a URL that gets shared or logged.
+      app.get("/admin/stats", async (req, res) => {
+        const given = /^Bearer (.+)$/.exec(req.get("authorization") ?? "")?.[1];
+        if (!adminTokenMatches(adminToken, given)) return void res.status(401).type("text/plain").send("an admin token is needed (Authorization: Bearer TOKEN)");
+        const rooms = await matchMaker.query({ name: ROOM_NAME });
+        const local = rooms.map((r) => matchMaker.getLocalRoomById(r.roomId) as PlaygroundRoom | undefined).filter((r) => r !== undefined);
+        res.set("Cache-Control", "no-store").json({ at: Date.now(), rooms: local.map((room) => room.adminStats()) });
+      });
+      app.get("/admin", (_req, res) => res.sendFile(path.join(CLIENT_BUILD, "admin.html")));
       app.use("/profiles", express.static(INPUT_PROFILES, { maxAge: "1d" }));
       // The skinning decoder, for browsers that evaluate the network's fields themselves (bakes made with SKINNING=model).
       app.get("/models/skinning-decoder.onnx", (_req, res) => res.sendFile(path.join(ROOT, "models/skinning-decoder.onnx"), { maxAge: "1d" }));
@@ -129,6 +146,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   const publicRoomId = await ensurePublicRoom();
   const address = transport.server?.address();
   const port = typeof address === "object" && address ? address.port : settings.port;
+  listeningPort = port;
   return {
     port,
     adminToken,

@@ -1,5 +1,7 @@
-// The Pliant page: the live room at once (spectator), a join form for a player seat, Enter VR / AR where the
-// browser offers them, and the desktop cameras otherwise.
+// The Pliant page: the live room at once (spectator), a title and control hints for the device in hand, a join
+// form for a player seat, Enter VR / AR where the browser offers them, and the desktop cameras otherwise.
+// /?kiosk is the stand's big screen: the automatic camera, the title, who plays, a QR code to join, no forms.
+// /?debug shows the telemetry from the start.
 
 import { Canvas, useThree } from "@react-three/fiber";
 import { XR } from "@react-three/xr";
@@ -7,7 +9,9 @@ import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 
 import type { PliantRoomClient } from "../../shared/net";
 import { BakeLoader } from "./bake/bake-loader";
 import { installDebugHooks, setDebugView } from "./debug-hooks";
-import { JoinPanel, LoadingPanel, Notices, SessionButtons, StatusPanel } from "./hud/hud";
+import { JoinPanel, LoadingPanel, Notices, SessionButtons, StatusPanel, useLoadingText } from "./hud/hud";
+import { ControlHints, detectDevice, ResetTableButton, TitleCard, type HintState } from "./hud/onboarding";
+import { KioskOverlay } from "./stand/kiosk-overlay";
 import { XRHud } from "./hud/xr-hud";
 import { MouseDrag } from "./interaction/mouse-drag";
 import { XRInteraction } from "./interaction/xr-interaction";
@@ -33,14 +37,31 @@ export function App({ store, emulated }: { store: AppXRStore; emulated?: Emulate
   const players = usePlayers(client);
   const { spectatorGrabs } = useRoomFlags(client);
   const xrMode = useSyncExternalStore(store.subscribe, () => store.getState().mode);
-  const [cameraMode, setCameraMode] = useState<CameraMode>(() => (new URLSearchParams(location.search).get("camera") === "auto" ? "auto" : "orbit"));
+  const query = useMemo(() => new URLSearchParams(location.search), []);
+  const kiosk = query.has("kiosk"), device = useMemo(detectDevice, []);
+  const [stats, setStats] = useState(() => query.has("debug"));
+  const [hints, setHints] = useState<HintState>({ grabbed: false, looked: false });
+  const onGrabbed = useCallback(() => setHints((h) => (h.grabbed ? h : { ...h, grabbed: true })), []);
+  const onLook = useCallback(() => setHints((h) => (h.looked ? h : { ...h, looked: true })), []);
+  const [cameraMode, setCameraMode] = useState<CameraMode>(() => (kiosk || query.get("camera") === "auto" ? "auto" : "orbit"));
   const [dragging, setDragging] = useState(false);
   const [joining, setJoining] = useState(false);
   const [joinError, setJoinError] = useState<string | null>(null);
   const [notices, setNotices] = useState<string[]>([]);
   const [support, setSupport] = useState({ vr: false, ar: false });
   const notice = useCallback((message: string) => setNotices((list) => [...list.slice(-4), message]), []);
+  const loading = useLoadingText(loader, client);
 
+  // What the server tells this page: resets, refusals, slips.
+  useEffect(() => {
+    if (!client) return;
+    client.onNotice = (n) => notice(n.message);
+    client.onGrabEnded = (result) => notice(`Your grab on the ${result.body} ended: ${result.reason ?? "the server let go"}`);
+    return () => {
+      client.onNotice = undefined;
+      client.onGrabEnded = undefined;
+    };
+  }, [client, notice]);
   useEffect(() => {
     const xr = navigator.xr;
     if (!xr) return;
@@ -79,18 +100,25 @@ export function App({ store, emulated }: { store: AppXRStore; emulated?: Emulate
           <RoomStatics passthrough={passthrough} />
           {client && <RoomContents client={client} loader={loader} players={players} />}
           {client && <XRInteraction client={client} canGrab={role === "player"} onNotice={notice} />}
-          {client && <MouseDrag client={client} enabled={canGrab && !xrMode} onDragging={setDragging} />}
-          <SpectatorCamera client={client} mode={cameraMode} dragging={dragging} />
+          {client && <MouseDrag client={client} enabled={canGrab && !xrMode && !kiosk} onDragging={setDragging} onGrabbed={onGrabbed} onNotice={notice} />}
+          <SpectatorCamera client={client} mode={cameraMode} dragging={dragging} onLook={onLook} />
           <XRHud connection={state} />
         </XR>
       </Canvas>
-      <div style={{ position: "fixed", inset: 12, display: "flex", flexDirection: "column", gap: 8, alignItems: "flex-start", pointerEvents: "none" }}>
-        <StatusPanel connection={state} players={players.filter((p) => p.role === "player").length} />
-        <LoadingPanel loader={loader} />
-        {role === "spectator" && state.status === "connected" && <JoinPanel onJoin={(n, c) => void join(n, c)} busy={joining} error={joinError} />}
-        <SessionButtons vr={support.vr} ar={support.ar} onEnter={enter} cameraMode={cameraMode} onCameraMode={setCameraMode} />
-        <Notices messages={notices} />
-      </div>
+      {kiosk ? <KioskOverlay client={client} players={players} /> : (
+        <div style={{ position: "fixed", inset: 12, display: "flex", flexDirection: "column", gap: 8, alignItems: "flex-start", pointerEvents: "none" }}>
+          <TitleCard compact={hints.grabbed} />
+          <StatusPanel connection={state} players={players.filter((p) => p.role === "player").length} loading={loading} stats={stats} onStats={setStats} />
+          <LoadingPanel loader={loader} />
+          {role === "spectator" && state.status === "connected" && <JoinPanel onJoin={(n, c) => void join(n, c)} busy={joining} error={joinError} />}
+          <div style={{ display: "flex", gap: 8, pointerEvents: "auto", flexWrap: "wrap" }}>
+            <SessionButtons vr={support.vr} ar={support.ar} onEnter={enter} cameraMode={cameraMode} onCameraMode={setCameraMode} />
+            {client && canGrab && <ResetTableButton onReset={() => client.resetTable()} />}
+          </div>
+          <ControlHints device={device} canGrab={canGrab} headset={support.vr} done={hints} />
+          <Notices messages={notices} />
+        </div>
+      )}
     </>
   );
 }

@@ -16,8 +16,8 @@ import { throttledLog } from "../logging/throttled-log";
 import { isMalformedRoomData } from "./malformed-frames";
 import { RateLimiter } from "./rate-limiter";
 import { TableResetPolicy } from "./table-reset";
+import { uniqueColour } from "./player-colours";
 
-const PALETTE = ["#ef5350", "#42a5f5", "#66bb6a", "#ffa726", "#ab47bc", "#26c6da", "#ec407a", "#d4e157"];
 /** A body none of whose proxy points moved more than this (m) since it was last sent is left out of snapshots: below
  * what anyone can see, above the sub-millimetre wobble of a body at rest. */
 const IDLE_DISTANCE = 1e-3;
@@ -117,6 +117,8 @@ export interface TickStats {
   cursor: number;
   count: number;
   overruns: number;
+  /** Snapshot bytes sent, times the clients each went to. */
+  snapshotBytes: number;
 }
 
 export class PlaygroundRoom extends Room {
@@ -142,7 +144,7 @@ export class PlaygroundRoom extends Room {
   private tableReset!: TableResetPolicy;
   /** What sending acks and a snapshot costs (ms): the recent sends' decaying maximum. */
   private sendMs = 0;
-  readonly stats: TickStats = { durations: new Float64Array(4096), cursor: 0, count: 0, overruns: 0 };
+  readonly stats: TickStats = { durations: new Float64Array(4096), cursor: 0, count: 0, overruns: 0, snapshotBytes: 0 };
 
   override async onCreate(options: Record<string, unknown> = {}): Promise<void> {
     // The server's public room stays when its last client leaves: nobody else may make one. Any other room (an
@@ -224,7 +226,7 @@ export class PlaygroundRoom extends Room {
       lastHeard: this.world.tick,
     });
     this.state.players.set(client.sessionId, new PlayerState({
-      name: name || `${role === "player" ? "Player" : "Viewer"} ${slot + 1}`, color: color ?? PALETTE[slot % PALETTE.length], role, slot,
+      name: name || `${role === "player" ? "Player" : "Viewer"} ${slot + 1}`, color: uniqueColour(color, [...this.state.players.values()].map((p) => p.color), slot), role, slot,
     }));
     // A late joiner gets every body and prop now, not only those that move later.
     client.sendBytes(MESSAGES.snapshot, this.encodeSnapshot(true).slice());
@@ -277,6 +279,16 @@ export class PlaygroundRoom extends Room {
   }
 
   /** The world, for benchmarks and tests in the same process. */
+  /** What the admin page shows of this room: tick time (p99 of the last 4,096 ticks, overruns) and snapshot bytes sent so far. */
+  adminStats(): { roomId: string; clients: number; tickMsP99: number; overruns: number; ticks: number; snapshotBytes: number; idleResetMinutes: number } {
+    const s = this.stats, n = Math.min(s.count, s.durations.length);
+    const recent = Float64Array.from(s.durations.subarray(0, n)).sort();
+    return {
+      roomId: this.roomId, clients: this.clients.length, tickMsP99: n ? recent[Math.min(n - 1, Math.floor(0.99 * n))] : 0,
+      overruns: s.overruns, ticks: s.count, snapshotBytes: s.snapshotBytes, idleResetMinutes: this.tableReset.idleMinutes,
+    };
+  }
+
   get sceneWorld(): SceneWorld {
     return this.world;
   }
@@ -308,7 +320,10 @@ export class PlaygroundRoom extends Room {
         seat.ackDirty = false;
       }
       const bytes = this.encodeSnapshot(false);
-      if (bytes.byteLength > EMPTY_SNAPSHOT_BYTES) this.broadcastBytes(MESSAGES.snapshot, bytes, {});
+      if (bytes.byteLength > EMPTY_SNAPSHOT_BYTES) {
+        this.broadcastBytes(MESSAGES.snapshot, bytes, {});
+        this.stats.snapshotBytes += bytes.byteLength * this.clients.length;
+      }
       this.sendMs = Math.max(performance.now() - sendStarted, SEND_COST_DECAY * this.sendMs);
     }
     const ms = performance.now() - started;

@@ -249,6 +249,10 @@ export class PliantRoomClient {
   readonly predictionStats: PredictionStats = { steps: 0, replayed: 0, coasted: 0, replays: 0, shifts: 0, deferred: 0, mostStepsInUpdate: 0, predictedSlips: 0, skippedFrames: 0 };
   /** Called after each reconciliation of a predicted body with a server state (tests, diagnostics). */
   onReconcile: ((event: ReconcileEvent) => void) | undefined;
+  /** Called for each notice from the server (the page shows them). */
+  onNotice: ((notice: NoticeMessage) => void) | undefined;
+  /** Called when the server ends one of this client's grabs (it slipped, the body was put back, an admin said so). */
+  onGrabEnded: ((result: GrabResultMessage) => void) | undefined;
   /** Round-trip time, ms (refreshed every second). */
   rtt = 0;
   private readonly network: NetworkSimulator;
@@ -313,7 +317,10 @@ export class PliantRoomClient {
       self.network.schedule(true, () => (ready ? self.applySnapshot(bytes) : early.push(bytes)));
     });
     room.onMessage(MESSAGES.grabResult, (result: GrabResultMessage) => self.network.schedule(false, () => self.onGrabResult(result)));
-    room.onMessage(MESSAGES.notice, (notice: NoticeMessage) => self.notices.push(notice));
+    room.onMessage(MESSAGES.notice, (notice: NoticeMessage) => {
+      self.notices.push(notice);
+      self.onNotice?.(notice);
+    });
     room.onMessage(MESSAGES.ack, (ack: AckMessage) => self.network.schedule(true, () => self.onAck(ack)));
     const fetchBake = settings.fetchBake ?? (async (hash: string) => {
       const response = await fetch(`${http}/bakes/${hash}`);
@@ -1043,6 +1050,11 @@ export class PliantRoomClient {
     for (let i = 0; i < leads.length; i++) leads[i] -= excess;
   }
 
+  /** Asks the server to put the table back as it started (players; refused within its cooldown, with a notice). */
+  resetTable(): void {
+    this.room.send(MESSAGES.resetTable, {});
+  }
+
   private onGrabResult(result: GrabResultMessage): void {
     const resolve = this.pendingGrabs.get(result.hand);
     this.pendingGrabs.delete(result.hand);
@@ -1061,6 +1073,7 @@ export class PliantRoomClient {
         }
       }
     } else {
+      if (!resolve) this.onGrabEnded?.(result);
       // Refused, or ended by the server (slipped, or the body was put back): every snapshot from now on is after
       // that, so no frame may replay this grab's pull again.
       const held = this.held.get(result.hand);

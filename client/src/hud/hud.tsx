@@ -1,14 +1,16 @@
-// The page's overlay: connection state, round trip, frame rate and simulation time; loading progress per body;
-// the join form; the Enter VR / Enter AR buttons and the camera switch.
+// The page's overlay: connection state (with round trip, frame rate and simulation time behind the "stats"
+// toggle or ?debug); loading progress; the join form; the Enter VR / Enter AR buttons and the camera switch.
 
 import { useEffect, useState } from "react";
+import type { PliantRoomClient } from "../../../shared/net";
 import type { BakeLoader } from "../bake/bake-loader";
 import type { ConnectionState } from "../room/room-connection";
 import type { CameraMode } from "../view/spectator-camera";
 import { frameStats } from "./frame-stats";
+import { hudButton, hudPanel } from "./hud-style";
 
-const panel: React.CSSProperties = { background: "rgba(17, 20, 26, 0.78)", borderRadius: 10, padding: "8px 12px", pointerEvents: "auto", backdropFilter: "blur(6px)" };
-const button: React.CSSProperties = { background: "#4fc3f7", color: "#0b1118", border: 0, borderRadius: 8, padding: "8px 14px", font: "600 14px system-ui, sans-serif", cursor: "pointer" };
+const panel = hudPanel;
+const button = hudButton;
 const STAGE_LABEL = { download: "downloading", fields: "computing the skinning weights of", weights: "preparing" } as const;
 const STATUS_COLOR = { connecting: "#ffb300", connected: "#66bb6a", reconnecting: "#ffb300", failed: "#ef5350" } as const;
 
@@ -28,21 +30,49 @@ export function useHudNumbers(connection: ConnectionState) {
   return numbers;
 }
 
-export function StatusPanel({ connection, players }: { connection: ConnectionState; players: number }) {
-  const n = useHudNumbers(connection);
+export function StatusPanel({ connection, players, loading, stats, onStats }: { connection: ConnectionState; players: number; loading: string | null; stats: boolean; onStats: (on: boolean) => void }) {
   return (
     <div style={panel} data-testid="hud">
       <div>
         <span style={{ color: STATUS_COLOR[connection.status] }}>●</span>{" "}
         <span data-testid="connection-status">{connection.status}</span>
-        {connection.status === "connected" && <> · {connection.role} · {players} {players === 1 ? "player" : "players"}</>}
+        {loading && <span data-testid="loading-status"> · {loading}</span>}
+        {connection.status === "connected" && !loading && <> · {connection.role === "player" ? "playing" : "watching"} · {players} {players === 1 ? "player" : "players"}</>}
+        {" "}
+        <button onClick={() => onStats(!stats)} data-testid="stats-toggle" title="frame rate, round trip and simulation time" style={{ background: "none", border: "1px solid #556", borderRadius: 6, color: "inherit", font: "12px system-ui", padding: "1px 6px", cursor: "pointer" }}>
+          {stats ? "hide stats" : "stats"}
+        </button>
       </div>
-      <div style={{ opacity: 0.8, fontVariantNumeric: "tabular-nums" }}>
-        {n.rtt.toFixed(0)} ms RTT · {n.fps.toFixed(0)} fps · sim {n.simMs.toFixed(2)} ms · CPU {n.frameMs.toFixed(2)} ms
-      </div>
+      {stats && <Telemetry connection={connection} />}
       {connection.error && <div style={{ color: "#ffab91" }} data-testid="connection-error">{connection.error}</div>}
     </div>
   );
+}
+
+function Telemetry({ connection }: { connection: ConnectionState }) {
+  const n = useHudNumbers(connection);
+  return (
+    <div style={{ opacity: 0.8, fontVariantNumeric: "tabular-nums" }} data-testid="telemetry">
+      {n.rtt.toFixed(0)} ms RTT · {n.fps.toFixed(0)} fps · sim {n.simMs.toFixed(2)} ms · CPU {n.frameMs.toFixed(2)} ms
+    </div>
+  );
+}
+
+/** "loading bodies 2/3" while the room's bodies are not all on screen yet; null once they are. */
+export function useLoadingText(loader: BakeLoader, client: PliantRoomClient | null): string | null {
+  const [, force] = useState(0);
+  useEffect(() => loader.subscribe(() => force((v) => v + 1)), [loader]);
+  useEffect(() => {
+    if (!client) return;
+    const refresh = () => force((v) => v + 1);
+    client.room.onStateChange(refresh);
+    return () => client.room.onStateChange.remove(refresh);
+  }, [client]);
+  const bodies = (client?.room.state as { bodies?: Map<string, { bake: string }> } | undefined)?.bodies;
+  if (!client || !bodies || bodies.size === 0) return client ? "loading bodies" : null;
+  const hashes = [...bodies.values()].map((b) => b.bake);
+  const ready = hashes.filter((h) => loader.get(h)).length;
+  return ready < hashes.length ? `loading bodies ${ready}/${hashes.length}` : null;
 }
 
 export function LoadingPanel({ loader }: { loader: BakeLoader }) {

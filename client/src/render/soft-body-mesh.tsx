@@ -5,6 +5,7 @@ import { useEffect, useMemo, useRef } from "react";
 import * as THREE from "three";
 import type { ClientBody } from "../../../shared/net";
 import type { LoadedBake } from "../bake/bake-loader";
+import { HELD_GLOW, HOVER_GLOW, highlight } from "../interaction/highlight";
 import { createBodyMaterial } from "./body-look";
 import { applySoftSkinning, createSkinnedGeometry, createSkinningUniforms, writeHandleRows } from "./soft-skinning";
 
@@ -33,8 +34,13 @@ export function SoftBodyMesh({ body, bake, size }: { body: ClientBody; bake: Loa
     return () => { live = false; };
   }, [gl, camera, scene, geometry, material]);
 
+  // Hover and grab feedback: the body glows in its own colour, brighter while held.
+  useEffect(() => void material.emissive.copy(material.color), [material]);
   // Before the scene update and the draw: the only per-frame CPU work for this body, O(K).
-  useFrame(() => writeHandleRows(body.displayQ, uniforms.pliantRows.value), -1);
+  useFrame(() => {
+    writeHandleRows(body.displayQ, uniforms.pliantRows.value);
+    material.emissiveIntensity = highlight.held.has(body.id) ? HELD_GLOW : highlight.hovered === body.id ? HOVER_GLOW : 0;
+  }, -1);
 
   const origin = body.body.origin;
   return (

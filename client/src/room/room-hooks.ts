@@ -45,3 +45,27 @@ export function useRoomFlags(client: PliantRoomClient | null): { spectatorGrabs:
   }, [client]);
   return { spectatorGrabs };
 }
+
+export interface GrabInfo { key: string; owner: string; body: string }
+
+/** The grabs held in the room (who holds which body), re-rendering only when that changes. */
+export function useGrabs(client: PliantRoomClient | null): GrabInfo[] {
+  const [grabs, setGrabs] = useState<GrabInfo[]>([]);
+  useEffect(() => {
+    if (!client) return;
+    let key = "";
+    const refresh = () => {
+      const map = (client.room.state as { grabs?: Map<string, { owner: string; body: string }> }).grabs;
+      const next = map ? [...map.entries()].map(([k, g]) => ({ key: k, owner: g.owner, body: g.body })) : [];
+      const nextKey = JSON.stringify(next);
+      if (nextKey !== key) {
+        key = nextKey;
+        setGrabs(next);
+      }
+    };
+    refresh();
+    client.room.onStateChange(refresh);
+    return () => client.room.onStateChange.remove(refresh);
+  }, [client]);
+  return grabs;
+}

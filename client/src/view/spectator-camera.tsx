@@ -11,7 +11,7 @@ import { shownCentre } from "../interaction/surface-pick";
 export type CameraMode = "orbit" | "auto";
 const TABLE_FOCUS = new THREE.Vector3(0, 0.85, -0.6);
 
-export function SpectatorCamera({ client, mode, dragging }: { client: PliantRoomClient | null; mode: CameraMode; dragging: boolean }) {
+export function SpectatorCamera({ client, mode, dragging, onLook }: { client: PliantRoomClient | null; mode: CameraMode; dragging: boolean; onLook?: () => void }) {
   const { camera, gl } = useThree();
   const controls = useRef<OrbitControls | null>(null);
   const focus = useRef(TABLE_FOCUS.clone()).current;
@@ -32,6 +32,13 @@ export function SpectatorCamera({ client, mode, dragging }: { client: PliantRoom
     controls.current = c;
     return () => c.dispose();
   }, [camera, gl]);
+
+  useEffect(() => {
+    const c = controls.current;
+    if (!c || !onLook) return;
+    c.addEventListener("start", onLook);
+    return () => c.removeEventListener("start", onLook);
+  }, [onLook]);
 
   useEffect(() => {
     if (controls.current) controls.current.enabled = mode === "orbit" && !dragging;
@@ -59,8 +66,9 @@ export function SpectatorCamera({ client, mode, dragging }: { client: PliantRoom
     }
     focus.lerp(wanted, Math.min(1, delta * 1.5));
     angle.current += delta * 0.12;
-    const radius = 1.5 + 0.25 * Math.sin(angle.current * 0.7);
-    camera.position.set(focus.x + radius * Math.sin(angle.current), focus.y + 0.55, focus.z + radius * Math.cos(angle.current));
+    // Close enough that the bodies fill the frame, high enough to see the table top rather than the wall behind.
+    const radius = 1.1 + 0.15 * Math.sin(angle.current * 0.7);
+    camera.position.set(focus.x + radius * Math.sin(angle.current), focus.y + 0.5, focus.z + radius * Math.cos(angle.current));
     camera.lookAt(focus);
     if (c) c.target.copy(focus);
   });

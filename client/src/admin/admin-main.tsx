@@ -1,0 +1,4 @@
+import { createRoot } from "react-dom/client";
+import { AdminPage } from "./admin-page";
+
+createRoot(document.getElementById("root")!).render(<AdminPage />);
