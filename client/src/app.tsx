@@ -18,7 +18,8 @@ import { XRInteraction } from "./interaction/xr-interaction";
 import { SoftBodyMesh } from "./render/soft-body-mesh";
 import { FrameDriver } from "./room/frame-driver";
 import { RoomConnection } from "./room/room-connection";
-import { usePlayers, useRoomFlags } from "./room/room-hooks";
+import { useGrabs, usePlayers, useRoomFlags } from "./room/room-hooks";
+import { GrabMarkers } from "./scene/grab-markers";
 import { Avatars } from "./scene/avatars";
 import { Lights, Props, RoomStatics } from "./scene/room-scene";
 import { SpectatorCamera, type CameraMode } from "./view/spectator-camera";
@@ -124,6 +125,7 @@ export function App({ store, emulated }: { store: AppXRStore; emulated?: Emulate
 }
 
 function RoomContents({ client, loader, players }: { client: PliantRoomClient; loader: BakeLoader; players: ReturnType<typeof usePlayers> }) {
+  const grabs = useGrabs(client);
   const infos = client.room.state as { bodies: Map<string, { id: string; bake: string; size: number }> };
   return (
     <>
@@ -134,6 +136,7 @@ function RoomContents({ client, loader, players }: { client: PliantRoomClient; l
       })}
       <Props client={client} />
       <Avatars client={client} players={players} />
+      <GrabMarkers client={client} grabs={grabs} players={players} />
     </>
   );
 }

@@ -61,6 +61,15 @@ export function installDebugHooks({ connection, loader, store, emulated }: { con
       const canvas = document.querySelector("canvas")!.getBoundingClientRect();
       return [canvas.left + ((v.x + 1) / 2) * canvas.width, canvas.top + ((1 - v.y) / 2) * canvas.height];
     },
+    /** Other people's grab markers as shown now: holder, colour, world position. */
+    get grabMarkers(): { owner: string; color: string; position: [number, number, number] }[] {
+      const found: { owner: string; color: string; position: [number, number, number] }[] = [];
+      scene?.traverse((o) => {
+        if (!o.name.startsWith("grab-marker-") || !o.visible) return;
+        found.push({ owner: o.userData.owner, color: o.userData.color, position: [o.position.x, o.position.y, o.position.z] });
+      });
+      return found;
+    },
     /** Shows or hides every soft body (pixel checks compare the two). */
     setBodiesVisible(visible: boolean): void {
       scene?.traverse((o) => { if (o.name.startsWith("soft-body-")) o.visible = visible; });

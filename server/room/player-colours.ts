@@ -16,20 +16,23 @@ function distance(a: string, b: string): number {
   return Math.hypot(r1 - r2, g1 - g2, b1 - b2);
 }
 
-/** A colour for a new seat: `wanted` ("#rrggbb" or null) unless one of `taken` is too close to it. */
+/**
+ * A colour for a new seat: `wanted` ("#rrggbb" or null) unless one of `taken` is too close to it; then the first
+ * free palette colour; in a room fuller than that, the candidate hue farthest from every colour taken.
+ */
 export function uniqueColour(wanted: string | null, taken: readonly string[], slot: number): string {
-  const free = (colour: string) => taken.every((other) => distance(colour, other) >= TOO_CLOSE);
-  if (wanted && free(wanted)) return wanted;
+  const nearest = (colour: string) => taken.reduce((d, other) => Math.min(d, distance(colour, other)), Infinity);
+  if (wanted && nearest(wanted) >= TOO_CLOSE) return wanted;
   for (let k = 0; k < PALETTE.length; k++) {
     const colour = PALETTE[(slot + k) % PALETTE.length];
-    if (free(colour)) return colour;
+    if (nearest(colour) >= TOO_CLOSE) return colour;
   }
-  // More seats than the palette: hues a golden angle apart, bright enough to read on the dark room.
-  for (let k = 0; k < 64; k++) {
-    const colour = hsl(((slot + k) * 137.508) % 360, 0.7, 0.6);
-    if (free(colour)) return colour;
+  let best = PALETTE[slot % PALETTE.length], bestDistance = -1;
+  for (const colour of EXTRA_HUES) {
+    const d = nearest(colour);
+    if (d > bestDistance) { best = colour; bestDistance = d; }
   }
-  return wanted ?? PALETTE[slot % PALETTE.length];
+  return best;
 }
 
 function hsl(h: number, s: number, l: number): string {
@@ -40,3 +43,6 @@ function hsl(h: number, s: number, l: number): string {
   };
   return `#${[channel(0), channel(8), channel(4)].map((c) => c.toString(16).padStart(2, "0")).join("")}`;
 }
+
+/** Bright hues a golden angle apart, in three lightnesses, for rooms fuller than the palette. */
+const EXTRA_HUES = Array.from({ length: 96 }, (_, k) => hsl((k * 137.508) % 360, 0.75, [0.55, 0.7, 0.42][k % 3]));

@@ -1050,6 +1050,11 @@ export class PliantRoomClient {
     for (let i = 0; i < leads.length; i++) leads[i] -= excess;
   }
 
+  /** Where grab `slot` (GrabState.slot) pulls now, as the latest snapshot says; undefined before any. */
+  grabTarget(slot: number): readonly [number, number, number] | undefined {
+    return this.grabTargets.get(slot);
+  }
+
   /** Asks the server to put the table back as it started (players; refused within its cooldown, with a notice). */
   resetTable(): void {
     this.room.send(MESSAGES.resetTable, {});

@@ -8,6 +8,8 @@ import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startServer, type RunningServer } from "../../server/app";
+import { PliantRoomClient } from "../../shared/net";
+import { shownSurfacePoint, topSample as shownTopSample, waitUntilShown } from "../server/helpers";
 import { ARTIFACTS, inPage, launchBrowser, openPage, waitForPage, type Browser, type WatchedPage } from "./browser";
 import { nearestSample, rememberShape, sampleDepth, samplePoint, shapeChange, sideSamples, topSample } from "./page-probes";
 
@@ -232,5 +234,36 @@ describe("headset and spectator in Chromium", () => {
     }, 1000);
     console.info(`poke: dent ${deepest.toFixed(4)} m, ${left.toFixed(4)} m settled ${((Date.now() - away) / 1000).toFixed(1)} s after`);
     expect(headset.errors).toEqual([]);
+  });
+
+  it("a desktop player's grab shows in the headset as a marker in their colour where they pull", async () => {
+    // A desktop player's page grabs with its mouse pointer: the same messages, sent here from Node.
+    const desk = await PliantRoomClient.join({ endpoint: `ws://127.0.0.1:${server.port}`, options: { role: "player", name: "Desk", color: "#00e676" } });
+    const timer = setInterval(() => desk.update(), 8);
+    try {
+      await waitUntilShown(desk);
+      const from = shownSurfacePoint(desk, "rubber-block", shownTopSample(desk, "rubber-block"));
+      const grab = await desk.grab("pointer", "rubber-block", from);
+      expect(grab.ok, grab.reason).toBe(true);
+      const target: Vec = [from[0], from[1] + 0.08, from[2]];
+      desk.moveGrab("pointer", target);
+      const colour = [...desk.room.state.players.values()].find((p) => p.name === "Desk")!.color;
+      await vi.waitFor(async () => {
+        const markers = await inPage<{ owner: string; color: string; position: Vec }[]>(headset.page, "window.pliant.grabMarkers");
+        const mine = markers.find((m) => m.owner === desk.sessionId);
+        expect(mine, "the desk player's marker in the headset").toBeDefined();
+        expect(mine!.color).toBe(colour);
+        expect(Math.hypot(mine!.position[0] - target[0], mine!.position[1] - target[1], mine!.position[2] - target[2]), "at the pointer's target, m").toBeLessThan(0.02);
+      }, { timeout: 20_000, interval: 100 });
+      desk.release("pointer");
+      await vi.waitFor(async () => {
+        const markers = await inPage<{ owner: string }[]>(headset.page, "window.pliant.grabMarkers");
+        expect(markers.some((m) => m.owner === desk.sessionId), "gone once released").toBe(false);
+      }, { timeout: 20_000, interval: 100 });
+      expect(headset.errors).toEqual([]);
+    } finally {
+      clearInterval(timer);
+      await desk.leave();
+    }
   });
 });

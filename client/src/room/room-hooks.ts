@@ -46,7 +46,7 @@ export function useRoomFlags(client: PliantRoomClient | null): { spectatorGrabs:
   return { spectatorGrabs };
 }
 
-export interface GrabInfo { key: string; owner: string; body: string }
+export interface GrabInfo { key: string; owner: string; body: string; slot: number }
 
 /** The grabs held in the room (who holds which body), re-rendering only when that changes. */
 export function useGrabs(client: PliantRoomClient | null): GrabInfo[] {
@@ -55,8 +55,8 @@ export function useGrabs(client: PliantRoomClient | null): GrabInfo[] {
     if (!client) return;
     let key = "";
     const refresh = () => {
-      const map = (client.room.state as { grabs?: Map<string, { owner: string; body: string }> }).grabs;
-      const next = map ? [...map.entries()].map(([k, g]) => ({ key: k, owner: g.owner, body: g.body })) : [];
+      const map = (client.room.state as { grabs?: Map<string, { owner: string; body: string; slot: number }> }).grabs;
+      const next = map ? [...map.entries()].map(([k, g]) => ({ key: k, owner: g.owner, body: g.body, slot: g.slot })) : [];
       const nextKey = JSON.stringify(next);
       if (nextKey !== key) {
         key = nextKey;
