@@ -7,6 +7,7 @@ import { Canvas, useThree } from "@react-three/fiber";
 import { XR } from "@react-three/xr";
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import type { PliantRoomClient } from "../../shared/net";
+import { BodySounds } from "./audio/body-sounds";
 import { BakeLoader } from "./bake/bake-loader";
 import { installDebugHooks, setDebugView } from "./debug-hooks";
 import { JoinPanel, LoadingPanel, Notices, SessionButtons, StatusPanel, useLoadingText } from "./hud/hud";
@@ -41,6 +42,7 @@ export function App({ store, emulated }: { store: AppXRStore; emulated?: Emulate
   const query = useMemo(() => new URLSearchParams(location.search), []);
   const kiosk = query.has("kiosk"), device = useMemo(detectDevice, []);
   const [stats, setStats] = useState(() => query.has("debug"));
+  const narrow = useMemo(() => matchMedia("(max-width: 520px)").matches, []);
   const [hints, setHints] = useState<HintState>({ grabbed: false, looked: false });
   const onGrabbed = useCallback(() => setHints((h) => (h.grabbed ? h : { ...h, grabbed: true })), []);
   const onLook = useCallback(() => setHints((h) => (h.looked ? h : { ...h, looked: true })), []);
@@ -100,6 +102,7 @@ export function App({ store, emulated }: { store: AppXRStore; emulated?: Emulate
           <Lights />
           <RoomStatics passthrough={passthrough} />
           {client && <RoomContents client={client} loader={loader} players={players} />}
+          {client && <BodySounds client={client} enabled />}
           {client && <XRInteraction client={client} canGrab={role === "player"} onNotice={notice} />}
           {client && <MouseDrag client={client} enabled={canGrab && !xrMode && !kiosk} onDragging={setDragging} onGrabbed={onGrabbed} onNotice={notice} />}
           <SpectatorCamera client={client} mode={cameraMode} dragging={dragging} onLook={onLook} />
@@ -108,7 +111,7 @@ export function App({ store, emulated }: { store: AppXRStore; emulated?: Emulate
       </Canvas>
       {kiosk ? <KioskOverlay client={client} players={players} /> : (
         <div style={{ position: "fixed", inset: 12, display: "flex", flexDirection: "column", gap: 8, alignItems: "flex-start", pointerEvents: "none" }}>
-          <TitleCard compact={hints.grabbed} />
+          <TitleCard compact={hints.grabbed || narrow} />
           <StatusPanel connection={state} players={players.filter((p) => p.role === "player").length} loading={loading} stats={stats} onStats={setStats} />
           <LoadingPanel loader={loader} />
           {role === "spectator" && state.status === "connected" && <JoinPanel onJoin={(n, c) => void join(n, c)} busy={joining} error={joinError} />}
@@ -116,8 +119,14 @@ export function App({ store, emulated }: { store: AppXRStore; emulated?: Emulate
             <SessionButtons vr={support.vr} ar={support.ar} onEnter={enter} cameraMode={cameraMode} onCameraMode={setCameraMode} />
             {client && canGrab && <ResetTableButton onReset={() => client.resetTable()} />}
           </div>
-          <ControlHints device={device} canGrab={canGrab} headset={support.vr} done={hints} />
+          {!narrow && <ControlHints device={device} canGrab={canGrab} headset={support.vr} done={hints} />}
           <Notices messages={notices} />
+        </div>
+      )}
+      {!kiosk && narrow && (
+        // A phone held upright: the hints go to the bottom edge, clear of the bodies in the middle of the view.
+        <div style={{ position: "fixed", left: 12, right: 12, bottom: 12, pointerEvents: "none" }}>
+          <ControlHints device={device} canGrab={canGrab} headset={support.vr} done={hints} />
         </div>
       )}
     </>

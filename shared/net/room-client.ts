@@ -374,6 +374,16 @@ export class PliantRoomClient {
     return this.held.get(hand)?.body.id;
   }
 
+  /**
+   * How far a hand's grab is pulled from the material it holds, as a share of the distance at which it would slip
+   * (0 when nothing is held): haptics and sounds scale with it.
+   */
+  grabStrain(hand: Hand): number {
+    const held = this.held.get(hand);
+    if (!held || held.grab < 0) return 0;
+    return Math.min(1, held.body.body.grabStretch(held.grab) / grabSlipLimit(held.body.entity.size));
+  }
+
   // ----- inputs -----------------------------------------------------------------------------------------
 
   sendPose(head: Pose, left?: Pose | null, right?: Pose | null): void {

@@ -24,6 +24,8 @@ const FAR_GRAB_RADIUS = 0.03;
 const POKE_RADIUS = 0.015;
 const POKE_NEAR = 0.04;
 const POSE_INTERVAL_MS = 50;
+/** A held controller buzzes this often, harder the further the grab is pulled from the material it holds. */
+const HAPTIC_INTERVAL_MS = 90;
 const POKE_INTERVAL_MS = 33;
 
 interface HandState {
@@ -36,9 +38,10 @@ interface HandState {
   pinching: boolean;
   poking: boolean;
   lastPoke: number;
+  lastBuzz: number;
 }
 
-const newHandState = (): HandState => ({ holding: null, offset: [0, 0, 0], wasSqueeze: false, wasTrigger: false, pinching: false, poking: false, lastPoke: 0 });
+const newHandState = (): HandState => ({ holding: null, offset: [0, 0, 0], wasSqueeze: false, wasTrigger: false, pinching: false, poking: false, lastPoke: 0, lastBuzz: 0 });
 
 export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoomClient; canGrab: boolean; onNotice: (message: string) => void }) {
   const picker = useRef(new SurfacePicker()).current;
@@ -136,7 +139,14 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
       if ((state.holding === "squeeze" && !squeeze) || (state.holding === "trigger" && !trigger)) end(side, state);
       state.wasSqueeze = squeeze;
       state.wasTrigger = trigger;
-      if (state.holding) client.moveGrab(side, fromLocal(g, state.offset, poses.target));
+      if (state.holding) {
+        client.moveGrab(side, fromLocal(g, state.offset, poses.target));
+        const strain = client.grabStrain(side);
+        if (strain > 0.05 && now - state.lastBuzz >= HAPTIC_INTERVAL_MS) {
+          state.lastBuzz = now;
+          pulse(source, 0.15 + 0.85 * strain, HAPTIC_INTERVAL_MS);
+        }
+      }
     }
     if (pose.head && now - lastPose.current >= POSE_INTERVAL_MS) {
       lastPose.current = now;

@@ -14,6 +14,10 @@ export function SoftBodyMesh({ body, bake, size }: { body: ClientBody; bake: Loa
   const uniforms = useMemo(() => createSkinningUniforms(handles, size / 2), [handles, size]);
   const geometry = useMemo(() => createSkinnedGeometry(bake.influences), [bake]);
   const material = useMemo(() => applySoftSkinning(createBodyMaterial(body.material), uniforms, handles), [body.material, uniforms, handles]);
+  // A translucent body first writes its nearest depth (opaque pass, no colour); its blended colour then lands on
+  // that front surface only.
+  const prepass = useMemo(() => (material.transparent ? applySoftSkinning(new THREE.MeshBasicMaterial({ colorWrite: false }), uniforms, handles) : null), [material, uniforms, handles]);
+  useEffect(() => () => prepass?.dispose(), [prepass]);
   const depthMaterial = useMemo(() => applySoftSkinning(new THREE.MeshDepthMaterial({ depthPacking: THREE.RGBADepthPacking }), uniforms, handles), [uniforms, handles]);
   useEffect(() => () => geometry.dispose(), [geometry]);
   useEffect(() => () => material.dispose(), [material]);
@@ -37,13 +41,18 @@ export function SoftBodyMesh({ body, bake, size }: { body: ClientBody; bake: Loa
   // Hover and grab feedback: the body glows in its own colour, brighter while held.
   useEffect(() => void material.emissive.copy(material.color), [material]);
   // Before the scene update and the draw: the only per-frame CPU work for this body, O(K).
+  const prepassMesh = useRef<THREE.Mesh>(null);
   useFrame(() => {
     writeHandleRows(body.displayQ, uniforms.pliantRows.value);
+    // The pre-pass shows only with the body (hidden while its shaders compile, or by a test).
+    if (prepassMesh.current && mesh.current) prepassMesh.current.visible = mesh.current.visible;
     material.emissiveIntensity = highlight.held.has(body.id) ? HELD_GLOW : highlight.hovered === body.id ? HOVER_GLOW : 0;
   }, -1);
 
   const origin = body.body.origin;
   return (
+    <>
+    {prepass && <mesh ref={prepassMesh} name={`depth-prepass-${body.id}`} geometry={geometry} material={prepass} position={[origin[0], origin[1], origin[2]]} frustumCulled={false} renderOrder={-1} />}
     <mesh
       ref={mesh}
       name={`soft-body-${body.id}`}
@@ -56,5 +65,6 @@ export function SoftBodyMesh({ body, bake, size }: { body: ClientBody; bake: Loa
       // The shader moves vertices far from the rest bounds: culling by them would drop a stretched body.
       frustumCulled={false}
     />
+    </>
   );
 }

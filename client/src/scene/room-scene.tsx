@@ -1,15 +1,19 @@
-// The room around the soft bodies: lights, floor, table and walls (from the shared layout) and the rigid props,
-// placed from the latest snapshots. Walls and floor hide in passthrough AR.
+// The room around the soft bodies: lights and a reflection environment made here (nothing downloaded), a floor,
+// table and walls from the shared layout with a stand's backdrop behind the table, and the rigid props, placed
+// from the latest snapshots. Walls and floor hide in passthrough AR.
 
-import { useFrame } from "@react-three/fiber";
-import { useMemo, useRef } from "react";
+import { useFrame, useThree } from "@react-three/fiber";
+import { useEffect, useMemo, useRef } from "react";
 import * as THREE from "three";
+import { RoomEnvironment } from "three/examples/jsm/environments/RoomEnvironment.js";
 import type { PliantRoomClient } from "../../../shared/net";
 import { PLAYGROUND, type PropSpec } from "../../../shared/scene";
 
 const STATIC_COLORS: Record<string, string> = { floor: "#3a404a", table: "#b08158" };
 
 export function RoomStatics({ passthrough }: { passthrough: boolean }) {
+  const textures = useMemo(() => ({ floor: floorTexture(), backdrop: backdropTexture() }), []);
+  useEffect(() => () => { textures.floor.dispose(); textures.backdrop.dispose(); }, [textures]);
   return (
     <group name="statics">
       {PLAYGROUND.statics.map((box) => {
@@ -17,10 +21,11 @@ export function RoomStatics({ passthrough }: { passthrough: boolean }) {
         const isFloor = box.name === "floor";
         if (box.hidden || (passthrough && (isWall || isFloor))) return null;
         const color = STATIC_COLORS[box.name] ?? (isWall ? "#2b3340" : "#7a5a3c");
+        const texture = isFloor ? textures.floor : box.name === "wall-north" ? textures.backdrop : null;
         return (
           <mesh key={box.name} name={box.name} position={box.center} receiveShadow castShadow={!isWall && !isFloor}>
             <boxGeometry args={[2 * box.half[0], 2 * box.half[1], 2 * box.half[2]]} />
-            <meshStandardMaterial color={color} roughness={isFloor ? 0.95 : 0.7} />
+            <meshStandardMaterial color={texture ? "#ffffff" : color} map={texture} roughness={isFloor ? 0.95 : 0.7} />
           </mesh>
         );
       })}
@@ -30,6 +35,19 @@ export function RoomStatics({ passthrough }: { passthrough: boolean }) {
 
 export function Lights() {
   const light = useRef<THREE.DirectionalLight>(null);
+  // Reflections for glossy jelly and rubber: three's procedural room, prefiltered once on the GPU.
+  const { gl, scene } = useThree();
+  useEffect(() => {
+    const pmrem = new THREE.PMREMGenerator(gl);
+    const environment = pmrem.fromScene(new RoomEnvironment(), 0.04).texture;
+    scene.environment = environment;
+    scene.environmentIntensity = 0.35;
+    pmrem.dispose();
+    return () => {
+      scene.environment = null;
+      environment.dispose();
+    };
+  }, [gl, scene]);
   return (
     <>
       <hemisphereLight args={["#dfe8ff", "#30343c", 1.1]} />
@@ -39,14 +57,15 @@ export function Lights() {
         intensity={2.2}
         castShadow
         shadow-mapSize={[1024, 1024]}
-        shadow-camera-left={-1.6}
-        shadow-camera-right={1.6}
-        shadow-camera-top={1.6}
-        shadow-camera-bottom={-1.6}
+        shadow-camera-left={-1.4}
+        shadow-camera-right={1.4}
+        shadow-camera-top={1.4}
+        shadow-camera-bottom={-1.4}
         shadow-camera-near={0.5}
         shadow-camera-far={8}
-        shadow-bias={-0.0005}
-        shadow-normalBias={0.01}
+        // Small biases: a larger normal bias lifted round bodies' shadows off the table into detached rings.
+        shadow-bias={-0.0002}
+        shadow-normalBias={0.002}
       />
     </>
   );
@@ -80,4 +99,48 @@ function Prop({ client, index, shape, size, color, spec }: { client: PliantRoomC
       <meshStandardMaterial color={color} roughness={0.5} />
     </mesh>
   );
+}
+
+/** A floor of large soft tiles (a stand's carpet squares), drawn here. */
+function floorTexture(): THREE.CanvasTexture {
+  const canvas = document.createElement("canvas");
+  canvas.width = canvas.height = 256;
+  const g = canvas.getContext("2d")!;
+  g.fillStyle = "#3a404a";
+  g.fillRect(0, 0, 256, 256);
+  g.fillStyle = "#343a43";
+  g.fillRect(0, 0, 128, 128);
+  g.fillRect(128, 128, 128, 128);
+  g.strokeStyle = "#2c3139";
+  g.lineWidth = 2;
+  g.strokeRect(0, 0, 256, 256);
+  const texture = new THREE.CanvasTexture(canvas);
+  texture.wrapS = texture.wrapT = THREE.RepeatWrapping;
+  texture.repeat.set(4, 4);
+  texture.colorSpace = THREE.SRGBColorSpace;
+  texture.anisotropy = 4;
+  return texture;
+}
+
+/** The wall behind the table: a lit gradient with the product's name, as a stand's back panel. */
+function backdropTexture(): THREE.CanvasTexture {
+  const canvas = document.createElement("canvas");
+  canvas.width = 1024;
+  canvas.height = 512;
+  const g = canvas.getContext("2d")!;
+  const gradient = g.createRadialGradient(512, 300, 40, 512, 300, 620);
+  gradient.addColorStop(0, "#3b5876");
+  gradient.addColorStop(1, "#1c2330");
+  g.fillStyle = gradient;
+  g.fillRect(0, 0, 1024, 512);
+  g.fillStyle = "rgba(232, 236, 241, 0.85)";
+  g.font = "700 64px system-ui, sans-serif";
+  g.textAlign = "center";
+  g.fillText("Pliant", 512, 150);
+  g.fillStyle = "rgba(232, 236, 241, 0.55)";
+  g.font = "400 28px system-ui, sans-serif";
+  g.fillText("soft things, shared live", 512, 196);
+  const texture = new THREE.CanvasTexture(canvas);
+  texture.colorSpace = THREE.SRGBColorSpace;
+  return texture;
 }

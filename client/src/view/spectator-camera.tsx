@@ -10,6 +10,7 @@ import { shownCentre } from "../interaction/surface-pick";
 
 export type CameraMode = "orbit" | "auto";
 const TABLE_FOCUS = new THREE.Vector3(0, 0.85, -0.6);
+const TARGET_MIN = new THREE.Vector3(-2, 0.1, -2.5), TARGET_MAX = new THREE.Vector3(2, 2, 2);
 
 export function SpectatorCamera({ client, mode, dragging, onLook }: { client: PliantRoomClient | null; mode: CameraMode; dragging: boolean; onLook?: () => void }) {
   const { camera, gl } = useThree();
@@ -26,8 +27,9 @@ export function SpectatorCamera({ client, mode, dragging, onLook }: { client: Pl
     c.target.copy(TABLE_FOCUS);
     c.enableDamping = true;
     c.maxPolarAngle = Math.PI * 0.495;
-    c.minDistance = 0.3;
-    c.maxDistance = 6;
+    // Inside the room: not into a body on the table (the spot is 0.3 m long), not out through the walls.
+    c.minDistance = 0.55;
+    c.maxDistance = 2.6;
     c.update();
     controls.current = c;
     return () => c.dispose();
@@ -44,10 +46,21 @@ export function SpectatorCamera({ client, mode, dragging, onLook }: { client: Pl
     if (controls.current) controls.current.enabled = mode === "orbit" && !dragging;
   }, [mode, dragging]);
 
+  // A phone held upright: widen the view so that the three bodies side by side stay in frame.
+  const size = useThree((s) => s.size);
+  useEffect(() => {
+    if (!(camera instanceof THREE.PerspectiveCamera)) return;
+    const aspect = size.width / Math.max(1, size.height);
+    camera.fov = aspect >= 1 ? 55 : Math.min(85, (2 * Math.atan((Math.tan((27.5 * Math.PI) / 180) * 0.9) / aspect) * 180) / Math.PI);
+    camera.updateProjectionMatrix();
+  }, [camera, size]);
+
   useFrame((three, delta) => {
     if (three.gl.xr.isPresenting) return;
     const c = controls.current;
     if (mode === "orbit") {
+      // Panning stays over the room's middle, not out through a wall.
+      c?.target.clamp(TARGET_MIN, TARGET_MAX);
       c?.update();
       return;
     }
