@@ -13,7 +13,7 @@ import { installDebugHooks, setDebugView } from "./debug-hooks";
 import { JoinPanel, LoadingPanel, Notices, SessionButtons, StatusPanel, useLoadingText } from "./hud/hud";
 import { ControlHints, detectDevice, ResetTableButton, TitleCard, type HintState } from "./hud/onboarding";
 import { KioskOverlay } from "./stand/kiosk-overlay";
-import { XRHud } from "./hud/xr-hud";
+import { WristMenu } from "./hud/wrist-menu";
 import { MouseDrag } from "./interaction/mouse-drag";
 import { XRInteraction } from "./interaction/xr-interaction";
 import { SoftBodyMesh } from "./render/soft-body-mesh";
@@ -106,7 +106,7 @@ export function App({ store, emulated }: { store: AppXRStore; emulated?: Emulate
           {client && <XRInteraction client={client} canGrab={role === "player"} onNotice={notice} />}
           {client && <MouseDrag client={client} enabled={canGrab && !xrMode && !kiosk} onDragging={setDragging} onGrabbed={onGrabbed} onNotice={notice} />}
           <SpectatorCamera client={client} mode={cameraMode} dragging={dragging} onLook={onLook} />
-          <XRHud connection={state} />
+          <WristMenu connection={state} canReset={Boolean(client) && canGrab} onReset={() => client?.resetTable()} onLeave={() => void store.getState().session?.end()} debug={stats} />
         </XR>
       </Canvas>
       {kiosk ? <KioskOverlay client={client} players={players} /> : (

@@ -4,6 +4,7 @@
 import type * as THREE from "three";
 import { frameStats } from "./hud/frame-stats";
 import { xrInputs } from "./interaction/xr-inputs";
+import { wristMenu } from "./hud/wrist-menu";
 import type { BakeLoader } from "./bake/bake-loader";
 import type { RoomConnection } from "./room/room-connection";
 import type { AppXRStore, EmulatedDevice } from "./xr/xr-store";
@@ -23,6 +24,7 @@ export function installDebugHooks({ connection, loader, store, emulated }: { con
     store,
     device: emulated?.device,
     inputs: xrInputs,
+    wristMenu,
     loader,
     frameStats,
     /** Loaded bodies: worker time (fetch or IndexedDB, decode, weights, GPU tables), whether from the cache or with weights computed here, render vertices. */

@@ -266,4 +266,27 @@ describe("headset and spectator in Chromium", () => {
       await desk.leave();
     }
   });
+
+  it("the wrist menu above the left controller resets the table when the right controller touches its button", async () => {
+    await inPage(headset.page, "window.pliant.device.primaryInputMode = 'controller'");
+    // Not in view, no menu: a hand passing by presses nothing.
+    expect(await inPage<unknown>(headset.page, "window.pliant.wristMenu.buttons")).toBeNull();
+    // The left controller raised in front of the eyes, as a person looks at their wrist.
+    const head = await inPage<Vec>(headset.page, "(() => { const p = window.pliant.device.position; return [p.x, p.y, p.z]; })()");
+    await inPage(headset.page, "window.pliant.device.quaternion.set(0, 0, 0, 1)");
+    await placeInput(headset.page, "controllers", "left", [head[0], head[1] - 0.2, head[2] - 0.4], "grip");
+    await waitForPage(headset.page, "window.pliant.wristMenu.buttons != null", 20_000);
+    const before = await inPage<number>(headset.page, "window.pliant.wristMenu.presses");
+    const button = await inPage<Vec>(headset.page, "window.pliant.wristMenu.buttons.reset");
+    // The right controller's tip (its target ray's origin) onto the button.
+    const rayToDevice = await inPage<Vec>(headset.page, "(() => { const p = window.pliant.device.controllers.right.position, r = window.pliant.inputs.right.ray; return [p.x - r[0], p.y - r[1], p.z - r[2]]; })()");
+    await inPage(headset.page, `window.pliant.device.controllers.right.position.set(${button[0] + rayToDevice[0]}, ${button[1] + rayToDevice[1]}, ${button[2] + rayToDevice[2]})`);
+    await waitForPage(headset.page, `window.pliant.wristMenu.presses > ${before}`, 20_000);
+    await vi.waitFor(async () => {
+      const notices = await inPage<string[]>(headset.page, "window.pliant.client.notices.map((n) => n.kind + ': ' + n.message)");
+      expect(notices.some((n) => /^reset: .*reset the table/.test(n)), notices.join("; ")).toBe(true);
+    }, { timeout: 20_000, interval: 100 });
+    await headset.page.screenshot({ path: path.join(ARTIFACTS, "wrist-menu.png") });
+    expect(headset.errors).toEqual([]);
+  });
 });

@@ -1,11 +1,9 @@
-// The room around the soft bodies: lights and a reflection environment made here (nothing downloaded), a floor,
-// table and walls from the shared layout with a stand's backdrop behind the table, and the rigid props, placed
-// from the latest snapshots. Walls and floor hide in passthrough AR.
+// The room around the soft bodies: lights, a floor, table and walls from the shared layout with a stand's backdrop
+// behind the table, and the rigid props, placed from the latest snapshots. Walls and floor hide in passthrough AR.
 
-import { useFrame, useThree } from "@react-three/fiber";
+import { useFrame } from "@react-three/fiber";
 import { useEffect, useMemo, useRef } from "react";
 import * as THREE from "three";
-import { RoomEnvironment } from "three/examples/jsm/environments/RoomEnvironment.js";
 import type { PliantRoomClient } from "../../../shared/net";
 import { PLAYGROUND, type PropSpec } from "../../../shared/scene";
 
@@ -35,19 +33,6 @@ export function RoomStatics({ passthrough }: { passthrough: boolean }) {
 
 export function Lights() {
   const light = useRef<THREE.DirectionalLight>(null);
-  // Reflections for glossy jelly and rubber: three's procedural room, prefiltered once on the GPU.
-  const { gl, scene } = useThree();
-  useEffect(() => {
-    const pmrem = new THREE.PMREMGenerator(gl);
-    const environment = pmrem.fromScene(new RoomEnvironment(), 0.04).texture;
-    scene.environment = environment;
-    scene.environmentIntensity = 0.35;
-    pmrem.dispose();
-    return () => {
-      scene.environment = null;
-      environment.dispose();
-    };
-  }, [gl, scene]);
   return (
     <>
       <hemisphereLight args={["#dfe8ff", "#30343c", 1.1]} />

@@ -1,0 +1,129 @@
+// The menu inside the headset: a small panel above the left wrist (controller or hand) when it is raised into
+// view, turned to the eyes, with
+// "Reset table" and "Leave VR", pressed by touching a button with the right hand's fingertip or controller.
+// Below the buttons: the connection and players (and, with ?debug, frame rate and simulation time), in place of
+// a head-locked strip floating over the table.
+
+import { useFrame } from "@react-three/fiber";
+import { useEffect, useMemo, useRef } from "react";
+import * as THREE from "three";
+import { xrInputs } from "../interaction/xr-inputs";
+import type { ConnectionState } from "../room/room-connection";
+import { frameStats } from "./frame-stats";
+
+const WIDTH = 0.16, HEIGHT = 0.09;
+/** Above the wrist, m. */
+const LIFT = 0.09;
+/**
+ * The menu shows (and takes presses) only while its wrist is raised into view: within this distance of the eyes
+ * and this angle of where they look. A hand reaching past the other wrist at the table presses nothing.
+ */
+const LOOK_DISTANCE = 0.7;
+const LOOK_COS = Math.cos((32 * Math.PI) / 180);
+/** A fingertip this close to a button's centre presses it, m; a button presses once until the finger leaves. */
+const PRESS = 0.022;
+type ButtonId = "reset" | "leave";
+/** Button centres in the panel's plane, m from its centre. */
+const BUTTONS: Record<ButtonId, [number, number]> = { reset: [-0.038, 0.018], leave: [0.038, 0.018] };
+
+/** Where the wrist menu's buttons are this frame (tests press them); null outside a session. */
+export const wristMenu = { buttons: null as Record<ButtonId, [number, number, number]> | null, presses: 0 };
+
+export function WristMenu({ connection, canReset, onReset, onLeave, debug }: { connection: ConnectionState; canReset: boolean; onReset: () => void; onLeave: () => void; debug: boolean }) {
+  const panel = useRef<THREE.Mesh>(null);
+  const { canvas, texture } = useMemo(() => {
+    const canvas = document.createElement("canvas");
+    canvas.width = 512;
+    canvas.height = 288;
+    const texture = new THREE.CanvasTexture(canvas);
+    texture.colorSpace = THREE.SRGBColorSpace;
+    return { canvas, texture };
+  }, []);
+  useEffect(() => () => texture.dispose(), [texture]);
+  const scratch = useRef({ head: new THREE.Vector3(), point: new THREE.Vector3(), pressed: null as ButtonId | null, lastDraw: 0 }).current;
+
+  useFrame(({ gl }) => {
+    const m = panel.current;
+    if (!m) return;
+    const wrist = xrInputs.left.grip;
+    const head = gl.xr.getCamera();
+    let inView = false;
+    if (gl.xr.isPresenting && wrist) {
+      scratch.head.setFromMatrixPosition(head.matrixWorld);
+      const e = head.matrixWorld.elements;
+      const dx = wrist[0] - scratch.head.x, dy = wrist[1] + LIFT - scratch.head.y, dz = wrist[2] - scratch.head.z, d = Math.hypot(dx, dy, dz);
+      inView = d < LOOK_DISTANCE && (-e[8] * dx - e[9] * dy - e[10] * dz) / d > LOOK_COS;
+    }
+    m.visible = inView;
+    if (!inView || !wrist) {
+      wristMenu.buttons = null;
+      scratch.pressed = null;
+      return;
+    }
+    m.position.set(wrist[0], wrist[1] + LIFT, wrist[2]);
+    // Turned to the eyes, upright.
+    m.lookAt(scratch.head.x, m.position.y, scratch.head.z);
+    m.updateMatrixWorld();
+    const buttons = (wristMenu.buttons ??= { reset: [0, 0, 0], leave: [0, 0, 0] });
+    for (const id of Object.keys(BUTTONS) as ButtonId[]) {
+      scratch.point.set(BUTTONS[id][0], BUTTONS[id][1], 0).applyMatrix4(m.matrixWorld);
+      buttons[id][0] = scratch.point.x; buttons[id][1] = scratch.point.y; buttons[id][2] = scratch.point.z;
+    }
+    // The right index fingertip (hands) or the tip of the right controller (its target ray's origin) presses.
+    const finger = xrInputs.right.indexTip ?? xrInputs.right.ray;
+    let touching: ButtonId | null = null;
+    if (finger) {
+      for (const id of Object.keys(BUTTONS) as ButtonId[]) {
+        const b = buttons[id];
+        if (Math.hypot(finger[0] - b[0], finger[1] - b[1], finger[2] - b[2]) < PRESS) touching = id;
+      }
+    }
+    if (touching && touching !== scratch.pressed) {
+      wristMenu.presses++;
+      if (touching === "reset" && canReset) onReset();
+      if (touching === "leave") onLeave();
+    }
+    scratch.pressed = touching;
+    const now = performance.now();
+    if (now - scratch.lastDraw < 250) return;
+    scratch.lastDraw = now;
+    draw(canvas, connection, canReset, touching, debug);
+    texture.needsUpdate = true;
+  });
+
+  return (
+    <mesh ref={panel} visible={false} renderOrder={10} name="wrist-menu">
+      <planeGeometry args={[WIDTH, HEIGHT]} />
+      <meshBasicMaterial map={texture} transparent side={THREE.DoubleSide} />
+    </mesh>
+  );
+}
+
+function draw(canvas: HTMLCanvasElement, connection: ConnectionState, canReset: boolean, touching: ButtonId | null, debug: boolean): void {
+  const g = canvas.getContext("2d")!, w = canvas.width, h = canvas.height;
+  g.clearRect(0, 0, w, h);
+  g.fillStyle = "rgba(17, 20, 26, 0.85)";
+  g.beginPath();
+  g.roundRect(0, 0, w, h, 28);
+  g.fill();
+  const button = (id: ButtonId, label: string, enabled: boolean) => {
+    // Panel metres to canvas pixels: x from -W/2..W/2, y from H/2..-H/2.
+    const cx = ((BUTTONS[id][0] + WIDTH / 2) / WIDTH) * w, cy = ((HEIGHT / 2 - BUTTONS[id][1]) / HEIGHT) * h;
+    g.fillStyle = !enabled ? "#2c3442" : touching === id ? "#81d4fa" : id === "leave" ? "#ef5350" : "#4fc3f7";
+    g.beginPath();
+    g.roundRect(cx - 110, cy - 44, 220, 88, 18);
+    g.fill();
+    g.fillStyle = enabled ? "#0b1118" : "#7d8794";
+    g.font = "700 34px system-ui, sans-serif";
+    g.textAlign = "center";
+    g.textBaseline = "middle";
+    g.fillText(label, cx, cy + 2);
+  };
+  button("reset", "Reset table", canReset);
+  button("leave", "Leave VR", true);
+  g.textAlign = "left";
+  g.fillStyle = "#e8ecf1";
+  g.font = "500 26px system-ui, sans-serif";
+  g.fillText(`${connection.status} · ${(connection.client?.rtt ?? 0).toFixed(0)} ms`, 26, 214);
+  if (debug) g.fillText(`${frameStats.fps().toFixed(0)} fps · sim ${frameStats.mean(frameStats.simulation).toFixed(2)} ms`, 26, 256);
+}
