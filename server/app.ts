@@ -23,6 +23,7 @@ import { PlaygroundRoom } from "./room/playground-room";
 import { BAKE_CACHE_DIRECTORY, clientBakeFile } from "./world/bake-cache";
 import { bakeBodies } from "./world/playground-bodies";
 import { SharedBakes } from "./world/shared-bakes";
+import { CompressedBakes } from "./world/compressed-bakes";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const CLIENT_BUILD = path.join(ROOT, "client/dist");
@@ -94,6 +95,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     presence = new RedisPresence(settings.redisUrl);
     driver = new RedisDriver(settings.redisUrl);
   }
+  const compressedBakes = new CompressedBakes();
   /** Known once listening (port 0 picks one); requests come after that. */
   let listeningPort = settings.port;
   const transport = new WebSocketTransport({ maxPayload: LIMITS.maxPayload, ...(settings.tls ? { server: createHttpsServer(settings.tls) } : {}) });
@@ -110,7 +112,10 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
           // process's client copy (Redis).
           const bytes = await readFile(clientBakeFile(hash)).catch(() => readFile(path.join(BAKE_CACHE_DIRECTORY, `${hash}.bake`)))
             .catch(async () => (await sharedBakes?.fetch(hash)) ?? Promise.reject(new Error("no bake")));
-          res.type("application/octet-stream").set("Cache-Control", "public, max-age=31536000, immutable").send(bytes);
+          // X-Bake-Length: the decoded size, for a page's progress bar (Content-Length counts compressed bytes).
+          res.type("application/octet-stream").set("Cache-Control", "public, max-age=31536000, immutable").set("Vary", "Accept-Encoding").set("X-Bake-Length", String(bytes.length));
+          if (!/\bbr\b/.test(req.get("accept-encoding") ?? "")) return void res.send(bytes);
+          res.set("Content-Encoding", "br").send(await compressedBakes.get(hash, bytes));
         } catch {
           res.status(404).type("text/plain").send(`no bake ${hash}`);
         }
@@ -119,10 +124,14 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
         const rooms = await matchMaker.query({ name: ROOM_NAME });
         res.json({ rooms: rooms.map((r) => ({ roomId: r.roomId, clients: r.clients, maxClients: r.maxClients })) });
       });
-      // Where phones and headsets should go (the stand's QR code): the first LAN address, https when TLS is on.
-      app.get("/join-address", (_req, res) => {
-        const urls = lanUrls(settings.host, listeningPort, settings.tls ? "https" : "http");
-        res.set("Cache-Control", "no-store").json({ url: urls[0], urls });
+      // Where phones and headsets should go (the stand's QR code): the address the asking page was opened by,
+      // unless that is loopback (the stand's own laptop), then the machine's first LAN address; https with TLS.
+      app.get("/join-address", (req, res) => {
+        const scheme = settings.tls ? "https" : "http";
+        const urls = lanUrls(settings.host, listeningPort, scheme);
+        const host = req.get("host") ?? "";
+        const opened = /^(localhost|127\.|\[::1\])/.test(host) || !/^[\w.:[\]-]+$/.test(host) ? null : `${scheme}://${host}`;
+        res.set("Cache-Control", "no-store").json({ url: opened ?? urls[0], urls });
       });
       // The admin page's figures: the token travels in a header, never in a URL that gets shared or logged.
       app.get("/admin/stats", async (req, res) => {

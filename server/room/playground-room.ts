@@ -226,7 +226,7 @@ export class PlaygroundRoom extends Room {
       lastHeard: this.world.tick,
     });
     this.state.players.set(client.sessionId, new PlayerState({
-      name: name || `${role === "player" ? "Player" : "Viewer"} ${slot + 1}`, color: uniqueColour(color, [...this.state.players.values()].map((p) => p.color), slot), role, slot,
+      name: name || `${role === "player" ? "Player" : "Viewer"} ${slot + 1}`, color: uniqueColour(color, [...this.state.players.values()].filter((p) => p.role === "player" || role === "spectator").map((p) => p.color), slot), role, slot,
     }));
     // A late joiner gets every body and prop now, not only those that move later.
     client.sendBytes(MESSAGES.snapshot, this.encodeSnapshot(true).slice());
@@ -278,7 +278,6 @@ export class PlaygroundRoom extends Room {
     this.world?.dispose();
   }
 
-  /** The world, for benchmarks and tests in the same process. */
   /** What the admin page shows of this room: tick time (p99 of the last 4,096 ticks, overruns) and snapshot bytes sent so far. */
   adminStats(): { roomId: string; clients: number; tickMsP99: number; overruns: number; ticks: number; snapshotBytes: number; idleResetMinutes: number } {
     const s = this.stats, n = Math.min(s.count, s.durations.length);
@@ -289,6 +288,7 @@ export class PlaygroundRoom extends Room {
     };
   }
 
+  /** The world, for benchmarks and tests in the same process. */
   get sceneWorld(): SceneWorld {
     return this.world;
   }

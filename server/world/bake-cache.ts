@@ -60,7 +60,7 @@ export async function cachedBake(
     const bytes = new Uint8Array(await readFile(file));
     const body = decodeBakedBody(bytes);
     // Caches from before client copies existed get theirs now.
-    await access(clientBakeFile(hash, directory)).catch(() => writeAtomically(clientBakeFile(hash, directory), encodeBakedBody(clientBakedBody(body))));
+    await access(clientBakeFile(hash, directory)).catch(() => writeAtomically(clientBakeFile(hash, directory), encodeBakedBody(clientBakedBody(body), { floats: "f32" })));
     return remember(file, { body, hash, bytes, fromCache: true });
   } catch {
     // Missing or unreadable: bake it.
@@ -68,7 +68,7 @@ export async function cachedBake(
   const { body } = await bakeMesh(mesh, provider, options);
   const bytes = encodeBakedBody(body);
   await mkdir(directory, { recursive: true });
-  await writeAtomically(clientBakeFile(hash, directory), encodeBakedBody(clientBakedBody(body)));
+  await writeAtomically(clientBakeFile(hash, directory), encodeBakedBody(clientBakedBody(body), { floats: "f32" }));
   await writeAtomically(file, bytes);
   return remember(file, { body, hash, bytes, fromCache: false });
 }

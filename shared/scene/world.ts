@@ -287,8 +287,10 @@ export class SceneWorld {
       const prop = this.props[p], pose = this.homecoming.advance(offset + p);
       if (this.homecoming.flying(offset + p)) {
         const c = pose.centre, r = pose.rotation;
-        prop.body.setNextKinematicTranslation({ x: c[0], y: c[1], z: c[2] });
-        prop.body.setNextKinematicRotation({ x: r.x, y: r.y, z: r.z, w: r.w });
+        const s = this.scratch;
+        s.x = c[0]; s.y = c[1]; s.z = c[2];
+        prop.body.setNextKinematicTranslation(s);
+        prop.body.setNextKinematicRotation(r);
       } else {
         prop.body.setBodyType(this.bodyTypes.dynamic, true);
         this.respawnProp(prop);

@@ -91,10 +91,16 @@ export function toSubspaceSource(body: BakedBody, size: number): SubspaceSource 
   };
 }
 
-export function encodeBakedBody(body: BakedBody): Uint8Array {
+/**
+ * `floats: "f32"` stores the float arrays in single precision: the copy browsers download (clientBakedBody), half
+ * the bytes, while the server's own bake keeps double precision. A reader gets Float64Arrays either way.
+ */
+export function encodeBakedBody(body: BakedBody, options: { floats?: "f64" | "f32" } = {}): Uint8Array {
+  const single = options.floats === "f32";
   const arrays = ARRAY_FIELDS.map((name) => {
     const a = body[name];
-    return { name, type: a instanceof Uint32Array ? "u32" : "f64", length: a.length, data: a };
+    if (a instanceof Uint32Array) return { name, type: "u32", length: a.length, data: a as ArrayBufferView };
+    return { name, type: single ? "f32" : "f64", length: a.length, data: single ? Float32Array.from(a) : a as ArrayBufferView };
   });
   const info: BakedBodyInfo & { arrays: { name: string; type: string; length: number }[] } = {
     version: BAKED_BODY_VERSION,
@@ -148,12 +154,13 @@ export function decodeBakedBody(bytes: Uint8Array): BakedBody {
   };
   for (const name of ARRAY_FIELDS) {
     const entry = info.arrays.find((a) => a.name === name) ?? fail(`missing ${name}`);
-    const size = entry.type === "u32" ? 4 : 8;
+    if (entry.type !== "u32" && entry.type !== "f32" && entry.type !== "f64") fail(`unknown array type ${entry.type}`);
+    const size = entry.type === "f64" ? 8 : 4;
     const byteLength = entry.length * size;
     if (offset + byteLength > bytes.length) fail(`truncated ${name}`);
     // Copy so the arrays are aligned whatever the caller's buffer offset.
     const copy = bytes.slice(offset, offset + byteLength).buffer;
-    body[name] = entry.type === "u32" ? new Uint32Array(copy) : new Float64Array(copy);
+    body[name] = entry.type === "u32" ? new Uint32Array(copy) : entry.type === "f32" ? Float64Array.from(new Float32Array(copy)) : new Float64Array(copy);
     offset += align8(byteLength);
   }
   return body as unknown as BakedBody;

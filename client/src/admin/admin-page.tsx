@@ -95,7 +95,7 @@ function RoomControls({ admin }: { admin: AdminRoom }) {
         <div style={{ display: "flex", gap: 8, marginTop: 8, flexWrap: "wrap", alignItems: "center" }}>
           <button className="primary" data-testid="admin-reset" onClick={() => admin.send({ action: "reset" })}>Reset table</button>
           <label><input type="checkbox" checked={state.spectatorGrabs} onChange={(e) => admin.send({ action: "spectator-grabs", allowed: e.target.checked })} /> spectators may grab</label>
-          <form onSubmit={(e) => { e.preventDefault(); const m = Number(minutes); if (Number.isFinite(m)) admin.send({ action: "idle-reset", minutes: m }); }}>
+          <form onSubmit={(e) => { e.preventDefault(); const m = Number(minutes); if (minutes.trim() !== "" && Number.isFinite(m)) admin.send({ action: "idle-reset", minutes: m }); }}>
             <label>idle reset after <input aria-label="idle reset minutes" style={{ width: 60 }} placeholder={String(state.idleResetMinutes)} value={minutes} onChange={(e) => setMinutes(e.target.value)} /> min</label>{" "}
             <button type="submit">Set</button>
           </form>

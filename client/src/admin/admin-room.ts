@@ -32,8 +32,9 @@ export class AdminRoom {
     this.room.send(MESSAGES.admin, { ...action, token: this.token });
   }
 
-  onNotice(listener: (notice: NoticeMessage) => void): void {
-    this.room.onMessage(MESSAGES.notice, listener);
+  /** Calls `listener` with each notice; returns the unsubscribe. */
+  onNotice(listener: (notice: NoticeMessage) => void): () => void {
+    return this.room.onMessage(MESSAGES.notice, listener);
   }
 
   async figures(): Promise<{ at: number; rooms: RoomFigures[] }> {

@@ -83,6 +83,8 @@ class SoundBank {
 export function BodySounds({ client, enabled }: { client: PliantRoomClient; enabled: boolean }) {
   const bank = useRef<SoundBank | null>(null);
   const detectors = useRef(new Map<string, ImpactDetector>()).current;
+  const held = useRef(new Set<string>()).current;
+  const addHeld = useRef((grab: { body: string }) => void held.add(grab.body)).current;
   const centre = useRef(new Float64Array(3)).current;
   const vectors = useRef({ forward: { x: 0, y: 0, z: -1 }, up: { x: 0, y: 1, z: 0 }, at: new THREE.Vector3() }).current;
   const { gl, camera } = useThree();
@@ -112,12 +114,15 @@ export function BodySounds({ client, enabled }: { client: PliantRoomClient; enab
     vectors.forward.x = -e[8]; vectors.forward.y = -e[9]; vectors.forward.z = -e[10];
     vectors.up.x = e[4]; vectors.up.y = e[5]; vectors.up.z = e[6];
     b.listenFrom(camera.getWorldPosition(vectors.at), vectors.forward, vectors.up);
+    // A held body's jolts are the hand's, not knocks: it stays silent while anyone holds it.
+    held.clear();
+    (client.room.state as { grabs?: Map<string, { body: string }> }).grabs?.forEach(addHeld);
     for (const body of client.bodies.values()) {
       let detector = detectors.get(body.id);
       if (!detector) detectors.set(body.id, (detector = new ImpactDetector()));
       const c = shownCentre(body, centre);
       const loudness = detector.update(c[0], c[1], c[2], delta);
-      if (loudness > 0) b.impact(body.material, loudness, c[0], c[1], c[2]);
+      if (loudness > 0 && !held.has(body.id)) b.impact(body.material, loudness, c[0], c[1], c[2]);
     }
     let strain = 0;
     for (const hand of HANDS) strain = Math.max(strain, client.grabStrain(hand));

@@ -5,6 +5,8 @@
 export const IMPACT_MIN_DV = 0.5;
 /** The change at which an impact sounds at full volume, m/s. */
 const IMPACT_FULL_DV = 3;
+/** Farther than this in one frame (m) is a jump, not motion. */
+const MAX_FRAME_TRAVEL = 0.25;
 /** Seconds a body stays quiet after an impact (a bounce's frames must not all click). */
 const IMPACT_COOLDOWN = 0.12;
 
@@ -21,6 +23,12 @@ export class ImpactDetector {
   update(x: number, y: number, z: number, dt: number): number {
     this.quietFor = Math.max(0, this.quietFor - dt);
     if (!(dt > 0) || dt > 0.1) {
+      this.primed = 0;
+      this.last[0] = x; this.last[1] = y; this.last[2] = z;
+      return 0;
+    }
+    // A jump no throw makes in one frame (a reset, a respawn, a late snapshot) starts afresh.
+    if (Math.hypot(x - this.last[0], y - this.last[1], z - this.last[2]) > MAX_FRAME_TRAVEL) {
       this.primed = 0;
       this.last[0] = x; this.last[1] = y; this.last[2] = z;
       return 0;

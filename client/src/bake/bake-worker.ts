@@ -10,7 +10,9 @@ const post = (reply: BakeReply, transfer: Transferable[] = []) => (self as unkno
 async function download(request: BakeRequest): Promise<Uint8Array> {
   const response = await fetch(request.url);
   if (!response.ok) throw new Error(`GET ${request.url}: HTTP ${response.status}`);
-  const total = Number(response.headers.get("content-length")) || 0;
+  // A compressed answer's Content-Length counts compressed bytes; the server also says the decoded size.
+  const encoded = Boolean(response.headers.get("content-encoding"));
+  const total = Number(response.headers.get("x-bake-length")) || (encoded ? 0 : Number(response.headers.get("content-length"))) || 0;
   if (!response.body || !total) return new Uint8Array(await response.arrayBuffer());
   const bytes = new Uint8Array(total);
   const reader = response.body.getReader();

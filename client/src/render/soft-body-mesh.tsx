@@ -21,8 +21,8 @@ export function SoftBodyMesh({ body, bake, size }: { body: ClientBody; bake: Loa
     look.envMapIntensity = REFLECTION_INTENSITY;
     return applySoftSkinning(look, uniforms, handles);
   }, [body.material, uniforms, handles, reflections]);
-  // A translucent body first writes its nearest depth (opaque pass, no colour); its blended colour then lands on
-  // that front surface only.
+  // A translucent body first writes its nearest depth (last in the opaque pass, after everything behind it, no
+  // colour); its blended colour then lands on that front surface only.
   const prepass = useMemo(() => (material.transparent ? applySoftSkinning(new THREE.MeshBasicMaterial({ colorWrite: false }), uniforms, handles) : null), [material, uniforms, handles]);
   useEffect(() => () => prepass?.dispose(), [prepass]);
   const depthMaterial = useMemo(() => applySoftSkinning(new THREE.MeshDepthMaterial({ depthPacking: THREE.RGBADepthPacking }), uniforms, handles), [uniforms, handles]);
@@ -59,7 +59,7 @@ export function SoftBodyMesh({ body, bake, size }: { body: ClientBody; bake: Loa
   const origin = body.body.origin;
   return (
     <>
-    {prepass && <mesh ref={prepassMesh} name={`depth-prepass-${body.id}`} geometry={geometry} material={prepass} position={[origin[0], origin[1], origin[2]]} frustumCulled={false} renderOrder={-1} />}
+    {prepass && <mesh ref={prepassMesh} name={`depth-prepass-${body.id}`} geometry={geometry} material={prepass} position={[origin[0], origin[1], origin[2]]} frustumCulled={false} renderOrder={1} />}
     <mesh
       ref={mesh}
       name={`soft-body-${body.id}`}
