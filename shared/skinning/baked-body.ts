@@ -91,8 +91,11 @@ export function toSubspaceSource(body: BakedBody, size: number): SubspaceSource 
   };
 }
 
+/** Arrays that keep double precision in any copy: field descriptions hold grid sizes, indices and coefficients. */
+const EXACT_ARRAYS = new Set<string>(["fieldDescription", "fieldNorms"]);
+
 /**
- * `floats: "f32"` stores the float arrays in single precision: the copy browsers download (clientBakedBody), half
+ * `floats: "f32"` stores the float arrays in single precision (field descriptions excepted): the copy browsers download (clientBakedBody), half
  * the bytes, while the server's own bake keeps double precision. A reader gets Float64Arrays either way.
  */
 export function encodeBakedBody(body: BakedBody, options: { floats?: "f64" | "f32" } = {}): Uint8Array {
@@ -100,7 +103,8 @@ export function encodeBakedBody(body: BakedBody, options: { floats?: "f64" | "f3
   const arrays = ARRAY_FIELDS.map((name) => {
     const a = body[name];
     if (a instanceof Uint32Array) return { name, type: "u32", length: a.length, data: a as ArrayBufferView };
-    return { name, type: single ? "f32" : "f64", length: a.length, data: single ? Float32Array.from(a) : a as ArrayBufferView };
+    const narrow = single && !EXACT_ARRAYS.has(name);
+    return { name, type: narrow ? "f32" : "f64", length: a.length, data: narrow ? Float32Array.from(a) : a as ArrayBufferView };
   });
   const info: BakedBodyInfo & { arrays: { name: string; type: string; length: number }[] } = {
     version: BAKED_BODY_VERSION,

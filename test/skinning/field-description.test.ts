@@ -26,7 +26,7 @@ describe("field descriptions", () => {
     expect(fractions[fractions.length - 1]).toBe(1);
   });
 
-  it("eigen fields travel as grid values for a big mesh, and a small mesh's weights travel as they are", async () => {
+  it("eigen fields travel as grid values for a big mesh (in a single-precision copy too), and a small mesh's weights travel as they are", async () => {
     const big = (await bakeMesh(await readMeshFile("../shared/assets/meshes/stanford-bunny.obj"), eigenProvider, { handles: 16, cubature: 256 })).body;
     expect(big.fieldKind).toBe("eigen-grid");
     const received = decodeBakedBody(encodeBakedBody(clientBakedBody(big)));
@@ -36,6 +36,13 @@ describe("field descriptions", () => {
     let worst = 0;
     for (let i = 0; i < weights.length; i++) worst = Math.max(worst, Math.abs(weights[i] - big.renderWeights[i]));
     expect(worst).toBeLessThan(1e-12);
+    // As the server sends it: floats in single precision, the description exact; the weights to single precision.
+    const single = encodeBakedBody(clientBakedBody(big), { floats: "f32" });
+    expect(single.length).toBeLessThan(0.8 * encodeBakedBody(clientBakedBody(big)).length);
+    const fromSingle = await renderWeightsOf(decodeBakedBody(single));
+    let worstSingle = 0;
+    for (let i = 0; i < fromSingle.length; i++) worstSingle = Math.max(worstSingle, Math.abs(fromSingle[i] - big.renderWeights[i]));
+    expect(worstSingle).toBeLessThan(1e-4);
     const small = (await bakeMesh(await readMeshFile("../shared/assets/meshes/spot.obj"), eigenProvider, { handles: 16, cubature: 256 })).body;
     const light = clientBakedBody(small);
     expect(light.fieldKind).toBe("");
