@@ -7,20 +7,13 @@ import type { ClientBody } from "../../../shared/net";
 import type { LoadedBake } from "../bake/bake-loader";
 import { HELD_GLOW, HOVER_GLOW, highlight } from "../interaction/highlight";
 import { createBodyMaterial } from "./body-look";
-import { REFLECTION_INTENSITY, useReflections } from "./reflections";
 import { applySoftSkinning, createSkinnedGeometry, createSkinningUniforms, writeHandleRows } from "./soft-skinning";
 
 export function SoftBodyMesh({ body, bake, size }: { body: ClientBody; bake: LoadedBake; size: number }) {
   const handles = body.baked.learnedHandles + 1;
   const uniforms = useMemo(() => createSkinningUniforms(handles, size / 2), [handles, size]);
   const geometry = useMemo(() => createSkinnedGeometry(bake.influences), [bake]);
-  const reflections = useReflections();
-  const material = useMemo(() => {
-    const look = createBodyMaterial(body.material);
-    look.envMap = reflections;
-    look.envMapIntensity = REFLECTION_INTENSITY;
-    return applySoftSkinning(look, uniforms, handles);
-  }, [body.material, uniforms, handles, reflections]);
+  const material = useMemo(() => applySoftSkinning(createBodyMaterial(body.material), uniforms, handles), [body.material, uniforms, handles]);
   // A translucent body first writes its nearest depth (last in the opaque pass, after everything behind it, no
   // colour); its blended colour then lands on that front surface only.
   const prepass = useMemo(() => (material.transparent ? applySoftSkinning(new THREE.MeshBasicMaterial({ colorWrite: false }), uniforms, handles) : null), [material, uniforms, handles]);
