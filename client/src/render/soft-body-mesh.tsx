@@ -41,18 +41,13 @@ export function SoftBodyMesh({ body, bake, size }: { body: ClientBody; bake: Loa
   // Hover and grab feedback: the body glows in its own colour, brighter while held.
   useEffect(() => void material.emissive.copy(material.color), [material]);
   // Before the scene update and the draw: the only per-frame CPU work for this body, O(K).
-  const prepassMesh = useRef<THREE.Mesh>(null);
   useFrame(() => {
     writeHandleRows(body.displayQ, uniforms.pliantRows.value);
-    // The pre-pass shows only with the body (hidden while its shaders compile, or by a test).
-    if (prepassMesh.current && mesh.current) prepassMesh.current.visible = mesh.current.visible;
     material.emissiveIntensity = highlight.held.has(body.id) ? HELD_GLOW : highlight.hovered === body.id ? HOVER_GLOW : 0;
   }, -1);
 
   const origin = body.body.origin;
   return (
-    <>
-    {prepass && <mesh ref={prepassMesh} name={`depth-prepass-${body.id}`} geometry={geometry} material={prepass} position={[origin[0], origin[1], origin[2]]} frustumCulled={false} renderOrder={1} />}
     <mesh
       ref={mesh}
       name={`soft-body-${body.id}`}
@@ -64,7 +59,9 @@ export function SoftBodyMesh({ body, bake, size }: { body: ClientBody; bake: Loa
       receiveShadow
       // The shader moves vertices far from the rest bounds: culling by them would drop a stretched body.
       frustumCulled={false}
-    />
-    </>
+    >
+      {/* A child: compiled with the body, shown only with it. */}
+      {prepass && <mesh name={`depth-prepass-${body.id}`} geometry={geometry} material={prepass} frustumCulled={false} renderOrder={1} />}
+    </mesh>
   );
 }
