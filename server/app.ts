@@ -13,7 +13,7 @@ import { WebSocketTransport } from "@colyseus/ws-transport";
 import express from "express";
 import { LIMITS, ROOM_NAME } from "../shared/net";
 import type { SkinningFieldProvider } from "../shared/skinning";
-import { adminTokenMatches } from "./admin-token";
+import { installAdminRoutes } from "./admin-routes";
 import { colyseusLogger } from "./logging/colyseus-logger";
 import { guardMatchmaking, DEFAULT_MATCHMAKE_LIMITS, type MatchmakeLimits } from "./matchmaking/matchmake-guard";
 import { installMatchmakePolicy } from "./matchmaking/matchmake-policy";
@@ -133,15 +133,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
         const opened = /^(localhost|127\.|\[::1\])/.test(host) || !/^[\w.:[\]-]+$/.test(host) ? null : `${scheme}://${host}`;
         res.set("Cache-Control", "no-store").json({ url: opened ?? urls[0], urls });
       });
-      // The admin page's figures: the token travels in a header, never in a URL that gets shared or logged.
-      app.get("/admin/stats", async (req, res) => {
-        const given = /^Bearer (.+)$/.exec(req.get("authorization") ?? "")?.[1];
-        if (!adminTokenMatches(adminToken, given)) return void res.status(401).type("text/plain").send("an admin token is needed (Authorization: Bearer TOKEN)");
-        const rooms = await matchMaker.query({ name: ROOM_NAME });
-        const local = rooms.map((r) => matchMaker.getLocalRoomById(r.roomId) as PlaygroundRoom | undefined).filter((r) => r !== undefined);
-        res.set("Cache-Control", "no-store").json({ at: Date.now(), rooms: local.map((room) => room.adminStats()) });
-      });
-      app.get("/admin", (_req, res) => res.sendFile(path.join(CLIENT_BUILD, "admin.html")));
+      installAdminRoutes(app, adminToken, CLIENT_BUILD);
       app.use("/profiles", express.static(INPUT_PROFILES, { maxAge: "1d" }));
       // The skinning decoder, for browsers that evaluate the network's fields themselves (bakes made with SKINNING=model).
       app.get("/models/skinning-decoder.onnx", (_req, res) => res.sendFile(path.join(ROOT, "models/skinning-decoder.onnx"), { maxAge: "1d" }));

@@ -238,6 +238,9 @@ type BodyInfo = { id: string; index: number; bake: string; size: number; materia
 type PropInfo = { index: number; shape: string; size: number };
 type GrabInfo = { slot: number; body: string; owner: string; x: number; y: number; z: number };
 
+/** Notices a client keeps (PliantRoomClient.notices). */
+const MAX_NOTICES_KEPT = 100;
+
 export class PliantRoomClient {
   readonly bodies = new Map<string, ClientBody>();
   readonly notices: NoticeMessage[] = [];
@@ -318,7 +321,8 @@ export class PliantRoomClient {
     });
     room.onMessage(MESSAGES.grabResult, (result: GrabResultMessage) => self.network.schedule(false, () => self.onGrabResult(result)));
     room.onMessage(MESSAGES.notice, (notice: NoticeMessage) => {
-      self.notices.push(notice);
+      // The latest ones only: resets and refusals keep coming for as long as a page stays open.
+      if (self.notices.push(notice) > MAX_NOTICES_KEPT) self.notices.shift();
       self.onNotice?.(notice);
     });
     room.onMessage(MESSAGES.ack, (ack: AckMessage) => self.network.schedule(true, () => self.onAck(ack)));

@@ -75,3 +75,16 @@ it("a room at rest sends no body data", async () => {
     await a.stop();
   }
 });
+
+it("the admin figures need the token, and an address that keeps guessing is told to wait", async () => {
+  const url = `http://127.0.0.1:${server.server.port}/admin/stats`;
+  const right = await fetch(url, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  expect(right.status).toBe(200);
+  const figures = (await right.json()) as { rooms: { roomId: string; tickMsP99: number }[] };
+  expect(figures.rooms.length).toBeGreaterThan(0);
+  expect(await fetch(url).then((r) => r.status), "no token").toBe(401);
+  for (let i = 1; i < 10; i++) expect(await fetch(url, { headers: { authorization: "Bearer guess" } }).then((r) => r.status)).toBe(401);
+  const blocked = await fetch(url, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  expect(blocked.status, "after 10 wrong tokens in a minute").toBe(429);
+  expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
+});
