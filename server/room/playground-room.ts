@@ -226,7 +226,7 @@ export class PlaygroundRoom extends Room {
       lastHeard: this.world.tick,
     });
     this.state.players.set(client.sessionId, new PlayerState({
-      name: name || `${role === "player" ? "Player" : "Viewer"} ${slot + 1}`, color: uniqueColour(color, [...this.state.players.values()].filter((p) => p.role === "player" || role === "spectator").map((p) => p.color), slot), role, slot,
+      name: name || `${role === "player" ? "Player" : "Viewer"} ${slot + 1}`, color: uniqueColour(color, this.coloursToAvoid(role), slot), role, slot,
     }));
     // A late joiner gets every body and prop now, not only those that move later.
     client.sendBytes(MESSAGES.snapshot, this.encodeSnapshot(true).slice());
@@ -664,6 +664,11 @@ export class PlaygroundRoom extends Room {
     }
   }
 
+
+  /** Colours a new seat must stand apart from: a player's from the other players', a spectator's from everyone's. */
+  private coloursToAvoid(role: "player" | "spectator"): string[] {
+    return [...this.state.players.values()].filter((p) => role === "spectator" || p.role === "player").map((p) => p.color);
+  }
 
   private playerCount(): number {
     let count = 0;

@@ -3,7 +3,8 @@
 // along a gentle arc, turning upright and easing its shape back to rest on the way. Things that start on the
 // floor have the whole room as their surface: only leaving the room (SceneWorld's respawn) brings them back.
 
-import { Matrix4, Quaternion } from "three";
+import { Quaternion } from "three";
+import { quaternionToMatrix } from "../sim";
 import type { SceneLayout } from "./layout";
 
 /** Seconds a thing lies off its surface, unheld, before it floats home. */
@@ -50,8 +51,9 @@ export interface FlightPose {
 
 /**
  * Watches a set of things (soft bodies, then props) and flies each home when it has been away long enough.
- * The world reports each thing's centre and whether it is held, every tick; while a thing is in flight the world
- * asks for its pose and places it there (nothing of it is simulated), and a grab ends the flight where it is.
+ * The world reports each thing's centre and whether it is held, every tick, and launches it when `watch` says so;
+ * while a thing is in flight the world asks for its pose and places it there (nothing of it is simulated), and a
+ * grab ends the flight where it is.
  */
 export class Homecoming {
   private readonly surfaces: (HomeSurface | null)[];
@@ -63,7 +65,6 @@ export class Homecoming {
   private readonly startRotation: Quaternion[];
   private readonly upright = new Quaternion();
   private readonly pose: FlightPose = { centre: new Float64Array(3), rotation: new Quaternion(), progress: 0 };
-  private readonly matrix = new Matrix4();
   readonly awayLimitTicks: number;
   readonly flightTicks: number;
   /** Flights started since the world began (a test's and a log's figure). */
@@ -87,6 +88,11 @@ export class Homecoming {
     return this.flightTick[i] >= 0;
   }
 
+  /** Whether thing i started on a surface it can leave (not the floor): only those are watched. */
+  hasHome(i: number): boolean {
+    return this.surfaces[i] !== null;
+  }
+
   /** Whether a centre lies off thing i's surface: below its top, or past its edge. */
   isAway(i: number, x: number, y: number, z: number): boolean {
     const s = this.surfaces[i];
@@ -94,24 +100,22 @@ export class Homecoming {
     return y < s.top || Math.abs(x - s.x) > s.halfX + EDGE_MARGIN || Math.abs(z - s.z) > s.halfZ + EDGE_MARGIN;
   }
 
-  /**
-   * One tick's look at a thing on the ground: its centre, its rotation (row-major 3x3) and whether anyone holds
-   * it. True when it has been away long enough: its flight starts from here (ask `advance` for its poses).
-   */
-  watch(i: number, x: number, y: number, z: number, rotation: ArrayLike<number>, held: boolean): boolean {
+  /** One tick's look at a thing on the ground: true when it has lain away, unheld, long enough to `launch`. */
+  watch(i: number, x: number, y: number, z: number, held: boolean): boolean {
     if (held || !this.isAway(i, x, y, z)) {
       this.awayTicks[i] = 0;
       return false;
     }
-    if (++this.awayTicks[i] < this.awayLimitTicks) return false;
+    return ++this.awayTicks[i] >= this.awayLimitTicks;
+  }
+
+  /** Starts thing i's flight from its centre and rotation now (ask `advance` for its poses). */
+  launch(i: number, x: number, y: number, z: number, rotation: Quaternion): void {
     this.awayTicks[i] = 0;
     this.flightTick[i] = 0;
     this.flights++;
     this.startCentre[3 * i] = x; this.startCentre[3 * i + 1] = y; this.startCentre[3 * i + 2] = z;
-    const r = rotation;
-    this.matrix.set(r[0], r[1], r[2], 0, r[3], r[4], r[5], 0, r[6], r[7], r[8], 0, 0, 0, 0, 1);
-    this.startRotation[i].setFromRotationMatrix(this.matrix);
-    return true;
+    this.startRotation[i].copy(rotation);
   }
 
   /** The next pose of thing i's flight (the object is reused); after the last one the thing is home. */
@@ -129,11 +133,6 @@ export class Homecoming {
     return pose;
   }
 
-  /** The rotation thing i's flight started in. */
-  startPose(i: number): Quaternion {
-    return this.startRotation[i];
-  }
-
   /** Ends thing i's flight where it is (someone grabbed it, or the room was reset). */
   land(i: number): void {
     this.flightTick[i] = -1;
@@ -141,28 +140,25 @@ export class Homecoming {
   }
 }
 
-const ROTATION_MINUS_IDENTITY = new Float64Array(9);
+const QUATERNION = new Float64Array(4);
+const ROTATION = new Float64Array(9);
 
 /**
  * The reduced coordinates of a soft body moved rigidly so that its mass centroid is `centre` (world) and it is
- * turned by `rotation` about it, plus `deformation` x `keep` (its shape's departure from a rigid motion, fading):
- * only the constant channel's affine handle (q_a[0..3]) carries the rigid motion. `origin` and `restCentroid` are
- * the body's frame origin and its rest centroid in that frame.
+ * turned by `rotation` about it: only the constant channel's affine handle (q_a[0..3]) moves; every other
+ * coordinate is 0. `origin` and `restCentroid` are the body's frame origin and its rest centroid in that frame.
  */
-export function rigidCoordinates(q: Float64Array, m: number, origin: ArrayLike<number>, restCentroid: ArrayLike<number>, centre: ArrayLike<number>, rotation: Quaternion, deformation: Float64Array, keep: number): void {
-  const x = rotation.x, y = rotation.y, z = rotation.z, w = rotation.w;
-  const r00 = 1 - 2 * (y * y + z * z), r01 = 2 * (x * y - w * z), r02 = 2 * (x * z + w * y);
-  const r10 = 2 * (x * y + w * z), r11 = 1 - 2 * (x * x + z * z), r12 = 2 * (y * z - w * x);
-  const r20 = 2 * (x * z - w * y), r21 = 2 * (y * z + w * x), r22 = 1 - 2 * (x * x + y * y);
-  for (let i = 0; i < q.length; i++) q[i] = keep * deformation[i];
-  const g = ROTATION_MINUS_IDENTITY;
-  g[0] = r00 - 1; g[1] = r01; g[2] = r02; g[3] = r10; g[4] = r11 - 1; g[5] = r12; g[6] = r20; g[7] = r21; g[8] = r22 - 1;
+export function rigidCoordinates(q: Float64Array, m: number, origin: ArrayLike<number>, restCentroid: ArrayLike<number>, centre: ArrayLike<number>, rotation: Quaternion): void {
+  QUATERNION[0] = rotation.x; QUATERNION[1] = rotation.y; QUATERNION[2] = rotation.z; QUATERNION[3] = rotation.w;
+  quaternionToMatrix(QUATERNION, ROTATION);
+  q.fill(0);
   for (let a = 0; a < 3; a++) {
     // u(X) = (R - I)(X - Xc) + d, d the centroid's displacement from rest: T_0 = [R - I | d - (R - I) Xc].
-    const d = centre[a] - origin[a] - restCentroid[a], g0 = g[3 * a], g1 = g[3 * a + 1], g2 = g[3 * a + 2];
-    q[a * m] += g0;
-    q[a * m + 1] += g1;
-    q[a * m + 2] += g2;
-    q[a * m + 3] += d - (g0 * restCentroid[0] + g1 * restCentroid[1] + g2 * restCentroid[2]);
+    const g0 = ROTATION[3 * a] - (a === 0 ? 1 : 0), g1 = ROTATION[3 * a + 1] - (a === 1 ? 1 : 0), g2 = ROTATION[3 * a + 2] - (a === 2 ? 1 : 0);
+    const d = centre[a] - origin[a] - restCentroid[a];
+    q[a * m] = g0;
+    q[a * m + 1] = g1;
+    q[a * m + 2] = g2;
+    q[a * m + 3] = d - (g0 * restCentroid[0] + g1 * restCentroid[1] + g2 * restCentroid[2]);
   }
 }

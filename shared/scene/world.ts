@@ -4,7 +4,7 @@
 // fingertip pokes as penalty contacts (signed distances written in place: no allocation in the step).
 
 import RAPIER from "@dimforge/rapier3d-compat";
-import { quaternionToMatrix } from "../sim";
+import { Matrix4, Quaternion } from "three";
 import { Homecoming, rigidCoordinates } from "./homecoming";
 import { BoxObstacle, PARKED, placeFingertip, SphereObstacle, propObstacle, staticObstacle, type BoundedObstacle } from "./obstacles";
 import type { PropSpec, SceneLayout } from "./layout";
@@ -95,8 +95,9 @@ export class SceneWorld {
   /** Per soft body: its shape's departure from a rigid motion when its flight home began (fades on the way). */
   private readonly flightDeformation: Float64Array[];
   private readonly centre = new Float64Array(3);
-  private readonly propRotation = new Float64Array(9);
-  private readonly propQuaternion = new Float64Array(4);
+  /** Scratch for a flight's starting rotation. */
+  private readonly launchRotation = new Quaternion();
+  private readonly rotationMatrix = new Matrix4();
   private readonly bodyTypes: { kinematic: RAPIER.RigidBodyType; dynamic: RAPIER.RigidBodyType };
 
   /**
@@ -206,8 +207,8 @@ export class SceneWorld {
     this.flyPropsHome();
     this.rapier.step();
     this.pushBodiesByProps();
-    for (const prop of this.props) {
-      const t = prop.body.translation(), r = prop.body.rotation();
+    for (let p = 0; p < this.props.length; p++) {
+      const prop = this.props[p], t = prop.body.translation(), r = prop.body.rotation();
       if (!Number.isFinite(t.x + t.y + t.z) || Math.abs(t.x) > this.layout.roomHalfExtent + 1 || Math.abs(t.z) > this.layout.roomHalfExtent + 1 || t.y < -1) {
         this.escapes++;
         this.respawnProp(prop);
@@ -217,6 +218,12 @@ export class SceneWorld {
       else {
         const c = prop.obstacle.center;
         c[0] = t.x; c[1] = t.y; c[2] = t.z;
+      }
+      // A prop that lay off the table long enough flies home as a kinematic body (flyPropsHome).
+      const thing = this.bodies.length + p;
+      if (this.homecoming.hasHome(thing) && !this.homecoming.flying(thing) && this.homecoming.watch(thing, t.x, t.y, t.z, false)) {
+        this.homecoming.launch(thing, t.x, t.y, t.z, this.launchRotation.set(r.x, r.y, r.z, r.w));
+        prop.body.setBodyType(this.bodyTypes.kinematic, true);
       }
     }
     this.respawned.fill(0);
@@ -254,7 +261,7 @@ export class SceneWorld {
       this.lagTicks[b]--;
       this.stepBody(b);
     }
-    this.watchForAway();
+    this.watchBodiesForAway();
     this.tick++;
   }
 
@@ -271,7 +278,11 @@ export class SceneWorld {
     }
     const pose = this.homecoming.advance(b);
     if (!this.homecoming.flying(b)) entity.respawn();
-    else rigidCoordinates(body.q, body.m, body.origin, entity.subspace.restCentroid, pose.centre, pose.rotation, this.flightDeformation[b], 1 - pose.progress);
+    else {
+      rigidCoordinates(body.q, body.m, body.origin, entity.subspace.restCentroid, pose.centre, pose.rotation);
+      const deformation = this.flightDeformation[b], keep = 1 - pose.progress;
+      for (let i = 0; i < deformation.length; i++) body.q[i] += keep * deformation[i];
+    }
     body.stopMotion();
     entity.updateProxies();
     this.slowTicks[b] = 0;
@@ -298,27 +309,22 @@ export class SceneWorld {
     }
   }
 
-  /** Counts how long each body and prop on the ground has been off its surface, and sends the long-away ones home. */
-  private watchForAway(): void {
-    const centre = this.centre;
+  /** Counts how long each soft body on the ground has been off its surface, and sends the long-away ones home. */
+  private watchBodiesForAway(): void {
+    const centre = this.centre, m = this.rotationMatrix;
     for (let b = 0; b < this.bodies.length; b++) {
-      if (this.homecoming.flying(b)) continue;
-      const body = this.bodies[b].body;
+      if (!this.homecoming.hasHome(b) || this.homecoming.flying(b)) continue;
+      const entity = this.bodies[b], body = entity.body;
       body.centroid(centre);
-      if (!this.homecoming.watch(b, centre[0], centre[1], centre[2], body.rotation, body.activeGrabs() > 0)) continue;
+      if (!this.homecoming.watch(b, centre[0], centre[1], centre[2], body.activeGrabs() > 0)) continue;
+      const r = body.rotation;
+      m.set(r[0], r[1], r[2], 0, r[3], r[4], r[5], 0, r[6], r[7], r[8], 0, 0, 0, 0, 1);
+      const rotation = this.launchRotation.setFromRotationMatrix(m);
+      this.homecoming.launch(b, centre[0], centre[1], centre[2], rotation);
       // The shape's departure from the rigid motion it starts the flight in fades out on the way.
       const deformation = this.flightDeformation[b];
-      rigidCoordinates(deformation, body.m, body.origin, this.bodies[b].subspace.restCentroid, centre, this.homecoming.startPose(b), deformation.fill(0), 0);
+      rigidCoordinates(deformation, body.m, body.origin, entity.subspace.restCentroid, centre, rotation);
       for (let i = 0; i < deformation.length; i++) deformation[i] = body.q[i] - deformation[i];
-    }
-    const offset = this.bodies.length, r = this.propRotation;
-    for (let p = 0; p < this.props.length; p++) {
-      if (this.homecoming.flying(offset + p)) continue;
-      const prop = this.props[p], t = prop.body.translation(), q = prop.body.rotation();
-      const quat = this.propQuaternion;
-      quat[0] = q.x; quat[1] = q.y; quat[2] = q.z; quat[3] = q.w;
-      quaternionToMatrix(quat, r);
-      if (this.homecoming.watch(offset + p, t.x, t.y, t.z, r, false)) prop.body.setBodyType(this.bodyTypes.kinematic, true);
     }
   }
 

@@ -30,7 +30,7 @@ async function makeWorld(): Promise<{ world: SceneWorld; placed: PlacedBody[] }>
 function dropOnFloor(placed: PlacedBody, x: number, z: number): void {
   const e = placed.entity, body = e.body, q = new Float64Array(body.n);
   const turn = new Quaternion().setFromAxisAngle({ x: 1, y: 0, z: 0 } as never, 1.2);
-  rigidCoordinates(q, body.m, body.origin, e.subspace.restCentroid, [x, 0.085, z], turn, new Float64Array(body.n), 0);
+  rigidCoordinates(q, body.m, body.origin, e.subspace.restCentroid, [x, 0.085, z], turn);
   body.setState(q, new Float64Array(body.n));
   e.updateProxies();
 }

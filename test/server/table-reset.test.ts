@@ -18,6 +18,14 @@ function awayFromSpawn(room: PlaygroundRoom, id: string): { centre: Float64Array
   return { centre, distance: Math.hypot(centre[0] - entity.spawn[0] - rest[0], centre[1] - entity.spawn[1] - rest[1], centre[2] - entity.spawn[2] - rest[2]) };
 }
 
+/** A fresh room with a player and a spectator in it, both showing every body. */
+async function playerAndViewer(name: string) {
+  const player = await joinClient(server, { create: true, options: { name, role: "player" } });
+  const viewer = await joinClient(server, { roomId: player.room.roomId, options: { role: "spectator" } });
+  await Promise.all([waitUntilShown(player), waitUntilShown(viewer)]);
+  return { player, viewer, room: serverRoom(player.room.roomId) };
+}
+
 /** Grabs the body by its top as the client shows it and pulls it by `delta` over `seconds`, then lets go. */
 async function pullAndDrop(client: Awaited<ReturnType<typeof joinClient>>, id: string, delta: number[], seconds: number): Promise<void> {
   const from = shownSurfacePoint(client, id, topSample(client, id));
@@ -28,11 +36,8 @@ async function pullAndDrop(client: Awaited<ReturnType<typeof joinClient>>, id: s
 }
 
 it("a body pulled off the table and dropped on the floor floats back to its spawn, and everyone sees it there", async () => {
-  const player = await joinClient(server, { create: true, options: { name: "Flinger", role: "player" } });
-  const viewer = await joinClient(server, { roomId: player.room.roomId, options: { role: "spectator" } });
-  const room = serverRoom(player.room.roomId);
+  const { player, viewer, room } = await playerAndViewer("Flinger");
   try {
-    await Promise.all([waitUntilShown(player), waitUntilShown(viewer)]);
     // Off the table's front edge (z = -0.15), then let go 1 m above the floor.
     await pullAndDrop(player, "dough-ball", [0, 0.2, 1.2], 0.8);
     await vi.waitFor(() => expect(awayFromSpawn(room, "dough-ball").centre[1], "on the floor").toBeLessThan(0.3), within);
@@ -51,11 +56,8 @@ it("a body pulled off the table and dropped on the floor floats back to its spaw
 }, 60_000);
 
 it("a player resets the table for everyone, once per cooldown; spectators and malformed messages cannot", async () => {
-  const player = await joinClient(server, { create: true, options: { name: "Resetter", role: "player" } });
-  const viewer = await joinClient(server, { roomId: player.room.roomId, options: { role: "spectator" } });
-  const room = serverRoom(player.room.roomId);
+  const { player, viewer, room } = await playerAndViewer("Resetter");
   try {
-    await Promise.all([waitUntilShown(player), waitUntilShown(viewer)]);
     // The spot slid 30 cm along the table: still on it, so it stays there by itself.
     await pullAndDrop(player, "spot", [0.3, 0, 0], 0.5);
     await vi.waitFor(() => expect(awayFromSpawn(room, "spot").distance).toBeGreaterThan(0.15), within);

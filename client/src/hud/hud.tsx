@@ -1,7 +1,7 @@
 // The page's overlay: connection state (with round trip, frame rate and simulation time behind the "stats"
 // toggle or ?debug); loading progress; the join form; the Enter VR / Enter AR buttons and the camera switch.
 
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
 import type { PliantRoomClient } from "../../../shared/net";
 import type { BakeLoader } from "../bake/bake-loader";
 import type { ConnectionState } from "../room/room-connection";
@@ -58,21 +58,28 @@ function Telemetry({ connection }: { connection: ConnectionState }) {
   );
 }
 
-/** "loading bodies 2/3" while the room's bodies are not all on screen yet; null once they are. */
+/**
+ * "loading bodies 2/3" while the room's bodies are not all on screen yet; null once they are. A string snapshot:
+ * the page re-renders when the text changes, not at every state patch or progress event.
+ */
 export function useLoadingText(loader: BakeLoader, client: PliantRoomClient | null): string | null {
-  const [, force] = useState(0);
-  useEffect(() => loader.subscribe(() => force((v) => v + 1)), [loader]);
-  useEffect(() => {
-    if (!client) return;
-    const refresh = () => force((v) => v + 1);
-    client.room.onStateChange(refresh);
-    return () => client.room.onStateChange.remove(refresh);
-  }, [client]);
+  const subscribe = useCallback((listener: () => void) => {
+    const unsubscribe = loader.subscribe(listener);
+    client?.room.onStateChange(listener);
+    return () => {
+      unsubscribe();
+      client?.room.onStateChange.remove(listener);
+    };
+  }, [loader, client]);
+  return useSyncExternalStore(subscribe, () => loadingText(loader, client));
+}
+
+function loadingText(loader: BakeLoader, client: PliantRoomClient | null): string | null {
   const bodies = (client?.room.state as { bodies?: Map<string, { bake: string }> } | undefined)?.bodies;
   if (!client || !bodies || bodies.size === 0) return client ? "loading bodies" : null;
-  const hashes = [...bodies.values()].map((b) => b.bake);
-  const ready = hashes.filter((h) => loader.get(h)).length;
-  return ready < hashes.length ? `loading bodies ${ready}/${hashes.length}` : null;
+  let ready = 0;
+  for (const body of bodies.values()) if (loader.get(body.bake)) ready++;
+  return ready < bodies.size ? `loading bodies ${ready}/${bodies.size}` : null;
 }
 
 export function LoadingPanel({ loader }: { loader: BakeLoader }) {

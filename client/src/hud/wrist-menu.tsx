@@ -25,6 +25,7 @@ const PRESS = 0.022;
 type ButtonId = "reset" | "leave";
 /** Button centres in the panel's plane, m from its centre. */
 const BUTTONS: Record<ButtonId, [number, number]> = { reset: [-0.038, 0.018], leave: [0.038, 0.018] };
+const BUTTON_IDS = Object.keys(BUTTONS) as ButtonId[];
 
 /** Where the wrist menu's buttons are this frame (tests press them); null outside a session. */
 export const wristMenu = { buttons: null as Record<ButtonId, [number, number, number]> | null, presses: 0 };
@@ -65,7 +66,7 @@ export function WristMenu({ connection, canReset, onReset, onLeave, debug }: { c
     m.lookAt(scratch.head.x, m.position.y, scratch.head.z);
     m.updateMatrixWorld();
     const buttons = (wristMenu.buttons ??= { reset: [0, 0, 0], leave: [0, 0, 0] });
-    for (const id of Object.keys(BUTTONS) as ButtonId[]) {
+    for (const id of BUTTON_IDS) {
       scratch.point.set(BUTTONS[id][0], BUTTONS[id][1], 0).applyMatrix4(m.matrixWorld);
       buttons[id][0] = scratch.point.x; buttons[id][1] = scratch.point.y; buttons[id][2] = scratch.point.z;
     }
@@ -73,7 +74,7 @@ export function WristMenu({ connection, canReset, onReset, onLeave, debug }: { c
     const finger = xrInputs.right.indexTip ?? xrInputs.right.ray;
     let touching: ButtonId | null = null;
     if (finger) {
-      for (const id of Object.keys(BUTTONS) as ButtonId[]) {
+      for (const id of BUTTON_IDS) {
         const b = buttons[id];
         if (Math.hypot(finger[0] - b[0], finger[1] - b[1], finger[2] - b[2]) < PRESS) touching = id;
       }

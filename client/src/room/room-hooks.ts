@@ -1,71 +1,52 @@
-// React views of the room's schema state: who is here, and the room's flags.
+// React views of the room's schema state: who is here, who holds what, and the room's flags. Each view re-renders
+// only when what it reads really changes (state patches come with every grab).
 
-import { useEffect, useState } from "react";
+import { useCallback, useRef, useSyncExternalStore } from "react";
 import type { PliantRoomClient } from "../../../shared/net";
 
 export interface PlayerInfo { sessionId: string; name: string; color: string; role: string; slot: number }
+export interface GrabInfo { key: string; owner: string; body: string; slot: number }
 
-type PlayerStates = Map<string, { name: string; color: string; role: string; slot: number }>;
+type RoomStateView = {
+  players?: Map<string, { name: string; color: string; role: string; slot: number }>;
+  grabs?: Map<string, { owner: string; body: string; slot: number }>;
+  spectatorGrabs?: boolean;
+};
 
-function readPlayers(client: PliantRoomClient | null): PlayerInfo[] {
-  const players = (client?.room.state as { players?: PlayerStates } | undefined)?.players;
-  if (!players) return [];
-  return [...players.entries()].map(([sessionId, p]) => ({ sessionId, name: p.name, color: p.color, role: p.role, slot: p.slot }));
+/**
+ * `read(state)` of the client's room state (null before a client), the same object until its JSON changes.
+ * `read` must not change between renders (a module-level function).
+ */
+export function useRoomView<T>(client: PliantRoomClient | null, read: (state: RoomStateView | null) => T): T {
+  const last = useRef<{ client: PliantRoomClient | null; key: string; value: T } | null>(null);
+  const subscribe = useCallback((listener: () => void) => {
+    if (!client) return () => undefined;
+    client.room.onStateChange(listener);
+    return () => client.room.onStateChange.remove(listener);
+  }, [client]);
+  const snapshot = () => {
+    const value = read((client?.room.state as RoomStateView | undefined) ?? null), key = JSON.stringify(value);
+    if (!last.current || last.current.client !== client || last.current.key !== key) last.current = { client, key, value };
+    return last.current.value;
+  };
+  return useSyncExternalStore(subscribe, snapshot);
 }
 
-/** Re-renders only when the player list really changes (state patches also carry grabs). */
+const readPlayers = (state: RoomStateView | null): PlayerInfo[] =>
+  [...(state?.players?.entries() ?? [])].map(([sessionId, p]) => ({ sessionId, name: p.name, color: p.color, role: p.role, slot: p.slot }));
+const readGrabs = (state: RoomStateView | null): GrabInfo[] =>
+  [...(state?.grabs?.entries() ?? [])].map(([key, g]) => ({ key, owner: g.owner, body: g.body, slot: g.slot }));
+const readSpectatorGrabs = (state: RoomStateView | null): boolean => Boolean(state?.spectatorGrabs);
+
 export function usePlayers(client: PliantRoomClient | null): PlayerInfo[] {
-  const [players, setPlayers] = useState<PlayerInfo[]>(() => readPlayers(client));
-  useEffect(() => {
-    let key = "";
-    const refresh = () => {
-      const next = readPlayers(client);
-      const nextKey = JSON.stringify(next);
-      if (nextKey !== key) {
-        key = nextKey;
-        setPlayers(next);
-      }
-    };
-    refresh();
-    if (!client) return;
-    client.room.onStateChange(refresh);
-    return () => client.room.onStateChange.remove(refresh);
-  }, [client]);
-  return players;
+  return useRoomView(client, readPlayers);
+}
+
+/** The grabs held in the room (who holds which body). */
+export function useGrabs(client: PliantRoomClient | null): GrabInfo[] {
+  return useRoomView(client, readGrabs);
 }
 
 export function useRoomFlags(client: PliantRoomClient | null): { spectatorGrabs: boolean } {
-  const [spectatorGrabs, setSpectatorGrabs] = useState(false);
-  useEffect(() => {
-    if (!client) return;
-    const read = () => setSpectatorGrabs(Boolean((client.room.state as { spectatorGrabs?: boolean }).spectatorGrabs));
-    read();
-    client.room.onStateChange(read);
-    return () => client.room.onStateChange.remove(read);
-  }, [client]);
-  return { spectatorGrabs };
-}
-
-export interface GrabInfo { key: string; owner: string; body: string; slot: number }
-
-/** The grabs held in the room (who holds which body), re-rendering only when that changes. */
-export function useGrabs(client: PliantRoomClient | null): GrabInfo[] {
-  const [grabs, setGrabs] = useState<GrabInfo[]>([]);
-  useEffect(() => {
-    if (!client) return;
-    let key = "";
-    const refresh = () => {
-      const map = (client.room.state as { grabs?: Map<string, { owner: string; body: string; slot: number }> }).grabs;
-      const next = map ? [...map.entries()].map(([k, g]) => ({ key: k, owner: g.owner, body: g.body, slot: g.slot })) : [];
-      const nextKey = JSON.stringify(next);
-      if (nextKey !== key) {
-        key = nextKey;
-        setGrabs(next);
-      }
-    };
-    refresh();
-    client.room.onStateChange(refresh);
-    return () => client.room.onStateChange.remove(refresh);
-  }, [client]);
-  return grabs;
+  return { spectatorGrabs: useRoomView(client, readSpectatorGrabs) };
 }
