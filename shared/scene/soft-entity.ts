@@ -7,7 +7,7 @@
 import { boundsDiagonal, meshBounds } from "../geometry";
 import { NearestPointGrid } from "../geometry/nearest-point-grid";
 import { basisRows, MAX_GRABS, SoftBody, Subspace } from "../sim";
-import { handleCount, toSubspaceSource, type BakedBody } from "../skinning";
+import { handleCount, proxyCandidates, toSubspaceSource, type BakedBody } from "../skinning";
 import { sharedBodyShape, type ProxyCover } from "./body-shape-cache";
 import { NearbyObstacles, SphereSetObstacle, type BoundedObstacle } from "./obstacles";
 import type { MaterialPreset } from "./materials";
@@ -140,7 +140,7 @@ export class SoftEntity {
  */
 function coveringSpheres(baked: BakedBody, s: number, tolerance: number): ProxyCover {
   const h = handleCount(baked);
-  const candidates = baked.massPositions, nc = candidates.length / 3;
+  const { positions: candidates, weights: candidateWeights } = proxyCandidates(baked), nc = candidates.length / 3;
   const surface = baked.surfacePositions, ns = surface.length / 3;
   const vertices = baked.renderPositions, nv = vertices.length / 3;
   // Radius: distance to the nearest surface sample or render vertex (a grid: render meshes have tens of thousands).
@@ -182,7 +182,7 @@ function coveringSpheres(baked: BakedBody, s: number, tolerance: number): ProxyC
   chosen.forEach((c, k) => {
     for (let a = 0; a < 3; a++) centres[3 * k + a] = candidates[3 * c + a] * s;
     radii[k] = radius[c];
-    weights.set(baked.massWeights.subarray(c * h, (c + 1) * h), k * h);
+    weights.set(candidateWeights.subarray(c * h, (c + 1) * h), k * h);
   });
   return { centres, radii, weights };
 }

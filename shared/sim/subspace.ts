@@ -27,12 +27,28 @@ export interface MassSamples extends WeightedPoints {
   volumes: Float64Array;
 }
 
+/**
+ * What the solver keeps of the mass samples: their integrals. A client's copy of a bake carries these instead of
+ * the samples (a few thousand numbers instead of ~86,000 per body).
+ */
+export interface MassIntegrals {
+  /** Per-unit-density mass matrix block, m x m (sum V b b^T). */
+  block: Float64Array;
+  /** First moment, m (sum V b). */
+  moment: Float64Array;
+  /** Total volume, m^3. */
+  volume: number;
+  /** Rest centroid (3). */
+  centroid: Float64Array;
+}
+
 /** Everything the solver needs about a body's shape and skinning fields, in body-local metres. */
 export interface SubspaceSource {
   /** Total handles including the constant channel (K + 1). */
   handles: number;
   cubature: CubaturePoints;
-  mass: MassSamples;
+  /** Dense interior samples, or their integrals (integrateMass). */
+  mass: MassSamples | MassIntegrals;
   /** Surface samples used for contacts and grabs. */
   surface: WeightedPoints;
 }
@@ -115,28 +131,11 @@ export class Subspace {
     this.totalVolume = totalVolume;
 
     // Mass is integrated on the dense samples: the cubature set may have fewer points than unknowns.
-    const massRows = basisRows(source.mass, handles);
-    const nm = source.mass.volumes.length;
-    this.massBlock = new Float64Array(m * m);
-    this.massMoment = new Float64Array(m);
-    this.restCentroid = new Float64Array(3);
-    let massVolume = 0;
-    for (let i = 0; i < nm; i++) {
-      const v = source.mass.volumes[i];
-      const row = massRows.subarray(i * m, (i + 1) * m);
-      for (let a = 0; a < m; a++) {
-        const va = v * row[a];
-        if (va === 0) continue;
-        this.massMoment[a] += va;
-        const o = a * m;
-        for (let b = a; b < m; b++) this.massBlock[o + b] += va * row[b];
-      }
-      massVolume += v;
-      for (let k = 0; k < 3; k++) this.restCentroid[k] += v * source.mass.positions[3 * i + k];
-    }
-    for (let a = 0; a < m; a++) for (let b = 0; b < a; b++) this.massBlock[a * m + b] = this.massBlock[b * m + a];
-    for (let k = 0; k < 3; k++) this.restCentroid[k] /= massVolume;
-    this.massVolume = massVolume;
+    const mass = "block" in source.mass ? source.mass : integrateMass(source.mass, handles);
+    this.massBlock = Float64Array.from(mass.block);
+    this.massMoment = Float64Array.from(mass.moment);
+    this.restCentroid = Float64Array.from(mass.centroid);
+    this.massVolume = mass.volume;
 
     [this.stiffnessMu, this.stiffnessLambda] = restStiffness(this.cubatureJacobians, this.cubatureVolumes, m);
     [this.nullBasis, this.nullCount] = massNullSpace(this.massBlock, m);
@@ -145,6 +144,45 @@ export class Subspace {
     this.surfaceRest = Float64Array.from(source.surface.positions);
     this.surfaceRows = basisRows(source.surface, handles);
   }
+}
+
+/** The mass samples' integrals (MassIntegrals), in the samples' own units. */
+export function integrateMass(samples: MassSamples, handles: number): MassIntegrals {
+  const m = 4 * handles, nm = samples.volumes.length;
+  const rows = basisRows(samples, handles);
+  const block = new Float64Array(m * m), moment = new Float64Array(m), centroid = new Float64Array(3);
+  let volume = 0;
+  for (let i = 0; i < nm; i++) {
+    const v = samples.volumes[i];
+    const row = rows.subarray(i * m, (i + 1) * m);
+    for (let a = 0; a < m; a++) {
+      const va = v * row[a];
+      if (va === 0) continue;
+      moment[a] += va;
+      const o = a * m;
+      for (let b = a; b < m; b++) block[o + b] += va * row[b];
+    }
+    volume += v;
+    for (let k = 0; k < 3; k++) centroid[k] += v * samples.positions[3 * i + k];
+  }
+  for (let a = 0; a < m; a++) for (let b = 0; b < a; b++) block[a * m + b] = block[b * m + a];
+  for (let k = 0; k < 3; k++) centroid[k] /= volume;
+  return { block, moment, volume, centroid };
+}
+
+/**
+ * The integrals of the same samples with every position multiplied by `s` (volumes by s^3): a basis entry
+ * w_h [x, y, z, 1]_j grows by s for j < 3, so no sample needs to be revisited.
+ */
+export function scaleMassIntegrals(integrals: MassIntegrals, s: number): MassIntegrals {
+  const m = integrals.moment.length, s3 = s * s * s;
+  const factor = (a: number) => (a % 4 === 3 ? 1 : s);
+  const block = new Float64Array(m * m), moment = new Float64Array(m);
+  for (let a = 0; a < m; a++) {
+    moment[a] = s3 * factor(a) * integrals.moment[a];
+    for (let b = 0; b < m; b++) block[a * m + b] = s3 * factor(a) * factor(b) * integrals.block[a * m + b];
+  }
+  return { block, moment, volume: s3 * integrals.volume, centroid: integrals.centroid.map((c) => s * c) };
 }
 
 /** Relative mass eigenvalue below which a direction moves nothing (exact identities sit at ~1e-17, real modes above 1e-10). */
@@ -250,11 +288,19 @@ function validateSource(source: SubspaceSource): void {
   check("cubature volumes", source.cubature.volumes, nc);
   check("cubature weights", source.cubature.weights, nc * h);
   check("cubature weight gradients", source.cubature.gradients, nc * h * 3);
-  const nm = source.mass.volumes.length;
-  if (nm < 1) throw new SimParameterError("the subspace needs mass samples");
-  check("mass positions", source.mass.positions, 3 * nm);
-  check("mass volumes", source.mass.volumes, nm);
-  check("mass weights", source.mass.weights, nm * h);
+  if ("block" in source.mass) {
+    const m = 4 * h;
+    check("mass block", source.mass.block, m * m);
+    check("mass moment", source.mass.moment, m);
+    check("mass centroid", source.mass.centroid, 3);
+    if (!(source.mass.volume > 0)) throw new SimParameterError(`mass volume must be positive, got ${source.mass.volume}`);
+  } else {
+    const nm = source.mass.volumes.length;
+    if (nm < 1) throw new SimParameterError("the subspace needs mass samples");
+    check("mass positions", source.mass.positions, 3 * nm);
+    check("mass volumes", source.mass.volumes, nm);
+    check("mass weights", source.mass.weights, nm * h);
+  }
   const ns = source.surface.positions.length / 3;
   if (!Number.isInteger(ns) || ns < 1) throw new SimParameterError("the subspace needs surface samples");
   check("surface weights", source.surface.weights, ns * h);

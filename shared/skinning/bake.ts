@@ -4,9 +4,8 @@
 // copy clients download leaves them out when the fields are described (clientBakedBody), and the bake worker
 // evaluates them from the description.
 
-import { createInsideTest, DEFAULT_INTERIOR_CANDIDATES, jitteredInside, meshBounds, normaliseMesh, Random, sampleInterior, sampleSurface, thickenFlatMesh, type TriangleMesh } from "../geometry";
+import { createInsideTest, DEFAULT_INTERIOR_CANDIDATES, farthestPoints, jitteredInside, meshBounds, normaliseMesh, Random, sampleInterior, sampleSurface, thickenFlatMesh, type TriangleMesh } from "../geometry";
 import { BAKED_BODY_VERSION, type BakedBody } from "./baked-body";
-import { farthestPoints } from "./baseline";
 import { fitCubature } from "./cubature-fit";
 import { FIT_CUBATURE_BY_DEFAULT } from "./defaults";
 import { SkinningError, type SkinningFieldProvider, type SkinningFields } from "./fields";
@@ -171,6 +170,7 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
     massPositions: mass.points,
     massVolumes: mass.volumes,
     massWeights,
+    massIntegrals: new Float64Array(0),
     surfacePositions: contactPoints,
     surfaceWeights,
     fieldNorms: norms,

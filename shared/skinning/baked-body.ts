@@ -1,10 +1,11 @@
 // BakedBody: everything a simulation of one shape needs, computed once per (mesh, provider, parameters), in
 // normalised coordinates (the mesh's largest extent spans [-1, 1]); and its versioned binary encoding.
 
-import type { SubspaceSource } from "../sim/subspace";
+import { farthestPointIndices } from "../geometry/farthest-points";
+import { integrateMass, scaleMassIntegrals, type MassIntegrals, type SubspaceSource } from "../sim/subspace";
 import { SkinningError } from "./fields";
 
-export const BAKED_BODY_VERSION = 2;
+export const BAKED_BODY_VERSION = 3;
 const MAGIC = "PLNTBAKE";
 
 export interface BakedBodyInfo {
@@ -36,9 +37,15 @@ export interface BakedBody extends BakedBodyInfo {
   cubatureWeights: Float64Array;
   /** Nc * (K + 1) * 3, per normalised unit. */
   cubatureGradients: Float64Array;
+  /**
+   * Dense interior samples, on which the mass matrix is integrated. A client's copy keeps only the candidate
+   * centres of the contact spheres (proxyCandidates) and no volumes: it carries `massIntegrals` instead.
+   */
   massPositions: Float64Array;
   massVolumes: Float64Array;
   massWeights: Float64Array;
+  /** Packed integrals of the mass samples (packMassIntegrals), normalised units: only in a client's copy. */
+  massIntegrals: Float64Array;
   /** Contact and grab samples on the surface (farthest points over vertices and area samples). */
   surfacePositions: Float64Array;
   surfaceWeights: Float64Array;
@@ -51,18 +58,75 @@ export interface BakedBody extends BakedBodyInfo {
 const ARRAY_FIELDS = [
   "renderPositions", "triangles", "renderWeights",
   "cubaturePositions", "cubatureVolumes", "cubatureWeights", "cubatureGradients",
-  "massPositions", "massVolumes", "massWeights",
+  "massPositions", "massVolumes", "massWeights", "massIntegrals",
   "surfacePositions", "surfaceWeights", "fieldNorms", "fieldDescription",
 ] as const;
 
-/** The copy of a bake that clients download: without the render weights when they can evaluate the fields from a smaller description. */
+/**
+ * The copy of a bake that clients download: the mass samples' integrals instead of the samples (all the solver
+ * needs of them) and the contact spheres' candidate centres; without the render weights when the clients can
+ * evaluate the fields from a smaller description.
+ */
 export function clientBakedBody(body: BakedBody): BakedBody {
-  if (!body.fieldKind) return body;
+  if (isClientCopy(body)) return body;
+  const candidates = proxyCandidates(body);
+  const light: BakedBody = {
+    ...body,
+    massPositions: candidates.positions, massWeights: candidates.weights, massVolumes: new Float64Array(0),
+    massIntegrals: packMassIntegrals(massIntegralsOf(body)),
+  };
+  if (!body.fieldKind) return light;
   // Whichever is smaller travels: a small mesh's weights can take fewer bytes than a grid of field values.
   if (body.fieldDescription.length >= body.renderWeights.length && body.renderWeights.length > 0) {
-    return { ...body, fieldKind: "", fieldDescription: new Float64Array(0) };
+    return { ...light, fieldKind: "", fieldDescription: new Float64Array(0) };
   }
-  return { ...body, renderWeights: new Float64Array(0) };
+  return { ...light, renderWeights: new Float64Array(0) };
+}
+
+/** Whether this is a client's copy (clientBakedBody): mass integrals instead of samples. */
+export function isClientCopy(body: BakedBody): boolean {
+  return body.massIntegrals.length > 0;
+}
+
+/** Mass samples that may centre a contact sphere: an evenly spread subset (server and clients choose alike). */
+const PROXY_CANDIDATES = 512;
+
+/** Candidate centres (normalised units) for a body's contact spheres, and the weights there. */
+export function proxyCandidates(body: BakedBody): { positions: Float64Array; weights: Float64Array } {
+  if (isClientCopy(body)) return { positions: body.massPositions, weights: body.massWeights };
+  const h = handleCount(body), n = body.massVolumes.length;
+  if (n <= PROXY_CANDIDATES) return { positions: body.massPositions, weights: body.massWeights };
+  const chosen = farthestPointIndices(body.massPositions, PROXY_CANDIDATES);
+  const positions = new Float64Array(3 * chosen.length), weights = new Float64Array(h * chosen.length);
+  chosen.forEach((i, c) => {
+    positions.set(body.massPositions.subarray(3 * i, 3 * i + 3), 3 * c);
+    weights.set(body.massWeights.subarray(h * i, h * (i + 1)), h * c);
+  });
+  return { positions, weights };
+}
+
+/** The mass samples' integrals in normalised units, from the samples or from a client copy's packed integrals. */
+export function massIntegralsOf(body: BakedBody): MassIntegrals {
+  const h = handleCount(body);
+  if (!isClientCopy(body)) return integrateMass({ positions: body.massPositions, volumes: body.massVolumes, weights: body.massWeights }, h);
+  const m = 4 * h, packed = body.massIntegrals;
+  if (packed.length !== 4 + m + (m * (m + 1)) / 2) throw new SkinningError(`massIntegrals: expected ${4 + m + (m * (m + 1)) / 2} numbers for ${h} handles, got ${packed.length}`);
+  const block = new Float64Array(m * m);
+  let o = 4 + m;
+  for (let a = 0; a < m; a++) for (let b = a; b < m; b++) block[a * m + b] = block[b * m + a] = packed[o++];
+  return { volume: packed[0], centroid: packed.slice(1, 4), moment: packed.slice(4, 4 + m), block };
+}
+
+/** [volume, centroid (3), moment (m), the block's upper triangle row by row]. */
+function packMassIntegrals(integrals: MassIntegrals): Float64Array {
+  const m = integrals.moment.length;
+  const packed = new Float64Array(4 + m + (m * (m + 1)) / 2);
+  packed[0] = integrals.volume;
+  packed.set(integrals.centroid, 1);
+  packed.set(integrals.moment, 4);
+  let o = 4 + m;
+  for (let a = 0; a < m; a++) for (let b = a; b < m; b++) packed[o++] = integrals.block[a * m + b];
+  return packed;
 }
 
 /** Total handles of a baked body (K + 1). */
@@ -86,13 +150,20 @@ export function toSubspaceSource(body: BakedBody, size: number): SubspaceSource 
       weights: body.cubatureWeights,
       gradients: scaled(body.cubatureGradients, 1 / s),
     },
-    mass: { positions: scaled(body.massPositions, s), volumes: scaled(body.massVolumes, s * s * s), weights: body.massWeights },
+    // A client's copy carries the samples' integrals (in normalised units), which scale exactly; the server
+    // integrates its samples at the body's size, as it always has.
+    mass: isClientCopy(body)
+      ? scaleMassIntegrals(massIntegralsOf(body), s)
+      : { positions: scaled(body.massPositions, s), volumes: scaled(body.massVolumes, s * s * s), weights: body.massWeights },
     surface: { positions: scaled(body.surfacePositions, s), weights: body.surfaceWeights },
   };
 }
 
-/** Arrays that keep double precision in any copy: field descriptions hold grid sizes, indices and coefficients. */
-const EXACT_ARRAYS = new Set<string>(["fieldDescription", "fieldNorms"]);
+/**
+ * Arrays that keep double precision in any copy: field descriptions hold grid sizes, indices and coefficients, and
+ * the mass integrals are the server's own to the last bit (a client's prediction uses the server's mass matrix).
+ */
+const EXACT_ARRAYS = new Set<string>(["fieldDescription", "fieldNorms", "massIntegrals"]);
 
 /**
  * `floats: "f32"` stores the float arrays in single precision (field descriptions excepted): the copy browsers download (clientBakedBody), half

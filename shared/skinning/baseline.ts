@@ -4,6 +4,7 @@
 // together); the neural model does not have that weakness.
 
 import { symmetricEigen } from "../sim/linalg";
+import { farthestPoints } from "../geometry";
 import { SkinningError, type FieldDescription, type ShapeSamples, type SkinningFieldProvider, type SkinningFields } from "./fields";
 
 /** Interior samples used to orthogonalise; more changes the fields by well under a percent. */
@@ -225,35 +226,6 @@ function principalFields(bumps: GaussianBumps, samples: Float64Array, count: num
   const out = new Float64Array(count * (d + 1));
   fields.forEach((c, f) => out.set(c, f * (d + 1)));
   return out;
-}
-
-/** Farthest-point sampling, starting from the point farthest from the centroid (deterministic). */
-export function farthestPoints(points: Float64Array, count: number): Float64Array {
-  const n = points.length / 3;
-  let cx = 0, cy = 0, cz = 0;
-  for (let i = 0; i < n; i++) {
-    cx += points[3 * i]; cy += points[3 * i + 1]; cz += points[3 * i + 2];
-  }
-  cx /= n; cy /= n; cz /= n;
-  let first = 0, far = -1;
-  for (let i = 0; i < n; i++) {
-    const d = (points[3 * i] - cx) ** 2 + (points[3 * i + 1] - cy) ** 2 + (points[3 * i + 2] - cz) ** 2;
-    if (d > far) { far = d; first = i; }
-  }
-  const chosen = new Float64Array(3 * count);
-  const nearest = new Float64Array(n).fill(Infinity);
-  let current = first;
-  for (let k = 0; k < count; k++) {
-    chosen[3 * k] = points[3 * current]; chosen[3 * k + 1] = points[3 * current + 1]; chosen[3 * k + 2] = points[3 * current + 2];
-    let next = 0, best = -1;
-    for (let i = 0; i < n; i++) {
-      const d = distance2(points, i, chosen, k);
-      if (d < nearest[i]) nearest[i] = d;
-      if (nearest[i] > best) { best = nearest[i]; next = i; }
-    }
-    current = next;
-  }
-  return chosen;
 }
 
 function distance2(a: Float64Array, i: number, b: Float64Array, j: number): number {
