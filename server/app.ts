@@ -50,6 +50,8 @@ export interface ServerSettings {
   reconnectSeconds?: number;
   /** Minutes without a grab or a poke after which a room's table is reset (default 5; 0: never). */
   idleResetMinutes?: number;
+  /** Seconds between the bounces of an idle room's bodies while a kiosk watches (default 20; 0: never). */
+  attractWobbleSeconds?: number;
   /** Origins besides the server's own whose pages may call the matchmaking endpoints (CORS). */
   allowedOrigins?: string[];
   /** Limits on the matchmaking endpoints (defaults: DEFAULT_MATCHMAKE_LIMITS). */
@@ -78,6 +80,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     ...(settings.fitCubature !== undefined ? { fitCubature: settings.fitCubature } : {}),
     ...(settings.reconnectSeconds !== undefined ? { reconnectSeconds: settings.reconnectSeconds } : {}),
     ...(settings.idleResetMinutes !== undefined ? { idleResetMinutes: settings.idleResetMinutes } : {}),
+    ...(settings.attractWobbleSeconds !== undefined ? { attractWobbleSeconds: settings.attractWobbleSeconds } : {}),
   });
   // Bake the default scene now (or find it in the cache): a missing asset fails here with a clear message, and the
   // first person to join does not wait for bakes.

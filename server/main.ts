@@ -3,7 +3,8 @@
 // the admin token (otherwise one is generated and printed), SKINNING=baseline|eigen|model picks the fields (default
 // eigen: shared/skinning/defaults.ts), CUBATURE=clusters|fitted how their cubature is made. ALLOWED_ORIGINS lists
 // other web origins that may call the matchmaking endpoints; RECONNECT_SECONDS is how long a dropped client's seat waits;
-// IDLE_RESET_MINUTES how long nobody may touch anything before the table is reset (0: never). HTTPS=self-signed
+// IDLE_RESET_MINUTES how long nobody may touch anything before the table is reset (0: never); ATTRACT_WOBBLE_SECONDS
+// how often a body of an idle room watched by a kiosk bounces (0: never). HTTPS=self-signed
 // (or TLS_CERT + TLS_KEY files) serves https, which headsets need for WebXR on the local network.
 
 import path from "node:path";
@@ -14,6 +15,7 @@ import { modelCacheKey } from "./skinning/model-provider";
 import { FIT_CUBATURE_BY_DEFAULT } from "../shared/skinning";
 import { LIMITS } from "../shared/net";
 import { DEFAULT_IDLE_RESET_MINUTES } from "./room/table-reset";
+import { ATTRACT_WOBBLE_SECONDS } from "./room/attract-wobble";
 
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 2567);
@@ -28,13 +30,15 @@ async function main(): Promise<void> {
   if (!(reconnectSeconds >= 0 && reconnectSeconds <= 3600)) throw new Error(`RECONNECT_SECONDS must be 0-3600, got "${process.env.RECONNECT_SECONDS}"`);
   const idleResetMinutes = Number(process.env.IDLE_RESET_MINUTES ?? DEFAULT_IDLE_RESET_MINUTES);
   if (!(idleResetMinutes >= 0 && idleResetMinutes <= LIMITS.idleResetMinutes)) throw new Error(`IDLE_RESET_MINUTES must be 0-${LIMITS.idleResetMinutes}, got "${process.env.IDLE_RESET_MINUTES}"`);
+  const attractWobbleSeconds = Number(process.env.ATTRACT_WOBBLE_SECONDS ?? ATTRACT_WOBBLE_SECONDS);
+  if (!(attractWobbleSeconds >= 0 && attractWobbleSeconds <= 3600)) throw new Error(`ATTRACT_WOBBLE_SECONDS must be 0-3600, got "${process.env.ATTRACT_WOBBLE_SECONDS}"`);
   const tls = await tlsFromEnvironment(host);
   const server = await startServer({
     port, host, redisUrl: process.env.REDIS_URL || undefined, adminToken: process.env.ADMIN_TOKEN, provider,
     providerKey: skinning === "model" ? await modelCacheKey() : skinning,
     fitCubature: cubature === "fitted",
     publicAddress: process.env.PUBLIC_ADDRESS || undefined, tls,
-    reconnectSeconds, idleResetMinutes,
+    reconnectSeconds, idleResetMinutes, attractWobbleSeconds,
     allowedOrigins: (process.env.ALLOWED_ORIGINS ?? "").split(",").map((o) => o.trim()).filter(Boolean),
   });
   process.stdout.write(`Pliant is running. Point a headset's browser at:\n${server.urls.map((u) => `  ${u}`).join("\n")}\n`);

@@ -28,7 +28,7 @@ import type { AppXRStore, EmulatedDevice } from "./xr/xr-store";
 
 export function App({ store, emulated }: { store: AppXRStore; emulated?: EmulatedDevice }) {
   const loader = useMemo(() => new BakeLoader(location.href.split(/[?#]/)[0]), []);
-  const connection = useMemo(() => new RoomConnection(location.origin, loader), [loader]);
+  const connection = useMemo(() => new RoomConnection(location.origin, loader, new URLSearchParams(location.search).has("kiosk")), [loader]);
   useEffect(() => {
     connection.start();
     installDebugHooks({ connection, loader, store, emulated });

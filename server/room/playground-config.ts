@@ -3,6 +3,7 @@
 
 import { PLAYGROUND, type SceneLayout } from "../../shared/scene";
 import { DEFAULT_IDLE_RESET_MINUTES } from "./table-reset";
+import { ATTRACT_WOBBLE_SECONDS } from "./attract-wobble";
 import { DEFAULT_FIELD_PROVIDER, FIT_CUBATURE_BY_DEFAULT, type SkinningFieldProvider } from "../../shared/skinning";
 
 export interface PlaygroundConfig {
@@ -17,6 +18,8 @@ export interface PlaygroundConfig {
   reconnectSeconds: number;
   /** Minutes without a grab or a poke after which a room's table is reset (0: never); an admin may change it per room. */
   idleResetMinutes: number;
+  /** Seconds between the bounces of an idle room's bodies while a kiosk watches (0: never; attract-wobble.ts). */
+  attractWobbleSeconds: number;
   /** Log a line per dropped message (rate-limited per client). */
   log: (line: string) => void;
 }
@@ -29,6 +32,7 @@ let config: PlaygroundConfig = {
   adminToken: "",
   reconnectSeconds: 20,
   idleResetMinutes: DEFAULT_IDLE_RESET_MINUTES,
+  attractWobbleSeconds: ATTRACT_WOBBLE_SECONDS,
   log: (line) => process.stderr.write(`${line}\n`),
 };
 

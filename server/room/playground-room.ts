@@ -15,6 +15,8 @@ import { playgroundConfig } from "./playground-config";
 import { throttledLog } from "../logging/throttled-log";
 import { isMalformedRoomData } from "./malformed-frames";
 import { RateLimiter } from "./rate-limiter";
+import { LATENCY_PROBE_INTERVAL_MS, LatencyProbe } from "./latency-probe";
+import { AttractWobble, BOUNCE_SQUASH_RATE, BOUNCE_UP_SPEED } from "./attract-wobble";
 import { TableResetPolicy } from "./table-reset";
 import { uniqueColour } from "./player-colours";
 
@@ -87,6 +89,10 @@ interface Seat {
   ackDirty: boolean;
   /** Being kicked: its remaining messages are ignored. */
   kicked: boolean;
+  /** A stand's big screen: while one watches, an idle room's bodies bounce now and then (attract-wobble.ts). */
+  kiosk: boolean;
+  /** Its connection's round-trip time (for the admin page); undefined for a connection that cannot be pinged. */
+  latency: LatencyProbe | undefined;
   /** Grabs it holds now. */
   holding: number;
   /** Newest grab-move frame queued per hand (moves at or before it are repeats). */
@@ -142,6 +148,7 @@ export class PlaygroundRoom extends Room {
   private writer!: SnapshotWriter;
   private ticks = 0;
   private tableReset!: TableResetPolicy;
+  private attractWobble!: AttractWobble;
   /** What sending acks and a snapshot costs (ms): the recent sends' decaying maximum. */
   private sendMs = 0;
   readonly stats: TickStats = { durations: new Float64Array(4096), cursor: 0, count: 0, overruns: 0, snapshotBytes: 0 };
@@ -169,6 +176,7 @@ export class PlaygroundRoom extends Room {
     });
     for (let i = MAX_POKES - 1; i >= 0; i--) this.freePokes.push(i);
     this.tableReset = new TableResetPolicy(TICK_RATE, config.idleResetMinutes);
+    this.attractWobble = new AttractWobble(TICK_RATE, config.attractWobbleSeconds);
     this.state.idleResetMinutes = config.idleResetMinutes;
     const qLength = Math.max(0, ...this.placed.map((p) => p.entity.body.n));
     this.writer = new SnapshotWriter(snapshotCapacity(this.placed.length, qLength, config.layout.props.length, MAX_PLAYERS + MAX_SPECTATORS, 256));
@@ -207,6 +215,9 @@ export class PlaygroundRoom extends Room {
       colyseusOnMessage.call(this, client, buffer);
     };
 
+    this.clock.setInterval(() => {
+      for (const seat of this.seats.values()) seat.latency?.ping();
+    }, LATENCY_PROBE_INTERVAL_MS);
     this.setPatchRate(50);
     this.setFixedTimestep(() => this.tick(), TICK_RATE);
   }
@@ -214,7 +225,7 @@ export class PlaygroundRoom extends Room {
   override onJoin(client: Client, options: unknown): void {
     const join = parseJoinOptions(options);
     if (!join.ok) this.refuseJoin(join.reason);
-    const { role, name, color, adminToken } = join.value;
+    const { role, name, color, adminToken, kiosk } = join.value;
     if (role === "player" && this.playerCount() >= MAX_PLAYERS) this.refuseJoin(`the room is full (${MAX_PLAYERS} players); join as a spectator`);
     if (role === "spectator" && this.seats.size - this.playerCount() >= MAX_SPECTATORS) this.refuseJoin(`the room is full (${MAX_SPECTATORS} spectators)`);
     const slot = this.freeSlot();
@@ -223,7 +234,7 @@ export class PlaygroundRoom extends Room {
       grabStarts: new RateLimiter(LIMITS.grabStartsPerSecond, LIMITS.grabStartsPerSecond),
       admin: adminToken !== null && adminTokenMatches(playgroundConfig().adminToken, adminToken), poses: new Float64Array(21), poseMask: 0, poseDirty: false,
       inputs: [], starved: true, ack: -1, ackTick: 0, ackDirty: false, kicked: false, holding: 0, lastMove: new Map(),
-      lastHeard: this.world.tick,
+      lastHeard: this.world.tick, latency: LatencyProbe.of(client), kiosk,
     });
     this.state.players.set(client.sessionId, new PlayerState({
       name: name || `${role === "player" ? "Player" : "Viewer"} ${slot + 1}`, color: uniqueColour(color, this.coloursToAvoid(role), slot), role, slot,
@@ -256,6 +267,8 @@ export class PlaygroundRoom extends Room {
     const seat = this.seats.get(client.sessionId);
     if (!seat) return;
     seat.client = client;
+    seat.latency?.dispose();
+    seat.latency = LatencyProbe.of(client);
     seat.lastHeard = this.world.tick;
     seat.lastMove.clear();
     // Everything moved while it was away: the whole room again, as a joiner gets it.
@@ -264,6 +277,7 @@ export class PlaygroundRoom extends Room {
 
   override onLeave(client: Client): void {
     this.releaseAll(client.sessionId);
+    this.seats.get(client.sessionId)?.latency?.dispose();
     this.seats.delete(client.sessionId);
     this.state.players.delete(client.sessionId);
   }
@@ -278,14 +292,33 @@ export class PlaygroundRoom extends Room {
     this.world?.dispose();
   }
 
-  /** What the admin page shows of this room: tick time (p99 of the last 4,096 ticks, overruns) and snapshot bytes sent so far. */
-  adminStats(): { roomId: string; clients: number; tickMsP99: number; overruns: number; ticks: number; snapshotBytes: number; idleResetMinutes: number } {
+  /**
+   * What the admin page shows of this room: tick time (p99 of the last 4,096 ticks, overruns), snapshot bytes sent
+   * so far, and each connection's round-trip time (null before its first answer).
+   */
+  adminStats(): { roomId: string; clients: number; tickMsP99: number; overruns: number; ticks: number; snapshotBytes: number; idleResetMinutes: number; players: { sessionId: string; rttMs: number | null }[] } {
     const s = this.stats, n = Math.min(s.count, s.durations.length);
     const recent = Float64Array.from(s.durations.subarray(0, n)).sort();
     return {
       roomId: this.roomId, clients: this.clients.length, tickMsP99: n ? recent[Math.min(n - 1, Math.floor(0.99 * n))] : 0,
       overruns: s.overruns, ticks: s.count, snapshotBytes: s.snapshotBytes, idleResetMinutes: this.tableReset.idleMinutes,
+      players: [...this.seats].map(([sessionId, seat]) => {
+        const rtt = seat.latency?.rttMs ?? NaN;
+        return { sessionId, rttMs: Number.isNaN(rtt) ? null : Math.round(rtt * 10) / 10 };
+      }),
     };
+  }
+
+  /** While a kiosk watches an idle room, a body bounces now and then (attract-wobble.ts). */
+  private bounceForAttraction(): void {
+    let watched = false;
+    for (const seat of this.seats.values()) watched ||= seat.kiosk;
+    const world = this.world, placed = this.placed;
+    const b = this.attractWobble.bodyToBounce(world.tick, watched, this.tableReset.lastActivity, placed.length,
+      (k) => placed[k].entity.body.activeGrabs() === 0 && !world.homecoming.flying(k));
+    if (b < 0) return;
+    placed[b].entity.nudge(BOUNCE_UP_SPEED, BOUNCE_SQUASH_RATE);
+    world.wake(b);
   }
 
   /** The world, for benchmarks and tests in the same process. */
@@ -300,6 +333,7 @@ export class PlaygroundRoom extends Room {
     for (const [key, poke] of this.pokes) if (this.world.tick - poke.lastTick > POKE_TIMEOUT_TICKS) this.endPoke(key);
     if (this.grabs.size > 0 || this.pokes.size > 0) this.tableReset.noteActivity(this.world.tick);
     else if (this.tableReset.idleResetDue(this.world.tick)) this.resetTable("nobody has played for a while: the table was reset");
+    this.bounceForAttraction();
     for (const seat of this.seats.values()) {
       if (seat.inputs.length) this.applyInputs(seat);
       else seat.starved = true;

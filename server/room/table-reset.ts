@@ -15,6 +15,11 @@ export class TableResetPolicy {
 
   constructor(private readonly tickRate: number, public idleMinutes: number) {}
 
+  /** The tick of the last grab or poke (0 before any). */
+  get lastActivity(): number {
+    return this.lastActivityTick;
+  }
+
   /** A grab or a poke at `tick`. */
   noteActivity(tick: number): void {
     this.lastActivityTick = tick;

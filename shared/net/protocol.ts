@@ -22,6 +22,8 @@ export interface JoinOptions {
   color?: string;
   /** Only for admin messages (or pass it in each admin message). */
   adminToken?: string;
+  /** A stand's big screen (`/?kiosk`): while one is in the room, an idle room's bodies bounce now and then. */
+  kiosk?: boolean;
 }
 
 /** A pose: position (m, room frame) and unit quaternion (x, y, z, w). */

@@ -155,6 +155,7 @@ export interface CleanJoin {
   role: Role;
   color: string | null;
   adminToken: string | null;
+  kiosk: boolean;
 }
 
 export function parseJoinOptions(options: unknown): Parsed<CleanJoin> {
@@ -173,5 +174,6 @@ export function parseJoinOptions(options: unknown): Parsed<CleanJoin> {
     color = o.color.toLowerCase();
   }
   const adminToken = typeof o.adminToken === "string" ? o.adminToken.slice(0, 256) : null;
-  return { ok: true, value: { name, role, color, adminToken } };
+  if (o.kiosk !== undefined && typeof o.kiosk !== "boolean") return fail("kiosk must be true or false");
+  return { ok: true, value: { name, role, color, adminToken, kiosk: o.kiosk === true } };
 }

@@ -78,6 +78,7 @@ export class SoftEntity {
     this.proxies = new SphereSetObstacle(radii);
     this.updateProxies();
     this.restBoundRadius = this.proxies.bound[3];
+    this.nudged = new Float64Array(this.body.n);
   }
 
   /** Radius of the proxies' bounding sphere at rest, m. */
@@ -118,6 +119,24 @@ export class SoftEntity {
     this.body.step();
     this.updateProxies();
   }
+
+  /**
+   * Sets the body bouncing where it lies: adds to its velocity a hop (`upSpeed` m/s, world up) and a volume-keeping
+   * squash about its centre in its own axes (`squashRate` per second: its height shrinks at that rate, its width
+   * grows at half of it), so it jiggles and lands where it was.
+   */
+  nudge(upSpeed: number, squashRate: number): void {
+    const v = this.nudged, m = this.subspace.m;
+    v.set(this.body.velocity);
+    // Channel 0 is the constant one: its affine handle moves every point alike (see subspace.ts for the layout).
+    v[m + 3] += upSpeed;
+    v[0] += squashRate / 2;
+    v[m + 1] -= squashRate;
+    v[2 * m + 2] += squashRate / 2;
+    this.body.setState(this.body.q, v);
+  }
+
+  private readonly nudged: Float64Array;
 
   /** Material and its damping, as an admin sets them. */
   setMaterial(material: MaterialPreset): void {

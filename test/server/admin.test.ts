@@ -76,6 +76,25 @@ it("a room at rest sends no body data", async () => {
   }
 });
 
+it("the admin figures carry each connection's round-trip time, measured with WebSocket pings", async () => {
+  const client = await joinClient(server, { create: true, options: { name: "Measured", role: "player" } });
+  try {
+    const url = `http://127.0.0.1:${server.server.port}/admin/stats`;
+    type Figures = { rooms: { roomId: string; players: { sessionId: string; rttMs: number | null }[] }[] };
+    await vi.waitFor(async () => {
+      const figures = (await fetch(url, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then((r) => r.json())) as Figures;
+      const seat = figures.rooms.find((r) => r.roomId === client.room.roomId)?.players.find((p) => p.sessionId === client.sessionId);
+      expect(seat, "the connection is listed").toBeDefined();
+      // On loopback: measured (not null), and not seconds.
+      expect(seat!.rttMs).not.toBeNull();
+      expect(seat!.rttMs!).toBeGreaterThanOrEqual(0);
+      expect(seat!.rttMs!).toBeLessThan(1000);
+    }, { timeout: 20_000, interval: 250 });
+  } finally {
+    await client.stop();
+  }
+});
+
 it("the admin figures need the token, and an address that keeps guessing is told to wait", async () => {
   const url = `http://127.0.0.1:${server.server.port}/admin/stats`;
   const right = await fetch(url, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });

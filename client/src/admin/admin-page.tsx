@@ -78,6 +78,12 @@ function useFigures(admin: AdminRoom): { room: RoomFigures | null; bytesPerSecon
   return figures;
 }
 
+/** A connection's round-trip time as the admin page shows it ("–" until the server has measured it). */
+function rttOf(room: RoomFigures | null, sessionId: string): string {
+  const rtt = room?.players.find((p) => p.sessionId === sessionId)?.rttMs;
+  return rtt == null ? "–" : `${Math.round(rtt)} ms`;
+}
+
 function RoomControls({ admin }: { admin: AdminRoom }) {
   const state = useRoomState(admin);
   const { room, bytesPerSecond } = useFigures(admin);
@@ -105,12 +111,13 @@ function RoomControls({ admin }: { admin: AdminRoom }) {
       <section>
         <h2>People ({state.players.length})</h2>
         <table>
-          <thead><tr><th>name</th><th>role</th><th>colour</th><th>session</th><th /></tr></thead>
+          <thead><tr><th>name</th><th>role</th><th>colour</th><th>RTT</th><th>session</th><th /></tr></thead>
           <tbody>
             {state.players.map((p) => (
               <tr key={p.sessionId} data-player={p.name}>
                 <td>{p.name}</td><td>{p.role}</td>
                 <td><span style={{ color: p.color }}>●</span> {p.color}</td>
+                <td data-testid="admin-rtt">{rttOf(room, p.sessionId)}</td>
                 <td className="muted">{p.sessionId}</td>
                 <td>{p.sessionId !== admin.room.sessionId && <button onClick={() => admin.send({ action: "kick", sessionId: p.sessionId })}>Kick</button>}</td>
               </tr>

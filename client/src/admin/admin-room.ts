@@ -13,6 +13,8 @@ export interface RoomFigures {
   ticks: number;
   snapshotBytes: number;
   idleResetMinutes: number;
+  /** Each connection's round-trip time as the server measures it (ms; null before its first answer). */
+  players: { sessionId: string; rttMs: number | null }[];
 }
 
 export class AdminRoom {

@@ -22,11 +22,14 @@ const RETRY_MS = 2000;
 export class RoomConnection {
   private state: ConnectionState = { status: "connecting", client: null, role: "spectator", error: null, joinMs: null };
   private readonly listeners = new Set<() => void>();
-  private options: JoinOptions = { role: "spectator" };
+  private options: JoinOptions;
   private closed = false;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly endpoint: string, private readonly loader: BakeLoader) {}
+  /** `kiosk`: the stand's big screen, which tells the room so (an idle room's bodies then bounce now and then). */
+  constructor(private readonly endpoint: string, private readonly loader: BakeLoader, kiosk = false) {
+    this.options = kiosk ? { role: "spectator", kiosk: true } : { role: "spectator" };
+  }
 
   get snapshot(): ConnectionState {
     return this.state;
