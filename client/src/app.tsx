@@ -106,7 +106,7 @@ export function App({ store, emulated }: { store: AppXRStore; emulated?: Emulate
           {client && <XRInteraction client={client} canGrab={role === "player"} onNotice={notice} />}
           {client && <MouseDrag client={client} enabled={canGrab && !xrMode && !kiosk} onDragging={setDragging} onGrabbed={onGrabbed} onNotice={notice} />}
           <SpectatorCamera client={client} mode={cameraMode} dragging={dragging} onLook={onLook} />
-          <WristMenu connection={state} canReset={Boolean(client) && canGrab} onReset={() => client?.resetTable()} onLeave={() => void store.getState().session?.end()} debug={stats} />
+          <WristMenu connection={state} client={client} canPlay={Boolean(client) && canGrab} onLeave={() => void store.getState().session?.end()} debug={stats} />
         </XR>
       </Canvas>
       {kiosk ? <KioskOverlay client={client} players={players} /> : (

@@ -5,7 +5,7 @@ import { ErrorCode, Room, ServerError, type Client } from "@colyseus/core";
 import { MATERIALS, loadRapier, SceneWorld, MAX_POKES, grabSlipLimit } from "../../shared/scene";
 import {
   BodyState, EMPTY_SNAPSHOT_BYTES, GrabState, KICK_CLOSE_CODE, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
-  parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parsePoke, parsePose, parseResetTable, seqAfter, seqMinus, snapshotCapacity,
+  parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parsePoke, parsePose, parseResetTable, parseSetMaterial, seqAfter, seqMinus, snapshotCapacity,
   type AckMessage, type AdminMessage, type GrabResultMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type NoticeMessage, type Parsed,
 } from "../../shared/net";
 import { adminTokenMatches } from "../admin-token";
@@ -203,6 +203,8 @@ export class PlaygroundRoom extends Room {
       this.guard(client, MESSAGES.grabEnd, parseGrabEnd(message), (end) => this.queueInput(client, { kind: "end", message: end, arrived: this.world.tick })));
     this.onMessage(MESSAGES.poke, (client, message) => this.guard(client, MESSAGES.poke, parsePoke(message), (poke) => this.poke(client, poke.hand, poke.center, poke.radius)));
     this.onMessage(MESSAGES.resetTable, (client, message) => this.guard(client, MESSAGES.resetTable, parseResetTable(message), () => this.playerResetsTable(client)));
+    this.onMessage(MESSAGES.setMaterial, (client, message) =>
+      this.guard(client, MESSAGES.setMaterial, parseSetMaterial(message, (id) => this.state.bodies.has(id)), (change) => this.playerSetsMaterial(client, change.body, change.material)));
     this.onMessage(MESSAGES.admin, (client, message) => this.guard(client, MESSAGES.admin, parseAdmin(message, (id) => this.state.bodies.has(id)), (admin) => this.admin(client, admin)));
     this.onMessage("*", (client, type) => this.reject(client, `unknown message type "${String(type).slice(0, 40)}"`));
 
@@ -627,6 +629,27 @@ export class PlaygroundRoom extends Room {
     this.pokes.delete(key);
   }
 
+  /** A player's material change: everyone hears who made what of which body. */
+  private playerSetsMaterial(client: Client, body: string, material: string): string | null {
+    const seat = this.seats.get(client.sessionId)!;
+    if (seat.role === "spectator" && !this.state.spectatorGrabs) return "spectators cannot change materials in this room";
+    if (this.state.bodies.get(body)!.material === material) return null;
+    this.changeMaterial(body, material);
+    const who = this.state.players.get(client.sessionId)?.name ?? "someone";
+    this.broadcast(MESSAGES.notice, { kind: "material", message: `${who} made the ${body} ${material}` } satisfies NoticeMessage);
+    return null;
+  }
+
+  private changeMaterial(bodyId: string, material: string): void {
+    const state = this.state.bodies.get(bodyId)!;
+    const preset = MATERIALS[material as keyof typeof MATERIALS];
+    const body = this.placed[state.index].entity.body;
+    body.setMaterial(preset);
+    body.setDamping(preset.damping);
+    this.world.wake(state.index);
+    state.material = material;
+  }
+
   private playerResetsTable(client: Client): string | null {
     const seat = this.seats.get(client.sessionId)!;
     if (seat.role === "spectator" && !this.state.spectatorGrabs) return "spectators cannot reset the table in this room";
@@ -672,16 +695,9 @@ export class PlaygroundRoom extends Room {
         this.tableReset.idleMinutes = message.minutes;
         this.state.idleResetMinutes = message.minutes;
         return done(message.minutes > 0 ? `the table resets after ${message.minutes} idle minutes` : "the table never resets by itself");
-      case "material": {
-        const state = this.state.bodies.get(message.body)!;
-        const preset = MATERIALS[message.material as keyof typeof MATERIALS];
-        const body = this.placed[state.index].entity.body;
-        body.setMaterial(preset);
-        body.setDamping(preset.damping);
-        this.world.wake(state.index);
-        state.material = message.material;
+      case "material":
+        this.changeMaterial(message.body, message.material);
         return done(`${message.body} is now ${message.material}`);
-      }
       case "kick": {
         const target = this.seats.get(message.sessionId);
         if (!target) return `no client ${message.sessionId} in this room`;

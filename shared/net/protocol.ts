@@ -94,6 +94,12 @@ export type AdminAction =
 /** `token` may be left out by a client that joined with the admin token. */
 export type AdminMessage = AdminAction & { token: string | null };
 
+export interface SetMaterialMessage {
+  body: string;
+  /** "jelly", "rubber" or "dough" (shared/scene/materials.ts). */
+  material: string;
+}
+
 /** Server -> one client: the answer to a grab. */
 export interface GrabResultMessage {
   hand: Hand;
@@ -112,8 +118,11 @@ export interface GrabResultMessage {
 
 /** Server -> one client: a message was dropped (first of each kind per second), or an admin action's result. */
 export interface NoticeMessage {
-  /** "reset": to everyone, the table was put back as it started (by a player, an admin or the idle timer). */
-  kind: "rejected" | "admin" | "kicked" | "reset";
+  /**
+   * "reset": to everyone, the table was put back as it started (by a player, an admin or the idle timer).
+   * "material": to everyone, a player changed a body's material.
+   */
+  kind: "rejected" | "admin" | "kicked" | "reset" | "material";
   message: string;
 }
 
@@ -126,6 +135,8 @@ export const MESSAGES = Object.freeze({
   admin: "admin",
   /** A player puts the table back as it started (payload {}; at most once per cooldown, room-wide). */
   resetTable: "reset-table",
+  /** A player turns a body into another material (payload SetMaterialMessage). */
+  setMaterial: "set-material",
   /** server -> client */
   snapshot: "snapshot",
   grabResult: "grab-result",

@@ -27,13 +27,13 @@
 // around that time.
 
 import { Client, type Room } from "@colyseus/sdk";
-import { MATERIALS, PLAYGROUND, SoftEntity, grabSlipLimit, isMaterialName, type SceneLayout } from "../scene";
+import { MATERIALS, PLAYGROUND, SoftEntity, grabSlipLimit, isMaterialName, type MaterialName, type SceneLayout } from "../scene";
 import { PredictedScene } from "../scene/predicted-scene";
 import type { SoftBody } from "../sim";
 import { prepareSolverKernels } from "../sim/kernels/solver-kernels";
 import { decodeBakedBody, type BakedBody } from "../skinning";
 import { NetworkSimulator, PERFECT_NETWORK, type NetworkConditions } from "./network-conditions";
-import { HANDS, LIMITS, MESSAGES, ROOM_NAME, SEQ_MODULUS, TICK_RATE, unwrapSeq, type AckMessage, type GrabResultMessage, type Hand, type JoinOptions, type NoticeMessage, type Pose } from "./protocol";
+import { HANDS, LIMITS, MESSAGES, ROOM_NAME, SEQ_MODULUS, TICK_RATE, unwrapSeq, type AckMessage, type GrabResultMessage, type Hand, type JoinOptions, type NoticeMessage, type Pose, type SetMaterialMessage } from "./protocol";
 import { decodeSnapshot, type DecodedSnapshot } from "./snapshot";
 
 export const INTERPOLATION_DELAY_MS = 100;
@@ -596,7 +596,7 @@ export class PliantRoomClient {
     }
   }
 
-  /** An admin changed a body's material: predict with the new one. */
+  /** A player or an admin changed a body's material: predict with the new one. */
   private syncMaterials(): void {
     const states = (this.room.state as { bodies?: Map<string, { material: string }> }).bodies;
     for (const body of this.bodies.values()) {
@@ -1072,6 +1072,17 @@ export class PliantRoomClient {
   /** Asks the server to put the table back as it started (players; refused within its cooldown, with a notice). */
   resetTable(): void {
     this.room.send(MESSAGES.resetTable, {});
+  }
+
+  /** Asks the server to turn a body into another material (players; everyone gets a notice). */
+  setMaterial(body: string, material: MaterialName): void {
+    this.room.send(MESSAGES.setMaterial, { body, material } satisfies SetMaterialMessage);
+  }
+
+  /** A body's material as the room state has it now ("jelly" for a body it does not know). */
+  materialOf(body: string): MaterialName {
+    const material = (this.room.state as { bodies?: Map<string, { material: string }> }).bodies?.get(body)?.material;
+    return isMaterialName(material) ? material : "jelly";
   }
 
   private onGrabResult(result: GrabResultMessage): void {

@@ -2,7 +2,7 @@
 // value or a reason the message was dropped; nothing here trusts a field it has not checked.
 
 import { isMaterialName } from "../scene/materials";
-import { HANDS, LIMITS, SEQ_MODULUS, type AdminMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type JoinOptions, type PokeMessage, type Pose, type PoseMessage, type Role } from "./protocol";
+import { HANDS, LIMITS, SEQ_MODULUS, type AdminMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type JoinOptions, type PokeMessage, type Pose, type PoseMessage, type Role, type SetMaterialMessage } from "./protocol";
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -113,6 +113,14 @@ export function parsePoke(message: unknown): Parsed<PokeMessage> {
     return fail(`radius must be a number in [0, ${LIMITS.pokeRadiusMax}] m`);
   }
   return { ok: true, value: { hand: h, center, radius } };
+}
+
+export function parseSetMaterial(message: unknown, knownBody: (id: string) => boolean): Parsed<SetMaterialMessage> {
+  if (!isRecord(message)) return fail("set-material must be an object { body, material }");
+  const body = bodyId(message.body, knownBody);
+  if (typeof body !== "string") return fail(body.error);
+  if (!isMaterialName(message.material)) return fail("material must be jelly, rubber or dough");
+  return { ok: true, value: { body, material: message.material } };
 }
 
 export function parseAdmin(message: unknown, knownBody: (id: string) => boolean): Parsed<AdminMessage> {

@@ -18,6 +18,9 @@ export const MATERIALS = Object.freeze({
 
 export type MaterialName = keyof typeof MATERIALS;
 
+/** The presets' names, in the order menus offer them. */
+export const MATERIAL_NAMES = Object.freeze(Object.keys(MATERIALS) as MaterialName[]);
+
 export function isMaterialName(value: unknown): value is MaterialName {
   return typeof value === "string" && Object.prototype.hasOwnProperty.call(MATERIALS, value);
 }

@@ -279,7 +279,7 @@ describe("headset and spectator in Chromium", () => {
     }
   });
 
-  it("the wrist menu above the left controller resets the table when the right controller touches its button", async () => {
+  it("the wrist menu above the left controller resets the table and changes the last held body's material when the right controller touches its buttons", async () => {
     await inPage(headset.page, "window.pliant.device.primaryInputMode = 'controller'");
     // Not in view, no menu: a hand passing by presses nothing.
     expect(await inPage<unknown>(headset.page, "window.pliant.wristMenu.buttons")).toBeNull();
@@ -298,6 +298,19 @@ describe("headset and spectator in Chromium", () => {
       const notices = await inPage<string[]>(headset.page, "window.pliant.client.notices.map((n) => n.kind + ': ' + n.message)");
       expect(notices.some((n) => /^reset: .*reset the table/.test(n)), notices.join("; ")).toBe(true);
     }, { timeout: 20_000, interval: 100 });
+    // The material button: the body last held (spot, pulled apart above) becomes the next material, for everyone.
+    const pressButton = async (id: string) => {
+      const presses = await inPage<number>(headset.page, "window.pliant.wristMenu.presses");
+      // Off every button first (a button presses once until the tip leaves it), then onto this one.
+      const aside = await inPage<Vec>(headset.page, "window.pliant.wristMenu.buttons.reset");
+      await waitForInput(headset.page, "right", "ray", [aside[0] + rayToDevice[0], aside[1] + rayToDevice[1] + 0.15, aside[2] + rayToDevice[2]]);
+      const at = await inPage<Vec>(headset.page, `window.pliant.wristMenu.buttons[${JSON.stringify(id)}]`);
+      await inPage(headset.page, `window.pliant.device.controllers.right.position.set(${at[0] + rayToDevice[0]}, ${at[1] + rayToDevice[1]}, ${at[2] + rayToDevice[2]})`);
+      await waitForPage(headset.page, `window.pliant.wristMenu.presses > ${presses}`, 20_000);
+    };
+    const material = await inPage<string>(spectator.page, "window.pliant.client.materialOf('spot')");
+    await pressButton("material");
+    await waitForPage(spectator.page, `window.pliant.client.materialOf('spot') !== ${JSON.stringify(material)}`, 20_000);
     await headset.page.screenshot({ path: path.join(ARTIFACTS, "wrist-menu.png") });
     expect(headset.errors).toEqual([]);
   });

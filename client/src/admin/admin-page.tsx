@@ -3,7 +3,7 @@
 // tick p99 and bytes per second; the QR code for headsets. Every action is a documented admin message.
 
 import { useEffect, useState, useSyncExternalStore } from "react";
-import { MATERIALS } from "../../../shared/scene/materials";
+import { MATERIAL_NAMES } from "../../../shared/scene/materials";
 import { JoinQr, useJoinAddress } from "../stand/join-qr";
 import { AdminRoom, type RoomFigures } from "./admin-room";
 
@@ -131,7 +131,7 @@ function RoomControls({ admin }: { admin: AdminRoom }) {
           <div key={b.id} style={{ margin: "4px 0" }}>
             {b.id}{" "}
             <select aria-label={`${b.id} material`} value={b.material} onChange={(e) => admin.send({ action: "material", body: b.id, material: e.target.value })}>
-              {Object.keys(MATERIALS).map((m) => <option key={m} value={m}>{m}</option>)}
+              {MATERIAL_NAMES.map((m) => <option key={m} value={m}>{m}</option>)}
             </select>
           </div>
         ))}

@@ -1,6 +1,6 @@
 // The menu inside the headset: a small panel above the left wrist (controller or hand) when it is raised into
-// view, turned to the eyes, with
-// "Reset table" and "Leave VR", pressed by touching a button with the right hand's fingertip or controller.
+// view, turned to the eyes, with "Reset table", "Leave VR" and the material of the body last held (each press
+// turns it into the next material), pressed by touching a button with the right hand's fingertip or controller.
 // Below the buttons: the connection and players (and, with ?debug, frame rate and simulation time), in place of
 // a head-locked strip floating over the table.
 
@@ -8,10 +8,13 @@ import { useFrame } from "@react-three/fiber";
 import { useEffect, useMemo, useRef } from "react";
 import * as THREE from "three";
 import { xrInputs } from "../interaction/xr-inputs";
+import type { PliantRoomClient } from "../../../shared/net";
+import { HANDS } from "../../../shared/net";
+import { MATERIAL_NAMES, type MaterialName } from "../../../shared/scene/materials";
 import type { ConnectionState } from "../room/room-connection";
 import { frameStats } from "./frame-stats";
 
-const WIDTH = 0.16, HEIGHT = 0.09;
+const WIDTH = 0.16, HEIGHT = 0.12;
 /** Above the wrist, m. */
 const LIFT = 0.09;
 /**
@@ -22,30 +25,38 @@ const LOOK_DISTANCE = 0.7;
 const LOOK_COS = Math.cos((32 * Math.PI) / 180);
 /** A fingertip this close to a button's centre presses it, m; a button presses once until the finger leaves. */
 const PRESS = 0.022;
-type ButtonId = "reset" | "leave";
+type ButtonId = "reset" | "leave" | "material";
 /** Button centres in the panel's plane, m from its centre. */
-const BUTTONS: Record<ButtonId, [number, number]> = { reset: [-0.038, 0.018], leave: [0.038, 0.018] };
+const BUTTONS: Record<ButtonId, [number, number]> = { reset: [-0.038, 0.035], leave: [0.038, 0.035], material: [0, -0.005] };
 const BUTTON_IDS = Object.keys(BUTTONS) as ButtonId[];
 
 /** Where the wrist menu's buttons are this frame (tests press them); null outside a session. */
 export const wristMenu = { buttons: null as Record<ButtonId, [number, number, number]> | null, presses: 0 };
 
-export function WristMenu({ connection, canReset, onReset, onLeave, debug }: { connection: ConnectionState; canReset: boolean; onReset: () => void; onLeave: () => void; debug: boolean }) {
+/** The material after `material` in the menu's cycle. */
+function nextMaterial(material: MaterialName): MaterialName {
+  return MATERIAL_NAMES[(MATERIAL_NAMES.indexOf(material) + 1) % MATERIAL_NAMES.length];
+}
+
+export function WristMenu({ connection, client, canPlay, onLeave, debug }: { connection: ConnectionState; client: PliantRoomClient | null; canPlay: boolean; onLeave: () => void; debug: boolean }) {
   const panel = useRef<THREE.Mesh>(null);
   const { canvas, texture } = useMemo(() => {
     const canvas = document.createElement("canvas");
     canvas.width = 512;
-    canvas.height = 288;
+    canvas.height = 384;
     const texture = new THREE.CanvasTexture(canvas);
     texture.colorSpace = THREE.SRGBColorSpace;
     return { canvas, texture };
   }, []);
   useEffect(() => () => texture.dispose(), [texture]);
-  const scratch = useRef({ head: new THREE.Vector3(), point: new THREE.Vector3(), pressed: null as ButtonId | null, lastDraw: 0 }).current;
+  const scratch = useRef({ head: new THREE.Vector3(), point: new THREE.Vector3(), pressed: null as ButtonId | null, lastDraw: 0, body: null as string | null }).current;
 
   useFrame(({ gl }) => {
     const m = panel.current;
     if (!m) return;
+    // The material button acts on the body last held (or the first one in the room before any grab).
+    for (const hand of HANDS) scratch.body = client?.heldBody(hand) ?? scratch.body;
+    if (client && (scratch.body === null || !client.bodies.has(scratch.body))) scratch.body = client.bodies.keys().next().value ?? null;
     const wrist = xrInputs.left.grip;
     const head = gl.xr.getCamera();
     let inView = false;
@@ -65,7 +76,7 @@ export function WristMenu({ connection, canReset, onReset, onLeave, debug }: { c
     // Turned to the eyes, upright.
     m.lookAt(scratch.head.x, m.position.y, scratch.head.z);
     m.updateMatrixWorld();
-    const buttons = (wristMenu.buttons ??= { reset: [0, 0, 0], leave: [0, 0, 0] });
+    const buttons = (wristMenu.buttons ??= { reset: [0, 0, 0], leave: [0, 0, 0], material: [0, 0, 0] });
     for (const id of BUTTON_IDS) {
       scratch.point.set(BUTTONS[id][0], BUTTONS[id][1], 0).applyMatrix4(m.matrixWorld);
       buttons[id][0] = scratch.point.x; buttons[id][1] = scratch.point.y; buttons[id][2] = scratch.point.z;
@@ -81,14 +92,16 @@ export function WristMenu({ connection, canReset, onReset, onLeave, debug }: { c
     }
     if (touching && touching !== scratch.pressed) {
       wristMenu.presses++;
-      if (touching === "reset" && canReset) onReset();
+      if (touching === "reset" && canPlay) client?.resetTable();
+      if (touching === "material" && canPlay && client && scratch.body) client.setMaterial(scratch.body, nextMaterial(client.materialOf(scratch.body)));
       if (touching === "leave") onLeave();
     }
     scratch.pressed = touching;
     const now = performance.now();
     if (now - scratch.lastDraw < 250) return;
     scratch.lastDraw = now;
-    draw(canvas, connection, canReset, touching, debug);
+    const material = client && scratch.body ? { body: scratch.body, name: client.materialOf(scratch.body) } : null;
+    draw(canvas, connection, canPlay, material, touching, debug);
     texture.needsUpdate = true;
   });
 
@@ -100,19 +113,19 @@ export function WristMenu({ connection, canReset, onReset, onLeave, debug }: { c
   );
 }
 
-function draw(canvas: HTMLCanvasElement, connection: ConnectionState, canReset: boolean, touching: ButtonId | null, debug: boolean): void {
+function draw(canvas: HTMLCanvasElement, connection: ConnectionState, canPlay: boolean, material: { body: string; name: MaterialName } | null, touching: ButtonId | null, debug: boolean): void {
   const g = canvas.getContext("2d")!, w = canvas.width, h = canvas.height;
   g.clearRect(0, 0, w, h);
   g.fillStyle = "rgba(17, 20, 26, 0.85)";
   g.beginPath();
   g.roundRect(0, 0, w, h, 28);
   g.fill();
-  const button = (id: ButtonId, label: string, enabled: boolean) => {
+  const button = (id: ButtonId, label: string, enabled: boolean, halfWidth = 110) => {
     // Panel metres to canvas pixels: x from -W/2..W/2, y from H/2..-H/2.
     const cx = ((BUTTONS[id][0] + WIDTH / 2) / WIDTH) * w, cy = ((HEIGHT / 2 - BUTTONS[id][1]) / HEIGHT) * h;
-    g.fillStyle = !enabled ? "#2c3442" : touching === id ? "#81d4fa" : id === "leave" ? "#ef5350" : "#4fc3f7";
+    g.fillStyle = !enabled ? "#2c3442" : touching === id ? "#81d4fa" : id === "leave" ? "#ef5350" : id === "material" ? "#ffb74d" : "#4fc3f7";
     g.beginPath();
-    g.roundRect(cx - 110, cy - 44, 220, 88, 18);
+    g.roundRect(cx - halfWidth, cy - 44, 2 * halfWidth, 88, 18);
     g.fill();
     g.fillStyle = enabled ? "#0b1118" : "#7d8794";
     g.font = "700 34px system-ui, sans-serif";
@@ -120,11 +133,12 @@ function draw(canvas: HTMLCanvasElement, connection: ConnectionState, canReset: 
     g.textBaseline = "middle";
     g.fillText(label, cx, cy + 2);
   };
-  button("reset", "Reset table", canReset);
+  button("reset", "Reset table", canPlay);
   button("leave", "Leave VR", true);
+  button("material", material ? `${material.body}: ${material.name} → ${nextMaterial(material.name)}` : "no body", canPlay && material !== null, 230);
   g.textAlign = "left";
   g.fillStyle = "#e8ecf1";
   g.font = "500 26px system-ui, sans-serif";
-  g.fillText(`${connection.status} · ${(connection.client?.rtt ?? 0).toFixed(0)} ms`, 26, 214);
-  if (debug) g.fillText(`${frameStats.fps().toFixed(0)} fps · sim ${frameStats.mean(frameStats.simulation).toFixed(2)} ms`, 26, 256);
+  g.fillText(`${connection.status} · ${(connection.client?.rtt ?? 0).toFixed(0)} ms`, 26, 300);
+  if (debug) g.fillText(`${frameStats.fps().toFixed(0)} fps · sim ${frameStats.mean(frameStats.simulation).toFixed(2)} ms`, 26, 344);
 }
