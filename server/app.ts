@@ -21,7 +21,7 @@ import { ensurePublicRoom } from "./matchmaking/public-room";
 import { configurePlayground, playgroundConfig } from "./room/playground-config";
 import { PlaygroundRoom } from "./room/playground-room";
 import { BAKE_CACHE_DIRECTORY, clientBakeFile } from "./world/bake-cache";
-import { bakeBodies } from "./world/playground-bodies";
+import { ASSET_DIRECTORY, bakeBodies } from "./world/playground-bodies";
 import { SharedBakes } from "./world/shared-bakes";
 import { CompressedBakes } from "./world/compressed-bakes";
 
@@ -122,6 +122,14 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
         } catch {
           res.status(404).type("text/plain").send(`no bake ${hash}`);
         }
+      });
+      // Base-colour textures shipped beside the asset meshes (a layout's SoftBodySpec.texture).
+      app.get("/textures/:file", (req, res) => {
+        const file = String(req.params.file);
+        if (!/^[a-z0-9_-]+\.png$/.test(file)) return void res.status(400).type("text/plain").send("a texture is NAME.png (lower-case letters, digits, - and _)");
+        res.set("Cache-Control", "public, max-age=86400").sendFile(path.join(ASSET_DIRECTORY, file), (error) => {
+          if (error && !res.headersSent) res.status(404).type("text/plain").send(`no texture ${file}`);
+        });
       });
       app.get("/status", async (_req, res) => {
         const rooms = await matchMaker.query({ name: ROOM_NAME });

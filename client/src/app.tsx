@@ -135,13 +135,13 @@ export function App({ store, emulated }: { store: AppXRStore; emulated?: Emulate
 
 function RoomContents({ client, loader, players }: { client: PliantRoomClient; loader: BakeLoader; players: ReturnType<typeof usePlayers> }) {
   const grabs = useGrabs(client);
-  const infos = client.room.state as { bodies: Map<string, { id: string; bake: string; size: number }> };
+  const infos = client.room.state as { bodies: Map<string, { id: string; bake: string; size: number; texture: string }> };
   return (
     <>
       {[...client.bodies.values()].map((body) => {
         const info = infos.bodies.get(body.id);
         const bake = info && loader.get(info.bake);
-        return bake && info ? <SoftBodyMesh key={`${body.id}:${body.material}`} body={body} bake={bake} size={info.size} /> : null;
+        return bake && info ? <SoftBodyMesh key={`${body.id}:${body.material}`} body={body} bake={bake} size={info.size} texture={info.texture} /> : null;
       })}
       <Props client={client} />
       <Avatars client={client} players={players} />

@@ -166,6 +166,7 @@ export class PlaygroundRoom extends Room {
       const spawn = p.entity.spawn;
       this.state.bodies.set(p.spec.id, new BodyState({
         id: p.spec.id, index, mesh: p.spec.mesh, material: p.spec.material, bake: p.bake.hash, size: p.entity.size,
+        texture: p.spec.texture ? `/textures/${p.spec.texture}.png` : "",
         spawnX: spawn[0], spawnY: spawn[1], spawnZ: spawn[2],
       }));
       this.lastSent.push(new Float64Array(p.entity.proxies.centers.length).fill(NaN));

@@ -48,6 +48,8 @@ export function cleanMesh(mesh: TriangleMesh, options: CleanMeshOptions = {}): T
   // |cross| is twice the triangle area.
   const minDoubleArea = 2 * (options.degenerateArea ?? 1e-12) * diagonal * diagonal;
   const kept = new Uint32Array(triangles.length);
+  const uvTriangles = validUVs(mesh) ? mesh.uvTriangles! : null;
+  const keptUVs = uvTriangles ? new Uint32Array(triangles.length) : null;
   let keptLength = 0;
   for (let i = 0; i < triangles.length; i += 3) {
     const a = representative[triangles[i]], b = representative[triangles[i + 1]], c = representative[triangles[i + 2]];
@@ -56,6 +58,7 @@ export function cleanMesh(mesh: TriangleMesh, options: CleanMeshOptions = {}): T
     const vx = positions[3 * c] - positions[3 * a], vy = positions[3 * c + 1] - positions[3 * a + 1], vz = positions[3 * c + 2] - positions[3 * a + 2];
     const nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
     if (Math.sqrt(nx * nx + ny * ny + nz * nz) <= minDoubleArea) continue;
+    if (keptUVs && uvTriangles) keptUVs.set(uvTriangles.subarray(i, i + 3), keptLength);
     kept[keptLength++] = a;
     kept[keptLength++] = b;
     kept[keptLength++] = c;
@@ -80,7 +83,18 @@ export function cleanMesh(mesh: TriangleMesh, options: CleanMeshOptions = {}): T
   }
   const outTriangles = new Uint32Array(keptLength);
   for (let i = 0; i < keptLength; i++) outTriangles[i] = newIndex[kept[i]];
-  return { positions: outPositions, triangles: outTriangles };
+  if (!keptUVs) return { positions: outPositions, triangles: outTriangles };
+  return { positions: outPositions, triangles: outTriangles, uvs: mesh.uvs!.slice(), uvTriangles: keptUVs.slice(0, keptLength) };
+}
+
+/** Whether a mesh's texture coordinates can be kept: one UV index per triangle corner, all in range, all finite (else they are dropped, not refused). */
+function validUVs(mesh: TriangleMesh): boolean {
+  const { uvs, uvTriangles } = mesh;
+  if (!uvs || !uvTriangles || uvs.length % 2 !== 0 || uvTriangles.length !== mesh.triangles.length) return false;
+  const count = uvs.length / 2;
+  for (let i = 0; i < uvTriangles.length; i++) if (uvTriangles[i] >= count) return false;
+  for (let i = 0; i < uvs.length; i++) if (!Number.isFinite(uvs[i])) return false;
+  return true;
 }
 
 /** Bounds of the vertices that triangles use; throws on a non-finite coordinate among them. */

@@ -20,5 +20,6 @@ export function normaliseMesh(mesh: TriangleMesh): { mesh: TriangleMesh; center:
     positions[i + 1] = (source[i + 1] - center[1]) / scale;
     positions[i + 2] = (source[i + 2] - center[2]) / scale;
   }
-  return { mesh: { positions, triangles: mesh.triangles.slice() }, center, scale };
+  const textured = mesh.uvs && mesh.uvTriangles ? { uvs: mesh.uvs.slice(), uvTriangles: mesh.uvTriangles.slice() } : {};
+  return { mesh: { positions, triangles: mesh.triangles.slice(), ...textured }, center, scale };
 }

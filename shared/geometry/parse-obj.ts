@@ -7,7 +7,8 @@ import type { TriangleMesh } from "./types";
 /**
  * Reads Wavefront OBJ text with three's OBJLoader, merging every object and group into one mesh. The loader
  * fan-triangulates quads and polygons and emits three unshared vertices per triangle; cleanMesh merges them
- * afterwards. Line and point elements, normals, UVs and materials are ignored.
+ * afterwards. Texture coordinates are kept (TriangleMesh.uvs) when every face has them; line and point elements,
+ * normals and materials are ignored.
  */
 export function parseObj(source: string, limits: MeshLimits): TriangleMesh {
   // Same normalisation the loader does, done once here so the size pre-check sees the same lines.
@@ -41,9 +42,13 @@ export function parseObj(source: string, limits: MeshLimits): TriangleMesh {
   if (triangleCount === 0) throw new MeshError("OBJ file has no triangles");
   const positions = new Float64Array(3 * vertexCount);
   const triangles = new Uint32Array(3 * triangleCount);
+  const textured = geometries.every((geometry) => geometry.getAttribute("uv") !== undefined);
+  const cornerUVs = textured ? new Float64Array(2 * vertexCount) : null;
   let vertexOffset = 0, triangleOffset = 0;
   for (const geometry of geometries) {
     const attribute = geometry.getAttribute("position");
+    const uv = geometry.getAttribute("uv");
+    if (cornerUVs && uv) for (let v = 0; v < uv.count; v++) { cornerUVs[2 * (vertexOffset + v)] = uv.getX(v); cornerUVs[2 * (vertexOffset + v) + 1] = uv.getY(v); }
     for (let v = 0; v < attribute.count; v++) {
       positions[3 * (vertexOffset + v)] = attribute.getX(v);
       positions[3 * (vertexOffset + v) + 1] = attribute.getY(v);
@@ -63,7 +68,25 @@ export function parseObj(source: string, limits: MeshLimits): TriangleMesh {
       `OBJ face corner ${Math.floor(nanAt / 3)} has a non-finite coordinate (NaN): a 'v' line is not numeric or a face refers to a missing vertex`,
     );
   }
-  return { positions, triangles };
+  if (!cornerUVs || cornerUVs.some((value) => !Number.isFinite(value))) return { positions, triangles };
+  return { positions, triangles, ...sharedUVs(cornerUVs, triangles) };
+}
+
+/** The distinct UV points of the loader's per-vertex UVs, and each triangle corner's. */
+function sharedUVs(perVertex: Float64Array, triangles: Uint32Array): { uvs: Float64Array; uvTriangles: Uint32Array } {
+  const index = new Map<string, number>(), uvs: number[] = [];
+  const uvTriangles = new Uint32Array(triangles.length);
+  for (let k = 0; k < triangles.length; k++) {
+    const v = triangles[k], u = perVertex[2 * v], w = perVertex[2 * v + 1], key = `${u},${w}`;
+    let i = index.get(key);
+    if (i === undefined) {
+      i = uvs.length / 2;
+      index.set(key, i);
+      uvs.push(u, w);
+    }
+    uvTriangles[k] = i;
+  }
+  return { uvs: Float64Array.from(uvs), uvTriangles };
 }
 
 /** Counts `v` lines and the triangles the `f` lines will become (an n-gon gives n - 2). */

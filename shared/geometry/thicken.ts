@@ -21,7 +21,7 @@ export function flatAxis(mesh: TriangleMesh): number {
   return -1;
 }
 
-/** A closed plate around a flat mesh (unchanged when the mesh is not flat). */
+/** A closed plate around a flat mesh (unchanged when the mesh is not flat; a plate has no texture coordinates). */
 export function thickenFlatMesh(mesh: TriangleMesh): TriangleMesh {
   const axis = flatAxis(mesh);
   if (axis < 0) return mesh;

@@ -22,6 +22,8 @@ export const BodyState = schema({
   bake: t.string().default(""),
   /** Largest extent, m. */
   size: t.float32().default(0),
+  /** Where its base-colour texture is (GET /textures/NAME.png), "" for none. */
+  texture: t.string().default(""),
   /** Rest-frame origin at spawn, world metres. */
   spawnX: t.float32().default(0),
   spawnY: t.float32().default(0),

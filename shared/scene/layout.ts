@@ -30,6 +30,8 @@ export interface SoftBodySpec {
   material: MaterialName;
   /** Turn about the vertical axis before baking, degrees (to face a mesh towards the players). */
   yaw?: number;
+  /** A base-colour texture the server ships beside an asset mesh (NAME.png), drawn with the mesh's own UVs. */
+  texture?: string;
   /** Where the body's lowest point starts (x, z) and how high above the surface below (y). */
   position: [number, number, number];
 }
@@ -72,7 +74,7 @@ export const PLAYGROUND: SceneLayout = {
     { id: "block-2", shape: "block", size: 0.07, position: [0.9, 0.07, 0.5], density: 600, color: "#5c6bc0" },
   ],
   bodies: [
-    { id: "spot", mesh: "asset:spot", size: 0.3, material: "jelly", yaw: 180, position: [0, TABLE_TOP + 0.002, -0.6] },
+    { id: "spot", mesh: "asset:spot", texture: "spot_texture", size: 0.3, material: "jelly", yaw: 180, position: [0, TABLE_TOP + 0.002, -0.6] },
     { id: "rubber-block", mesh: "box:0.18x0.12x0.12", size: 0.18, material: "rubber", position: [0.45, TABLE_TOP + 0.002, -0.7] },
     { id: "dough-ball", mesh: "sphere:0.08", size: 0.16, material: "dough", position: [-0.45, TABLE_TOP + 0.002, -0.7] },
   ],

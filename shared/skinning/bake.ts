@@ -162,6 +162,8 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
     scale: normalised.scale,
     renderPositions: shapeMesh.positions,
     triangles: shapeMesh.triangles,
+    renderUVs: shapeMesh.uvs ?? new Float64Array(0),
+    renderUVTriangles: shapeMesh.uvTriangles ?? new Uint32Array(0),
     renderWeights,
     cubaturePositions: cubature.positions,
     cubatureVolumes: cubature.volumes,

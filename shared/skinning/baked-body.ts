@@ -26,6 +26,9 @@ export interface BakedBody extends BakedBodyInfo {
   /** Render mesh (normalised positions, 3V) and its triangles. */
   renderPositions: Float64Array;
   triangles: Uint32Array;
+  /** The mesh's texture coordinates (TriangleMesh.uvs, uvTriangles); empty when it has none. */
+  renderUVs: Float64Array;
+  renderUVTriangles: Uint32Array;
   /**
    * V * (K + 1) render-vertex weights, normalised like the cubature weights. Empty in the copy sent to clients when
    * the fields are described: they evaluate them from `fieldDescription` and `fieldNorms` (renderWeightsOf).
@@ -56,7 +59,7 @@ export interface BakedBody extends BakedBodyInfo {
 }
 
 const ARRAY_FIELDS = [
-  "renderPositions", "triangles", "renderWeights",
+  "renderPositions", "triangles", "renderUVs", "renderUVTriangles", "renderWeights",
   "cubaturePositions", "cubatureVolumes", "cubatureWeights", "cubatureGradients",
   "massPositions", "massVolumes", "massWeights", "massIntegrals",
   "surfacePositions", "surfaceWeights", "fieldNorms", "fieldDescription",

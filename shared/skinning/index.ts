@@ -10,4 +10,5 @@ export * from "./onnx-provider";
 export * from "./quality";
 export * from "./orthonormal";
 export * from "./render-influences";
+export * from "./texture-seams";
 export * from "./field-description";

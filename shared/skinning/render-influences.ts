@@ -25,6 +25,8 @@ export interface RenderInfluences {
   /** V * influences derivatives of each weight along tangentOf(normal) and along normal x that, per normalised unit. */
   tangentDerivatives1: Float32Array;
   tangentDerivatives2: Float32Array;
+  /** Texture coordinates (2V), for a textured mesh split along its seams (texture-seams.ts). */
+  uvs?: Float32Array;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MESH_LIMITS, MeshError, meshBounds, normaliseMesh, parseMesh, signedVolume } from "../../shared/geometry";
 import { ASSET_NAMES, edgeUseCounts, encodeText, loadAsset, readAsset } from "./helpers";
+import { splitTextureSeams } from "../../shared/skinning";
 
 // Unique vertices after merging exact duplicates (seams of per-corner UV/normal indices) and dropping
 // unreferenced ones; triangles after fan-triangulating quads.
@@ -131,5 +132,49 @@ describe("parseMesh on hand-written OBJ", () => {
 
   it("rejects an unknown format value", async () => {
     await expect(parseMesh(encodeText("v 0 0 0"), "stl" as never)).rejects.toThrow(/unknown mesh format/);
+  });
+});
+
+describe("texture coordinates", () => {
+  it("spot keeps the file's UV of every triangle corner (a second index, the mesh stays welded), and the render mesh splits along the seams", async () => {
+    const text = new TextDecoder().decode(await readAsset("spot"));
+    const vt: number[][] = [], corners: { v: number; vt: number }[] = [];
+    for (const line of text.split("\n")) {
+      const [kind, ...rest] = line.trim().split(/\s+/);
+      if (kind === "vt") vt.push(rest.slice(0, 2).map(Number));
+      if (kind === "f") for (const corner of rest) corners.push({ v: Number(corner.split("/")[0]) - 1, vt: Number(corner.split("/")[1]) - 1 });
+    }
+    const mesh = await loadAsset("spot");
+    expect(mesh.positions.length / 3).toBe(EXPECTED.spot.vertices); // welded as before
+    expect(mesh.uvTriangles!.length).toBe(corners.length);
+    for (let k = 0; k < corners.length; k++) {
+      const uv = mesh.uvTriangles![k];
+      expect(mesh.uvs![2 * uv]).toBeCloseTo(vt[corners[k].vt][0], 6);
+      expect(mesh.uvs![2 * uv + 1]).toBeCloseTo(vt[corners[k].vt][1], 6);
+    }
+    // Split for drawing: one vertex per (vertex, UV point) pair the corners use, at its welded vertex's place.
+    const n = mesh.positions.length / 3, table = {
+      influences: 4, vertexCount: n, positions: Float32Array.from(mesh.positions), normals: new Float32Array(3 * n), triangles: mesh.triangles,
+      handles: new Uint8Array(4 * n), weights: new Float32Array(4 * n), tangentDerivatives1: new Float32Array(4 * n), tangentDerivatives2: new Float32Array(4 * n),
+    };
+    const split = splitTextureSeams(table, mesh.uvs!, mesh.uvTriangles!);
+    const pairs = new Set(corners.map((c) => `${c.v}/${c.vt}`));
+    expect(split.vertexCount).toBe(pairs.size);
+    expect(split.vertexCount).toBeGreaterThan(n);
+    for (let k = 0; k < split.triangles.length; k++) {
+      const a = split.triangles[k], b = mesh.triangles[k], uv = mesh.uvTriangles![k];
+      for (let c = 0; c < 3; c++) expect(split.positions[3 * a + c]).toBe(table.positions[3 * b + c]);
+      expect(split.uvs![2 * a]).toBe(Math.fround(mesh.uvs![2 * uv]));
+    }
+  });
+
+  it("a mesh without texture coordinates has none; faces without them in a textured file get (0, 0)", async () => {
+    const plain = await parseMesh(encodeText("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 3 4\nf 1 4 2\nf 2 4 3\n"), "obj");
+    expect(plain.uvs).toBeUndefined();
+    const partly = await parseMesh(encodeText("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nvt 0 0\nvt 1 0\nvt 0 1\nf 1/1 2/2 3/3\nf 1 3 4\nf 1 4 2\nf 2 4 3\n"), "obj");
+    expect(partly.triangles.length).toBe(12);
+    const uvOf = (k: number) => [partly.uvs![2 * partly.uvTriangles![k]], partly.uvs![2 * partly.uvTriangles![k] + 1]];
+    expect([0, 1, 2].map(uvOf)).toEqual([[0, 0], [1, 0], [0, 1]]);
+    for (let k = 3; k < 12; k++) expect(uvOf(k)).toEqual([0, 0]);
   });
 });

@@ -1,7 +1,7 @@
 // The bake worker: fetches a baked body (or finds it in IndexedDB), decodes it and builds the GPU skinning tables
 // of its render mesh, reporting progress, so that the page's main thread never does per-vertex work.
 
-import { browserExecutionProviders, computeRenderInfluences, decodeBakedBody, needsDecoder, renderWeightsOf, type DecoderRuntime, type OrtModule } from "../../../shared/skinning";
+import { browserExecutionProviders, computeRenderInfluences, decodeBakedBody, needsDecoder, renderWeightsOf, splitTextureSeams, type DecoderRuntime, type OrtModule } from "../../../shared/skinning";
 import { readCachedBake, writeCachedBake } from "./bake-cache";
 import { RENDER_INFLUENCES, type BakeReply, type BakeRequest } from "./bake-messages";
 
@@ -62,10 +62,13 @@ self.onmessage = async (event: MessageEvent<BakeRequest>) => {
     // The server sends the fields, not V x (K + 1) weights: evaluate them at the render vertices here.
     const decoder = baked.renderWeights.length === 0 && needsDecoder(baked.fieldKind) ? await decoderFor(request.url) : undefined;
     const renderWeights = await renderWeightsOf(baked, (fraction) => post({ type: "progress", hash: request.hash, stage: "fields", fraction }), decoder);
-    const influences = computeRenderInfluences({ ...baked, renderWeights }, RENDER_INFLUENCES, (fraction) => post({ type: "progress", hash: request.hash, stage: "weights", fraction }));
+    const influences = splitTextureSeams(
+      computeRenderInfluences({ ...baked, renderWeights }, RENDER_INFLUENCES, (fraction) => post({ type: "progress", hash: request.hash, stage: "weights", fraction })),
+      baked.renderUVs, baked.renderUVTriangles,
+    );
     post(
       { type: "ready", hash: request.hash, bytes, influences, cached: Boolean(cachedBytes), ms: performance.now() - started, weightsComputed: baked.renderWeights.length === 0 },
-      [bytes.buffer, influences.positions.buffer, influences.normals.buffer, influences.handles.buffer, influences.weights.buffer, influences.tangentDerivatives1.buffer, influences.tangentDerivatives2.buffer],
+      [bytes.buffer, influences.positions.buffer, influences.normals.buffer, influences.handles.buffer, influences.weights.buffer, influences.tangentDerivatives1.buffer, influences.tangentDerivatives2.buffer, ...(influences.uvs ? [influences.uvs.buffer] : [])],
     );
   } catch (error) {
     post({ type: "error", hash: request.hash, message: error instanceof Error ? error.message : String(error) });

@@ -1,7 +1,41 @@
-// How each material reads on screen: jelly glossy and translucent, rubber satin, dough matte and powdery.
+// How each material reads on screen: jelly glossy and translucent, rubber satin, dough matte and powdery; a
+// textured mesh shows its own colours, tinted by its material's.
 
+import { useEffect } from "react";
 import * as THREE from "three";
 import { MATERIALS, isMaterialName } from "../../../shared/scene";
+
+/** How much of the material's colour tints a textured body (0: the texture's own colours). */
+const TEXTURE_TINT = 0.35;
+const textures = new THREE.TextureLoader();
+
+/**
+ * Puts the texture at `url` ("" for none) on `material` once it has loaded (the body shows untextured until
+ * then), tinted by the material's colour; a texture that fails to load leaves the body untextured.
+ */
+export function useBaseColourTexture(material: THREE.MeshPhysicalMaterial, url: string): void {
+  useEffect(() => {
+    if (!url) return;
+    let live = true, texture: THREE.Texture | undefined;
+    const plain = material.color.clone();
+    textures.load(url, (loaded) => {
+      texture = loaded;
+      if (!live) return void loaded.dispose();
+      loaded.colorSpace = THREE.SRGBColorSpace;
+      loaded.anisotropy = 4;
+      material.map = loaded;
+      material.color.setRGB(1, 1, 1).lerp(plain, TEXTURE_TINT);
+      material.needsUpdate = true;
+    }, undefined, () => undefined);
+    return () => {
+      live = false;
+      texture?.dispose();
+      material.map = null;
+      material.color.copy(plain);
+      material.needsUpdate = true;
+    };
+  }, [material, url]);
+}
 
 export function createBodyMaterial(material: string): THREE.MeshPhysicalMaterial {
   const name = isMaterialName(material) ? material : "jelly";

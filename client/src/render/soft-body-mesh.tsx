@@ -6,14 +6,16 @@ import * as THREE from "three";
 import type { ClientBody } from "../../../shared/net";
 import type { LoadedBake } from "../bake/bake-loader";
 import { HELD_GLOW, HOVER_GLOW, highlight } from "../interaction/highlight";
-import { createBodyMaterial } from "./body-look";
+import { createBodyMaterial, useBaseColourTexture } from "./body-look";
 import { applySoftSkinning, createSkinnedGeometry, createSkinningUniforms, writeHandleRows } from "./soft-skinning";
 
-export function SoftBodyMesh({ body, bake, size }: { body: ClientBody; bake: LoadedBake; size: number }) {
+/** `texture`: the path of the body's base-colour texture ("" for none); drawn once it has loaded. */
+export function SoftBodyMesh({ body, bake, size, texture }: { body: ClientBody; bake: LoadedBake; size: number; texture: string }) {
   const handles = body.baked.learnedHandles + 1;
   const uniforms = useMemo(() => createSkinningUniforms(handles, size / 2), [handles, size]);
   const geometry = useMemo(() => createSkinnedGeometry(bake.influences), [bake]);
   const material = useMemo(() => applySoftSkinning(createBodyMaterial(body.material), uniforms, handles), [body.material, uniforms, handles]);
+  useBaseColourTexture(material, bake.influences.uvs ? texture : "");
   // A translucent body first writes its nearest depth (last in the opaque pass, after everything behind it, no
   // colour); its blended colour then lands on that front surface only.
   const prepass = useMemo(() => (material.transparent ? applySoftSkinning(new THREE.MeshBasicMaterial({ colorWrite: false }), uniforms, handles) : null), [material, uniforms, handles]);

@@ -54,6 +54,7 @@ export function createSkinnedGeometry(table: RenderInfluences): THREE.BufferGeom
   const handles = new THREE.BufferAttribute(packed, 4);
   handles.gpuType = THREE.IntType;
   geometry.setAttribute("pliantHandles", handles);
+  if (table.uvs) geometry.setAttribute("uv", new THREE.BufferAttribute(table.uvs, 2));
   geometry.setIndex(new THREE.BufferAttribute(table.triangles, 1));
   return geometry;
 }
