@@ -153,6 +153,7 @@ function RoomContents({ client, loader, players }: { client: PliantRoomClient; l
 function SceneHook() {
   const scene = useThree((s) => s.scene);
   const camera = useThree((s) => s.camera);
-  useEffect(() => setDebugView(scene, camera), [scene, camera]);
+  const gl = useThree((s) => s.gl);
+  useEffect(() => setDebugView(scene, camera, gl), [scene, camera, gl]);
   return null;
 }

@@ -11,10 +11,12 @@ import type { AppXRStore, EmulatedDevice } from "./xr/xr-store";
 
 let scene: THREE.Scene | null = null;
 let camera: THREE.Camera | null = null;
+let renderer: THREE.WebGLRenderer | null = null;
 
-export function setDebugView(nextScene: THREE.Scene, nextCamera: THREE.Camera): void {
+export function setDebugView(nextScene: THREE.Scene, nextCamera: THREE.Camera, nextRenderer: THREE.WebGLRenderer): void {
   scene = nextScene;
   camera = nextCamera;
+  renderer = nextRenderer;
 }
 
 export function installDebugHooks({ connection, loader, store, emulated }: { connection: RoomConnection; loader: BakeLoader; store: AppXRStore; emulated?: EmulatedDevice }): void {
@@ -71,6 +73,19 @@ export function installDebugHooks({ connection, loader, store, emulated }: { con
         found.push({ owner: o.userData.owner, color: o.userData.color, position: [o.position.x, o.position.y, o.position.z] });
       });
       return found;
+    },
+    /** What the last rendered frame cost the GPU (shadow passes included): the headset budget's figures. */
+    get renderInfo(): { calls: number; triangles: number; programs: number; textures: number; geometries: number } | null {
+      if (!renderer) return null;
+      const info = renderer.info;
+      return { calls: info.render.calls, triangles: info.render.triangles, programs: info.programs?.length ?? 0, textures: info.memory.textures, geometries: info.memory.geometries };
+    },
+    /** How a body is drawn: its texture's size once loaded (0 x 0 without), and its render vertices with texture coordinates. */
+    bodyLook(bodyId: string): { textureWidth: number; textureHeight: number; uvVertices: number } | null {
+      const mesh = scene?.getObjectByName(`soft-body-${bodyId}`) as THREE.Mesh | undefined;
+      if (!mesh) return null;
+      const image = (mesh.material as THREE.MeshStandardMaterial).map?.image as { width?: number; height?: number } | undefined;
+      return { textureWidth: image?.width ?? 0, textureHeight: image?.height ?? 0, uvVertices: mesh.geometry.getAttribute("uv")?.count ?? 0 };
     },
     /** Shows or hides every soft body (pixel checks compare the two). */
     setBodiesVisible(visible: boolean): void {

@@ -340,7 +340,7 @@ export class PlaygroundRoom extends Room {
     for (const seat of this.seats.values()) {
       if (seat.inputs.length) this.applyInputs(seat);
       else seat.starved = true;
-      if (seat.holding > 0 && this.world.tick - seat.lastHeard > SILENT_GRAB_TICKS) this.releaseAll(seat.client.sessionId);
+      if (seat.holding > 0 && this.world.tick - seat.lastHeard > SILENT_GRAB_TICKS) this.letGoOfSilent(seat.client.sessionId);
     }
     // A tick that sends snapshots leaves the soft bodies less time: sending costs up to 3 ms with 58 clients.
     const sends = (this.ticks + 1) % TICKS_PER_SNAPSHOT === 0;
@@ -590,6 +590,12 @@ export class PlaygroundRoom extends Room {
   }
 
   /** Ends a grab the holder did not release, and tells them why. */
+  /** A client silent for a second lets go of what it held, and is told so (its page may only have stalled). */
+  private letGoOfSilent(sessionId: string): void {
+    for (const held of [...this.grabs.values()]) if (held.sessionId === sessionId) this.letGo(held, "nothing was heard from you for a second, so it was let go");
+    for (const key of [...this.pokes.keys()]) if (key.startsWith(`${sessionId}:`)) this.endPoke(key);
+  }
+
   private letGo(held: HeldGrab, reason: string): void {
     this.releaseGrab(held.sessionId, held.hand);
     this.seats.get(held.sessionId)?.client.send(MESSAGES.grabResult, { hand: held.hand, body: this.placed[held.body].spec.id, ok: false, reason } satisfies GrabResultMessage);

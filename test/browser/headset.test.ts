@@ -87,34 +87,32 @@ async function waitForInput(page: Page, side: string, tracked: string, devicePos
   return inPage<Vec>(page, `window.pliant.inputs.${side}.${tracked}`);
 }
 
-describe("headset and spectator in Chromium", () => {
-  it("a controller squeeze grabs a body, a 20 cm pull reaches the spectator within 1 s, and the shape recovers after release", async () => {
-    // The dough ball: a body without legs, so that where it lands cannot decide the shape it rests in.
-    const body = "dough-ball";
-    // The headset predicts on the solver's WebAssembly SIMD kernels (compiled asynchronously at join), not its JS loops.
-    expect(await inPage<boolean>(headset.page, "[...window.pliant.client.bodies.values()].every((b) => b.body.usesSimd)")).toBe(true);
-    await inPage(spectator.page, rememberShape(body, "before"));
-    const top = await inPage<number>(headset.page, topSample(body));
-    const grabPoint = await inPage<Vec>(headset.page, samplePoint(body, top));
-    await placeInput(headset.page, "controllers", "right", [grabPoint[0], grabPoint[1] + 0.01, grabPoint[2]], "grip");
-    await inPage(headset.page, "window.pliant.device.controllers.right.updateButtonValue('squeeze', 1)");
-    await waitForPage(headset.page, `window.pliant.client.heldBody('right') === ${JSON.stringify(body)}`, 20_000);
-    // The server holds it: the spectator sees the grab in the room state.
-    await waitForPage(spectator.page, "window.pliant.client.room.state.grabs.size > 0", 20_000);
+/**
+ * The right controller squeezes `body` at its top and pulls it 20 cm up in four 5 cm moves, one per rendered frame
+ * (one jump of 20 cm would tear the grab out of the jelly). The emulated headset renders a few frames a second
+ * here, so the clock starts when the app has seen the hand at its final height. Returns the spectator's readings
+ * of the grabbed point's rise (ms after the pull), whether the headset still holds the body, and its longest frame.
+ */
+async function grabAndPull(body: string): Promise<{ seen: { ms: number; rise: number; target: number }[]; held: boolean; longestFrameMs: number }> {
+  const top = await inPage<number>(headset.page, topSample(body));
+  const grabPoint = await inPage<Vec>(headset.page, samplePoint(body, top));
+  await placeInput(headset.page, "controllers", "right", [grabPoint[0], grabPoint[1] + 0.01, grabPoint[2]], "grip");
+  await inPage(headset.page, "window.pliant.device.controllers.right.updateButtonValue('squeeze', 1)");
+  await waitForPage(headset.page, `window.pliant.client.heldBody('right') === ${JSON.stringify(body)}`, 20_000);
+  // The server holds it: the spectator sees the grab in the room state.
+  await waitForPage(spectator.page, "window.pliant.client.room.state.grabs.size > 0", 20_000);
 
-    const watched = await inPage<number>(spectator.page, nearestSample(body, grabPoint));
-    const start = await inPage<Vec>(spectator.page, samplePoint(body, watched));
-    const device = await inPage<Vec>(headset.page, "(() => { const p = window.pliant.device.controllers.right.position; return [p.x, p.y, p.z]; })()");
-    // Pull 20 cm up in four 5 cm moves, one per rendered frame (one jump of 20 cm would tear the grab out of the
-    // jelly). The emulated headset renders a few frames a second here, so the clock starts when the app has seen
-    // the hand at its final height.
-    // Each reading also records the server's grab target as the spectator last heard it, so that a failure says
-    // whether the pull did not reach the server or its result did not reach the spectator.
-    const rises: { at: number; rise: number; target: number }[] = [];
-    const reading = `(() => { const p = ${samplePoint(body, watched)}; const g = [...window.pliant.client.room.state.grabs.values()][0]; const t = g && window.pliant.client.grabTarget(g.slot); return [p[1], t ? t[1] : NaN]; })()`;
-    const poll = setInterval(() => {
-      void inPage<[number, number]>(spectator.page, reading).then(([y, target]) => rises.push({ at: Date.now(), rise: y - start[1], target: target - start[1] }), () => undefined);
-    }, 40);
+  const watched = await inPage<number>(spectator.page, nearestSample(body, grabPoint));
+  const start = await inPage<Vec>(spectator.page, samplePoint(body, watched));
+  const device = await inPage<Vec>(headset.page, "(() => { const p = window.pliant.device.controllers.right.position; return [p.x, p.y, p.z]; })()");
+  // Each reading also records the server's grab target as the spectator last heard it, so that a failure says
+  // whether the pull did not reach the server or its result did not reach the spectator.
+  const rises: { at: number; rise: number; target: number }[] = [];
+  const reading = `(() => { const p = ${samplePoint(body, watched)}; const g = [...window.pliant.client.room.state.grabs.values()][0]; const t = g && window.pliant.client.grabTarget(g.slot); return [p[1], t ? t[1] : NaN]; })()`;
+  const poll = setInterval(() => {
+    void inPage<[number, number]>(spectator.page, reading).then(([y, target]) => rises.push({ at: Date.now(), rise: y - start[1], target: target - start[1] }), () => undefined);
+  }, 40);
+  try {
     const gripStart = await inPage<Vec>(headset.page, "window.pliant.inputs.right.grip");
     let pulled = 0;
     for (let step = 1; step <= 4; step++) {
@@ -124,14 +122,39 @@ describe("headset and spectator in Chromium", () => {
     }
     // Watch the first second after the pull (the readings come slower than every 40 ms on a loaded machine).
     await vi.waitFor(() => expect(rises.some((r) => r.at > pulled + 1000)).toBe(true), { timeout: 20_000, interval: 50 });
+    const held = await inPage<boolean>(headset.page, `window.pliant.client.heldBody('right') === ${JSON.stringify(body)}`);
+    const longestFrameMs = await inPage<number>(headset.page, "Math.max(...window.pliant.frameStats.interval)");
+    return { seen: rises.map((r) => ({ ms: r.at - pulled, rise: r.rise, target: r.target })), held, longestFrameMs };
+  } finally {
     clearInterval(poll);
-    const seen = rises.map((r) => ({ ms: r.at - pulled, rise: r.rise, target: r.target }));
+  }
+}
+
+describe("headset and spectator in Chromium", () => {
+  it("a controller squeeze grabs a body, a 20 cm pull reaches the spectator within 1 s, and the shape recovers after release", async () => {
+    // The dough ball: a body without legs, so that where it lands cannot decide the shape it rests in.
+    const body = "dough-ball";
+    // The headset predicts on the solver's WebAssembly SIMD kernels (compiled asynchronously at join), not its JS loops.
+    expect(await inPage<boolean>(headset.page, "[...window.pliant.client.bodies.values()].every((b) => b.body.usesSimd)")).toBe(true);
+    await inPage(spectator.page, rememberShape(body, "before"));
+    // A client the server hears nothing from for a second lets go (a frozen page, a headset asleep), and tells it.
+    // The emulated headset renders a few frames a second in software here, and on a loaded machine one of its
+    // frames can take that long: then the pull is tried once more, and a second let-go fails the test.
+    let pull = await grabAndPull(body);
+    if (!pull.held) {
+      console.info(`the server let go of the grab during the pull (the headset's longest frame: ${pull.longestFrameMs.toFixed(0)} ms); pulling once more`);
+      await inPage(headset.page, "window.pliant.device.controllers.right.updateButtonValue('squeeze', 0)");
+      await waitForPage(spectator.page, "window.pliant.client.room.state.grabs.size === 0", 20_000);
+      await settles(() => inPage<number>(spectator.page, shapeChange(body, "before")), (change) => expect(change).toBeLessThan(0.003), 1000);
+      pull = await grabAndPull(body);
+    }
+    const { seen } = pull;
     let held = 0, bestRise = 0;
     try {
       await headset.page.screenshot({ path: path.join(ARTIFACTS, "headset-pull.png") });
       bestRise = Math.max(...seen.filter((r) => r.ms <= 1000).map((r) => r.rise));
       if (bestRise < 0.1) {
-        const headsetView = await inPage<string>(headset.page, `JSON.stringify({ rise: ${samplePoint(body, watched)}[1] - ${start[1]}, stats: window.pliant.client.predictionStats, notices: window.pliant.client.notices, frames: window.pliant.frameStats.count })`);
+        const headsetView = await inPage<string>(headset.page, `JSON.stringify({ holds: window.pliant.client.heldBody('right') ?? null, stats: window.pliant.client.predictionStats, notices: window.pliant.client.notices, frames: window.pliant.frameStats.count, longestFrameMs: Math.max(...window.pliant.frameStats.interval) })`);
         console.info(`pull fell short; the headset: ${headsetView}`);
       }
       expect(bestRise, `rise seen by the spectator (ms after the pull: rise m / server's target m): ${seen.map((r) => `${r.ms}:${r.rise.toFixed(3)}/${r.target.toFixed(3)}`).join(" ")}`).toBeGreaterThanOrEqual(0.1);
@@ -149,7 +172,7 @@ describe("headset and spectator in Chromium", () => {
     const after = await settles(() => inPage<number>(spectator.page, shapeChange(body, "before")), (change) => {
       expect(change, `shape change while held ${held.toFixed(4)} m, after release`).toBeLessThan(Math.max(0.003, 0.3 * held));
     }, 1000);
-    console.info(`pull: rise ${bestRise.toFixed(3)} m within 1 s; shape change held ${held.toFixed(4)} m, ${after.toFixed(4)} m settled ${((Date.now() - released) / 1000).toFixed(1)} s after release`);
+    console.info(`pull: rise ${bestRise.toFixed(3)} m within 1 s; shape change held ${held.toFixed(4)} m, ${after.toFixed(4)} m settled ${((Date.now() - released) / 1000).toFixed(1)} s after release; the headset's longest frame ${pull.longestFrameMs.toFixed(0)} ms`);
     expect(headset.errors).toEqual([]);
     expect(spectator.errors).toEqual([]);
     expect([...headset.offsite, ...spectator.offsite]).toEqual([]);

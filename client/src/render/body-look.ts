@@ -9,35 +9,51 @@ import { MATERIALS, isMaterialName } from "../../../shared/scene";
 const TEXTURE_TINT = 0.35;
 const textures = new THREE.TextureLoader();
 
+/** A white pixel a textured body wears until its texture has loaded: its shader is the textured one from the start. */
+function placeholderTexture(): THREE.Texture {
+  const texture = new THREE.DataTexture(new Uint8Array([255, 255, 255, 255]), 1, 1);
+  texture.colorSpace = THREE.SRGBColorSpace;
+  texture.needsUpdate = true;
+  return texture;
+}
+
 /**
- * Puts the texture at `url` ("" for none) on `material` once it has loaded (the body shows untextured until
- * then), tinted by the material's colour; a texture that fails to load leaves the body untextured.
+ * A textured body's material: `url` ("" for none) is drawn once loaded, tinted by the material's colour. The
+ * material is textured from the start (a white pixel until then), so the texture's arrival swaps an image and
+ * compiles no shader: a recompile stalls the page (over a second in software rendering). A texture that fails to
+ * load leaves the white pixel.
  */
 export function useBaseColourTexture(material: THREE.MeshPhysicalMaterial, url: string): void {
   useEffect(() => {
     if (!url) return;
-    let live = true, texture: THREE.Texture | undefined;
-    const plain = material.color.clone();
-    textures.load(url, (loaded) => {
-      texture = loaded;
-      if (!live) return void loaded.dispose();
-      loaded.colorSpace = THREE.SRGBColorSpace;
-      loaded.anisotropy = 4;
-      material.map = loaded;
-      material.color.setRGB(1, 1, 1).lerp(plain, TEXTURE_TINT);
-      material.needsUpdate = true;
+    let live = true, loaded: THREE.Texture | undefined;
+    const placeholder = material.map;
+    textures.load(url, (texture) => {
+      loaded = texture;
+      if (!live) return void texture.dispose();
+      texture.colorSpace = THREE.SRGBColorSpace;
+      texture.anisotropy = 4;
+      material.map = texture;
     }, undefined, () => undefined);
     return () => {
       live = false;
-      texture?.dispose();
-      material.map = null;
-      material.color.copy(plain);
-      material.needsUpdate = true;
+      loaded?.dispose();
+      material.map = placeholder;
     };
   }, [material, url]);
 }
 
-export function createBodyMaterial(material: string): THREE.MeshPhysicalMaterial {
+/** `textured`: the body will wear a texture (useBaseColourTexture), tinted by the material's colour. */
+export function createBodyMaterial(material: string, textured = false): THREE.MeshPhysicalMaterial {
+  const look = materialLook(material);
+  if (textured) {
+    look.color.setRGB(1, 1, 1).lerp(new THREE.Color(MATERIALS[isMaterialName(material) ? material : "jelly"].color), TEXTURE_TINT);
+    look.map = placeholderTexture();
+  }
+  return look;
+}
+
+function materialLook(material: string): THREE.MeshPhysicalMaterial {
   const name = isMaterialName(material) ? material : "jelly";
   const color = new THREE.Color(MATERIALS[name].color);
   switch (name) {

@@ -14,8 +14,11 @@ export function SoftBodyMesh({ body, bake, size, texture }: { body: ClientBody; 
   const handles = body.baked.learnedHandles + 1;
   const uniforms = useMemo(() => createSkinningUniforms(handles, size / 2), [handles, size]);
   const geometry = useMemo(() => createSkinnedGeometry(bake.influences), [bake]);
-  const material = useMemo(() => applySoftSkinning(createBodyMaterial(body.material), uniforms, handles), [body.material, uniforms, handles]);
-  useBaseColourTexture(material, bake.influences.uvs ? texture : "");
+  const textured = Boolean(texture && bake.influences.uvs);
+  const material = useMemo(() => applySoftSkinning(createBodyMaterial(body.material, textured), uniforms, handles), [body.material, textured, uniforms, handles]);
+  useBaseColourTexture(material, textured ? texture : "");
+  // After the texture's own clean-up (which puts the placeholder back): the placeholder goes with the material.
+  useEffect(() => () => material.map?.dispose(), [material]);
   // A translucent body first writes its nearest depth (last in the opaque pass, after everything behind it, no
   // colour); its blended colour then lands on that front surface only.
   const prepass = useMemo(() => (material.transparent ? applySoftSkinning(new THREE.MeshBasicMaterial({ colorWrite: false }), uniforms, handles) : null), [material, uniforms, handles]);
