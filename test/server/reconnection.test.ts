@@ -3,6 +3,7 @@
 
 import { describe, expect, it, vi } from "vitest";
 import { joinClient, pull, serverRoom, shownSurfacePoint, topSample, useTestServer, waitUntilShown } from "./helpers";
+import type { GrabResultMessage } from "../../shared/net";
 
 const RECONNECT_SECONDS = 3;
 const server = useTestServer({ reconnectSeconds: RECONNECT_SECONDS });
@@ -57,6 +58,8 @@ describe("dropped and silent clients", () => {
 
   it("a client that goes silent with its socket open (a frozen page) lets go within a second or so; one that keeps sending does not", async () => {
     const { a, room, grabs, start } = await holdingSpot("Frozen");
+    const ended: GrabResultMessage[] = [];
+    a.onGrabEnded = (result) => ended.push(result);
     // Held still for 1.5 s while its frame loop runs: the grab stays.
     const until = Date.now() + 1500;
     await vi.waitFor(() => {
@@ -70,6 +73,12 @@ describe("dropped and silent clients", () => {
     await vi.waitFor(() => expect(grabs()).toBe(0), { timeout: 20_000, interval: 5 });
     expect(room.sceneWorld.tick - frozenAt).toBeLessThan(2 * 60);
     expect(room.state.players.has(a.sessionId)).toBe(true);
+    // The page, once it wakes, is told why and lets go too (no hand holding a body the server dropped).
+    await vi.waitFor(() => {
+      a.update();
+      expect(ended.some((r) => !r.ok && /nothing was heard from you for a second/.test(r.reason ?? ""))).toBe(true);
+      expect(a.heldBody("right")).toBeUndefined();
+    }, { timeout: 20_000, interval: 20 });
     await a.leave();
   });
 });
