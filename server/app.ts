@@ -127,8 +127,8 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       app.get("/textures/:file", (req, res) => {
         const file = String(req.params.file);
         if (!/^[a-z0-9_-]+\.png$/.test(file)) return void res.status(400).type("text/plain").send("a texture is NAME.png (lower-case letters, digits, - and _)");
-        res.set("Cache-Control", "public, max-age=86400").sendFile(path.join(ASSET_DIRECTORY, file), (error) => {
-          if (error && !res.headersSent) res.status(404).type("text/plain").send(`no texture ${file}`);
+        res.sendFile(path.join(ASSET_DIRECTORY, file), { maxAge: "1d" }, (error) => {
+          if (error && !res.headersSent) res.status(404).set("Cache-Control", "no-store").type("text/plain").send(`no texture ${file}`);
         });
       });
       app.get("/status", async (_req, res) => {

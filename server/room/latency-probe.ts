@@ -20,7 +20,7 @@ export class LatencyProbe {
   rttMs = NaN;
   private sentAt = 0;
   private serial = 0;
-  private readonly payload = new Uint8Array(5);
+  private answered = true;
   private readonly listener = (data: Buffer) => this.onPong(data);
 
   private constructor(private readonly socket: PingableSocket) {
@@ -35,12 +35,19 @@ export class LatencyProbe {
   }
 
   ping(): void {
+    const now = performance.now();
+    // An unanswered ping counts as at least as slow as it has been waiting: a connection gone quiet does not keep
+    // showing its last good figure.
+    if (!this.answered) this.rttMs = Math.max(Number.isNaN(this.rttMs) ? 0 : this.rttMs, now - this.sentAt);
     this.serial = (this.serial + 1) >>> 0;
-    this.payload[0] = PAYLOAD_TAG;
-    new DataView(this.payload.buffer).setUint32(1, this.serial);
-    this.sentAt = performance.now();
+    // A fresh payload each time: the socket may still hold the previous one, unsent, on a backed-up connection.
+    const payload = new Uint8Array(5);
+    payload[0] = PAYLOAD_TAG;
+    new DataView(payload.buffer).setUint32(1, this.serial);
+    this.sentAt = now;
+    this.answered = false;
     try {
-      this.socket.ping(this.payload);
+      this.socket.ping(payload);
     } catch {
       // A socket closing under us: its seat's own handling follows.
     }
@@ -54,6 +61,7 @@ export class LatencyProbe {
     // Only the answer to the latest ping counts: an older one would measure too long a time.
     if (data.length !== 5 || data[0] !== PAYLOAD_TAG || data.readUInt32BE(1) !== this.serial) return;
     const rtt = performance.now() - this.sentAt;
+    this.answered = true;
     this.rttMs = Number.isNaN(this.rttMs) ? rtt : this.rttMs + WEIGHT * (rtt - this.rttMs);
   }
 }

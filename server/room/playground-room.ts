@@ -60,6 +60,8 @@ const JITTER_TICKS = 4;
  * to sleep with its socket open) lets go, so the body is not held for nobody.
  */
 const SILENT_GRAB_TICKS = TICK_RATE;
+/** Seconds a body keeps a material a player gave it before a player may change it again. */
+const MATERIAL_COOLDOWN_SECONDS = 1;
 
 /** Queued grab inputs a client may have at most (the rate limit keeps honest clients far below). */
 const MAX_QUEUED_INPUTS = 64;
@@ -149,6 +151,8 @@ export class PlaygroundRoom extends Room {
   private ticks = 0;
   private tableReset!: TableResetPolicy;
   private attractWobble!: AttractWobble;
+  /** The tick each body last changed material by a player's hand (the cooldown). */
+  private readonly materialChangedAt = new Map<string, number>();
   /** What sending acks and a snapshot costs (ms): the recent sends' decaying maximum. */
   private sendMs = 0;
   readonly stats: TickStats = { durations: new Float64Array(4096), cursor: 0, count: 0, overruns: 0, snapshotBytes: 0 };
@@ -237,7 +241,7 @@ export class PlaygroundRoom extends Room {
       grabStarts: new RateLimiter(LIMITS.grabStartsPerSecond, LIMITS.grabStartsPerSecond),
       admin: adminToken !== null && adminTokenMatches(playgroundConfig().adminToken, adminToken), poses: new Float64Array(21), poseMask: 0, poseDirty: false,
       inputs: [], starved: true, ack: -1, ackTick: 0, ackDirty: false, kicked: false, holding: 0, lastMove: new Map(),
-      lastHeard: this.world.tick, latency: LatencyProbe.of(client), kiosk,
+      lastHeard: this.world.tick, latency: LatencyProbe.of(client), kiosk: kiosk && role === "spectator",
     });
     this.state.players.set(client.sessionId, new PlayerState({
       name: name || `${role === "player" ? "Player" : "Viewer"} ${slot + 1}`, color: uniqueColour(color, this.coloursToAvoid(role), slot), role, slot,
@@ -316,13 +320,16 @@ export class PlaygroundRoom extends Room {
   private bounceForAttraction(): void {
     let watched = false;
     for (const seat of this.seats.values()) watched ||= seat.kiosk;
+    if (!watched) return;
     const world = this.world, placed = this.placed;
-    const b = this.attractWobble.bodyToBounce(world.tick, watched, this.tableReset.lastActivity, placed.length,
-      (k) => placed[k].entity.body.activeGrabs() === 0 && !world.homecoming.flying(k));
+    const b = this.attractWobble.bodyToBounce(world.tick, watched, this.tableReset.lastActivity, placed.length, this.bounceable);
     if (b < 0) return;
     placed[b].entity.nudge(BOUNCE_UP_SPEED, BOUNCE_SQUASH_RATE);
     world.wake(b);
   }
+
+  /** A body may bounce when nobody holds it and it is not flying home. */
+  private readonly bounceable = (b: number): boolean => this.placed[b].entity.body.activeGrabs() === 0 && !this.world.homecoming.flying(b);
 
   /** The world, for benchmarks and tests in the same process. */
   get sceneWorld(): SceneWorld {
@@ -641,6 +648,10 @@ export class PlaygroundRoom extends Room {
     const seat = this.seats.get(client.sessionId)!;
     if (seat.role === "spectator" && !this.state.spectatorGrabs) return "spectators cannot change materials in this room";
     if (this.state.bodies.get(body)!.material === material) return null;
+    // Each change rebuilds the body's solver matrices here and its mesh in every page: not faster than this.
+    const since = (this.world.tick - (this.materialChangedAt.get(body) ?? -Infinity)) / TICK_RATE;
+    if (since < MATERIAL_COOLDOWN_SECONDS) return `the ${body} changed material ${since.toFixed(1)} s ago; once every ${MATERIAL_COOLDOWN_SECONDS} s at most`;
+    this.materialChangedAt.set(body, this.world.tick);
     this.changeMaterial(body, material);
     const who = this.state.players.get(client.sessionId)?.name ?? "someone";
     this.broadcast(MESSAGES.notice, { kind: "material", message: `${who} made the ${body} ${material}` } satisfies NoticeMessage);
@@ -680,6 +691,8 @@ export class PlaygroundRoom extends Room {
   private resetTable(why: string): void {
     for (const held of [...this.grabs.values()]) this.releaseGrab(held.sessionId, held.hand);
     for (const key of [...this.pokes.keys()]) this.endPoke(key);
+    // As it started: each body's own material too.
+    for (const p of this.placed) if (this.state.bodies.get(p.spec.id)!.material !== p.spec.material) this.changeMaterial(p.spec.id, p.spec.material);
     this.world.reset();
     this.tableReset.noteReset(this.world.tick);
     playgroundConfig().log(`room ${this.roomId}: ${why}`);

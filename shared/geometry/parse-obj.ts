@@ -7,8 +7,8 @@ import type { TriangleMesh } from "./types";
 /**
  * Reads Wavefront OBJ text with three's OBJLoader, merging every object and group into one mesh. The loader
  * fan-triangulates quads and polygons and emits three unshared vertices per triangle; cleanMesh merges them
- * afterwards. Texture coordinates are kept (TriangleMesh.uvs) when every face has them; line and point elements,
- * normals and materials are ignored.
+ * afterwards. Texture coordinates are kept (TriangleMesh.uvs) when the file has any (the loader gives faces without
+ * them (0, 0)); line and point elements, normals and materials are ignored.
  */
 export function parseObj(source: string, limits: MeshLimits): TriangleMesh {
   // Same normalisation the loader does, done once here so the size pre-check sees the same lines.

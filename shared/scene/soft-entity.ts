@@ -122,8 +122,9 @@ export class SoftEntity {
 
   /**
    * Sets the body bouncing where it lies: adds to its velocity a hop (`upSpeed` m/s, world up) and a volume-keeping
-   * squash about its centre in its own axes (`squashRate` per second: its height shrinks at that rate, its width
-   * grows at half of it), so it jiggles and lands where it was.
+   * squash of its rest shape about its centre (`squashRate` per second: the rest shape's height shrinks at that
+   * rate, its width grows at half of it; a squash for an upright body, a shearing jiggle for a toppled one), so it
+   * jiggles and lands where it was.
    */
   nudge(upSpeed: number, squashRate: number): void {
     const v = this.nudged, m = this.subspace.m;

@@ -164,7 +164,7 @@ export function toSubspaceSource(body: BakedBody, size: number): SubspaceSource 
 
 /**
  * Arrays that keep double precision in any copy: field descriptions hold grid sizes, indices and coefficients, and
- * the mass integrals are the server's own to the last bit (a client's prediction uses the server's mass matrix).
+ * the mass integrals are the server's own (a client's mass matrix then matches the server's to rounding).
  */
 const EXACT_ARRAYS = new Set<string>(["fieldDescription", "fieldNorms", "massIntegrals"]);
 

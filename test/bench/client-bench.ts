@@ -93,7 +93,8 @@ try {
 
   await page.fill("input[aria-label=name]", "bench");
   await page.click("text=Join as player");
-  await waitForPage(page, "window.pliant.connection.snapshot.role === 'player' && window.pliant.ready");
+  // A player's join builds the four bunnies again: at a frame a second that can take over a minute here.
+  await waitForPage(page, "window.pliant.connection.snapshot.role === 'player' && window.pliant.ready", 180_000);
   await page.click("text=Orbit camera");
   await record("player dragging a body (prediction on)", async () => {
     const top = await inPage<[number, number, number]>(page, "window.pliant.surfacePoint('bunny-2', 0)");

@@ -165,6 +165,7 @@ describe("texture coordinates", () => {
       const a = split.triangles[k], b = mesh.triangles[k], uv = mesh.uvTriangles![k];
       for (let c = 0; c < 3; c++) expect(split.positions[3 * a + c]).toBe(table.positions[3 * b + c]);
       expect(split.uvs![2 * a]).toBe(Math.fround(mesh.uvs![2 * uv]));
+      expect(split.uvs![2 * a + 1]).toBe(Math.fround(mesh.uvs![2 * uv + 1]));
     }
   });
 

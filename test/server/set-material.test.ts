@@ -1,8 +1,9 @@
 // A player turns a body into another material (the wrist menu's button): everyone sees the new material and hears
-// who did it; a spectator may not, a bad material or body is refused with the reason, and nothing else changes.
+// who did it; a spectator may not, a bad material or body is refused with the reason, and nothing else changes; a
+// body changes material at most once a second, and a table reset gives it its own back.
 
 import { expect, it, vi } from "vitest";
-import { joinClient, serverRoom, useTestServer } from "./helpers";
+import { joinClient, serverRoom, ticksPass, useTestServer } from "./helpers";
 
 const server = useTestServer();
 const within = { timeout: 20_000, interval: 20 };
@@ -35,6 +36,19 @@ it("a player's set-material changes the body for everyone; spectators and bad in
     }, within);
     // The server simulates it as rubber now.
     expect(entity.body.material.youngsModulus).toBe(6e5);
+
+    // Once a second at most per body: an immediate second change is refused (the state stays), a later one is not.
+    player.setMaterial("spot", "dough");
+    await ticksPass(room, 6);
+    expect(room.state.bodies.get("spot")!.material).toBe("rubber");
+    await vi.waitFor(() => {
+      player.setMaterial("spot", "dough");
+      expect(room.state.bodies.get("spot")!.material).toBe("dough");
+    }, { timeout: 20_000, interval: 200 });
+    // A table reset gives every body its own material back.
+    player.resetTable();
+    await vi.waitFor(() => expect(room.state.bodies.get("spot")!.material).toBe("jelly"), within);
+    expect(entity.body.material.youngsModulus).toBe(1.5e5);
   } finally {
     await Promise.all([player.stop(), viewer.stop()]);
   }
