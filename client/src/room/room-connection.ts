@@ -18,6 +18,8 @@ export interface ConnectionState {
 }
 
 const RETRY_MS = 2000;
+/** Tries a join makes when its seat reservation expires before the page takes it up. */
+const JOIN_ATTEMPTS = 3;
 
 export class RoomConnection {
   private state: ConnectionState = { status: "connecting", client: null, role: "spectator", error: null, joinMs: null };
@@ -48,7 +50,7 @@ export class RoomConnection {
   async joinAsPlayer(name: string, color: string): Promise<void> {
     const previous = this.state.client;
     const options: JoinOptions = { role: "player", name, color };
-    const client = await PliantRoomClient.join({ endpoint: this.endpoint, options, roomId: previous?.roomId, fetchBake: this.fetchBake });
+    const client = await this.join(options, previous?.roomId);
     this.options = options;
     this.adopt(client, "player");
     await previous?.leave();
@@ -62,10 +64,24 @@ export class RoomConnection {
 
   private fetchBake = async (hash: string) => (await this.loader.load(hash)).bytes;
 
+  /**
+   * Joins, asking for a new seat when the page was too slow to take up the one reserved for it (the server keeps a
+   * reservation a few seconds; a phone or a software-rendered page drawing a frame a second can miss that).
+   */
+  private async join(options: JoinOptions, roomId?: string): Promise<PliantRoomClient> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await PliantRoomClient.join({ endpoint: this.endpoint, options, roomId, fetchBake: this.fetchBake });
+      } catch (error) {
+        if (attempt >= JOIN_ATTEMPTS || !/seat reservation expired/i.test(error instanceof Error ? error.message : String(error))) throw error;
+      }
+    }
+  }
+
   private async connect(): Promise<void> {
     const started = performance.now();
     try {
-      const client = await PliantRoomClient.join({ endpoint: this.endpoint, options: this.options, fetchBake: this.fetchBake });
+      const client = await this.join(this.options);
       if (this.closed) return void client.leave();
       this.adopt(client, this.options.role === "player" ? "player" : "spectator");
       this.set({ joinMs: performance.now() - started });
