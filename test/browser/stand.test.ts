@@ -158,4 +158,24 @@ describe("the stand in Chromium", () => {
       await visitor.page.close();
     }
   });
+  it("a page too slow to take up its seat in time asks for a new one, and joins as a player", async () => {
+    const visitor = await openPage(browser, origin, "/");
+    try {
+      await waitForPage(visitor.page, "window.pliant && window.pliant.ready");
+      // The seat reservation of the player's join reaches the page 6 s late, past the server's 5 s: a slow page.
+      let delayed = 0;
+      await visitor.page.route("**/matchmake/joinById/**", async (route) => {
+        const response = await route.fetch();
+        if (delayed++ === 0) await new Promise((resolve) => setTimeout(resolve, 6000));
+        await route.fulfill({ response });
+      });
+      await visitor.page.fill("input[aria-label=name]", "Slow");
+      await visitor.page.click("text=Join as player");
+      await waitForPage(visitor.page, "window.pliant.connection.snapshot.role === 'player' && window.pliant.ready", 60_000);
+      expect(delayed, "reservations asked for").toBe(2);
+      expect(visitor.errors.filter((e) => !/seat reservation expired/i.test(e))).toEqual([]);
+    } finally {
+      await visitor.page.close();
+    }
+  });
 });
