@@ -113,6 +113,8 @@ function checkDeclaredCounts(json: GLTF.IGLTF, limits: MeshLimits): void {
 interface PrimitiveInstance {
   positions: Float64Array; // world space
   triangles: Uint32Array; // local indices
+  /** TEXCOORD_0 in the OBJ convention (v up), when the primitive has it. */
+  uvs: Float64Array | null;
 }
 
 function collectTriangles(document: Document): TriangleMesh {
@@ -142,14 +144,19 @@ function collectTriangles(document: Document): TriangleMesh {
   if (cornerCount === 0) throw new MeshError("glTF contains no triangle primitives");
   const positions = new Float64Array(3 * vertexCount);
   const triangles = new Uint32Array(cornerCount);
+  // Texture coordinates when every primitive has them: one UV point per glTF vertex, so each corner's UV index is
+  // its vertex index (cleanMesh then welds the seams' duplicate vertices and keeps the UV indices).
+  const textured = instances.every((instance) => instance.uvs !== null);
+  const uvs = textured ? new Float64Array(2 * vertexCount) : null;
   let vertexOffset = 0, cornerOffset = 0;
   for (const instance of instances) {
     positions.set(instance.positions, 3 * vertexOffset);
+    if (uvs) uvs.set(instance.uvs!, 2 * vertexOffset);
     for (let i = 0; i < instance.triangles.length; i++) triangles[cornerOffset + i] = vertexOffset + instance.triangles[i];
     vertexOffset += instance.positions.length / 3;
     cornerOffset += instance.triangles.length;
   }
-  return { positions, triangles };
+  return uvs ? { positions, triangles, uvs, uvTriangles: triangles.slice() } : { positions, triangles };
 }
 
 function pushPrimitive(out: PrimitiveInstance[], primitive: Primitive, matrix: mat4): void {
@@ -191,5 +198,18 @@ function pushPrimitive(out: PrimitiveInstance[], primitive: Primitive, matrix: m
     triangles[3 * t + 1] = mirrored ? c : b;
     triangles[3 * t + 2] = mirrored ? b : c;
   }
-  out.push({ positions, triangles });
+  out.push({ positions, triangles, uvs: textureCoordinates(primitive, count) });
+}
+
+/** A primitive's TEXCOORD_0, flipped to the OBJ convention (glTF's v runs down the image, OBJ's up); null without. */
+function textureCoordinates(primitive: Primitive, count: number): Float64Array | null {
+  const uv = primitive.getAttribute("TEXCOORD_0");
+  if (!uv || uv.getCount() !== count || uv.getElementSize() !== 2) return null;
+  const out = new Float64Array(2 * count), element = [0, 0];
+  for (let v = 0; v < count; v++) {
+    uv.getElement(v, element);
+    out[2 * v] = element[0];
+    out[2 * v + 1] = 1 - element[1];
+  }
+  return out;
 }

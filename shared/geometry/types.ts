@@ -3,9 +3,9 @@ export interface TriangleMesh {
   positions: Float64Array; // 3 * vertexCount
   triangles: Uint32Array; // 3 * triangleCount
   /**
-   * Texture coordinates, when the file has them: u, v per UV point, and for every triangle corner the UV point it
-   * uses (3 * triangleCount, parallel to `triangles`). A second index, as in OBJ files, so that a texture seam
-   * does not split the mesh the physics sees.
+   * Texture coordinates, when the file has them: u, v per UV point (OBJ's convention, v up the image; a glTF's
+   * are flipped on reading), and for every triangle corner the UV point it uses (3 * triangleCount, parallel to
+   * `triangles`). A second index, as in OBJ files, so that a texture seam does not split the mesh the physics sees.
    */
   uvs?: Float64Array;
   uvTriangles?: Uint32Array;

@@ -2,6 +2,8 @@ import { Document, WebIO, type Node } from "@gltf-transform/core";
 import { describe, expect, it } from "vitest";
 import { MeshError, parseMesh, signedVolume, type TriangleMesh } from "../../shared/geometry";
 import { encodeText } from "./helpers";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 
 // A unit cube at the origin's corner, wound outward.
 const CUBE_POSITIONS = new Float32Array([0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]);
@@ -141,5 +143,30 @@ describe("parseMesh on glTF and GLB", () => {
     const glb = await new WebIO().writeBinary(cubeDocument().document);
     await expect(parseMesh(glb, "glb", { limits: { maxTriangles: 11 } })).rejects.toThrow(/12 triangles; the limit is 11/);
     await expect(parseMesh(glb, "glb", { limits: { maxVertices: 7 } })).rejects.toThrow(/8 vertices; the limit is 7/);
+  });
+  it("keeps the fox's texture coordinates (flipped to v up) through welding: each corner's UV is the file's", async () => {
+    const bytes = new Uint8Array(await readFile(path.resolve(import.meta.dirname, "../../../shared/assets/characters/fox.glb")));
+    const mesh = await parseMesh(bytes, "glb");
+    // What the file says, corner by corner, straight from the glTF library.
+    const document = await new WebIO().readBinary(bytes);
+    const primitive = document.getRoot().listMeshes()[0].listPrimitives()[0];
+    const uv = primitive.getAttribute("TEXCOORD_0")!, indices = primitive.getIndices(), vertices = primitive.getAttribute("POSITION")!.getCount();
+    const corners = indices ? indices.getCount() : vertices;
+    expect(mesh.triangles.length).toBe(corners);
+    // Welded: fewer mesh vertices than the file's, which repeats them per triangle and along seams.
+    expect(mesh.positions.length / 3).toBeLessThan(vertices);
+    const element = [0, 0];
+    for (let k = 0; k < corners; k++) {
+      uv.getElement(indices ? indices.getScalar(k) : k, element);
+      const at = mesh.uvTriangles![k];
+      expect(mesh.uvs![2 * at]).toBeCloseTo(element[0], 6);
+      expect(mesh.uvs![2 * at + 1]).toBeCloseTo(1 - element[1], 6);
+    }
+  });
+
+  it("a glTF without texture coordinates has none", async () => {
+    const { document } = cubeDocument();
+    const mesh = await parseMesh(await new WebIO().writeBinary(document), "glb");
+    expect(mesh.uvs).toBeUndefined();
   });
 });
