@@ -289,11 +289,19 @@ export class PlaygroundRoom extends Room {
     this.state.players.delete(client.sessionId);
   }
 
-  /** Whatever the client holds is let go at once: the next tick simulates without it. */
-  private releaseAll(sessionId: string): void {
-    for (const held of [...this.grabs.values()]) if (held.sessionId === sessionId) this.releaseGrab(held.sessionId, held.hand);
+  /**
+   * Whatever the client holds is let go at once: the next tick simulates without it. With a `reason`, the client
+   * is told so (one that went silent may only have stalled, and must not go on showing the body in its hand).
+   */
+  private releaseAll(sessionId: string, reason?: string): void {
+    for (const held of [...this.grabs.values()]) {
+      if (held.sessionId !== sessionId) continue;
+      if (reason) this.letGo(held, reason);
+      else this.releaseGrab(held.sessionId, held.hand);
+    }
     for (const key of [...this.pokes.keys()]) if (key.startsWith(`${sessionId}:`)) this.endPoke(key);
   }
+
 
   override onDispose(): void {
     this.world?.dispose();
@@ -347,7 +355,7 @@ export class PlaygroundRoom extends Room {
     for (const seat of this.seats.values()) {
       if (seat.inputs.length) this.applyInputs(seat);
       else seat.starved = true;
-      if (seat.holding > 0 && this.world.tick - seat.lastHeard > SILENT_GRAB_TICKS) this.letGoOfSilent(seat.client.sessionId);
+      if (seat.holding > 0 && this.world.tick - seat.lastHeard > SILENT_GRAB_TICKS) this.releaseAll(seat.client.sessionId, "nothing was heard from you for a second, so it was let go");
     }
     // A tick that sends snapshots leaves the soft bodies less time: sending costs up to 3 ms with 58 clients.
     const sends = (this.ticks + 1) % TICKS_PER_SNAPSHOT === 0;
@@ -597,12 +605,6 @@ export class PlaygroundRoom extends Room {
   }
 
   /** Ends a grab the holder did not release, and tells them why. */
-  /** A client silent for a second lets go of what it held, and is told so (its page may only have stalled). */
-  private letGoOfSilent(sessionId: string): void {
-    for (const held of [...this.grabs.values()]) if (held.sessionId === sessionId) this.letGo(held, "nothing was heard from you for a second, so it was let go");
-    for (const key of [...this.pokes.keys()]) if (key.startsWith(`${sessionId}:`)) this.endPoke(key);
-  }
-
   private letGo(held: HeldGrab, reason: string): void {
     this.releaseGrab(held.sessionId, held.hand);
     this.seats.get(held.sessionId)?.client.send(MESSAGES.grabResult, { hand: held.hand, body: this.placed[held.body].spec.id, ok: false, reason } satisfies GrabResultMessage);

@@ -162,11 +162,16 @@ describe("the stand in Chromium", () => {
     const visitor = await openPage(browser, origin, "/");
     try {
       await waitForPage(visitor.page, "window.pliant && window.pliant.ready");
-      // The seat reservation of the player's join reaches the page 6 s late, past the server's 5 s: a slow page.
+      // The first seat reservation of the player's join reaches the page only once the server has given it up
+      // (after its 5 s): a page too slow to take it up in time.
       let delayed = 0;
+      const reserved = () => (publicRoom() as unknown as { _reservedSeats: Record<string, unknown> })._reservedSeats;
       await visitor.page.route("**/matchmake/joinById/**", async (route) => {
         const response = await route.fetch();
-        if (delayed++ === 0) await new Promise((resolve) => setTimeout(resolve, 6000));
+        if (delayed++ === 0) {
+          const { sessionId } = (await response.json()) as { sessionId: string };
+          await vi.waitFor(() => expect(Object.keys(reserved())).not.toContain(sessionId), { timeout: 20_000, interval: 50 });
+        }
         await route.fulfill({ response });
       });
       await visitor.page.fill("input[aria-label=name]", "Slow");
