@@ -24,6 +24,8 @@ import { BAKE_CACHE_DIRECTORY, clientBakeFile } from "./world/bake-cache";
 import { ASSET_DIRECTORY, bakeBodies } from "./world/playground-bodies";
 import { SharedBakes } from "./world/shared-bakes";
 import { CompressedBakes } from "./world/compressed-bakes";
+import { Baker } from "./uploads/baker";
+import { installUploadRoutes } from "./uploads/upload-routes";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const CLIENT_BUILD = path.join(ROOT, "client/dist");
@@ -52,6 +54,10 @@ export interface ServerSettings {
   idleResetMinutes?: number;
   /** Seconds between the bounces of an idle room's bodies while a kiosk watches (default 20; 0: never). */
   attractWobbleSeconds?: number;
+  /** Largest extent uploaded meshes are scaled to, m (default UPLOAD_LIMITS.defaultSize). */
+  uploadSize?: number;
+  /** Uploads per client address (defaults: UPLOAD_LIMITS.uploadsPerMinute and uploadBurst). */
+  uploadRate?: { perMinute: number; burst: number };
   /** Origins besides the server's own whose pages may call the matchmaking endpoints (CORS). */
   allowedOrigins?: string[];
   /** Limits on the matchmaking endpoints (defaults: DEFAULT_MATCHMAKE_LIMITS). */
@@ -89,6 +95,11 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   // With Redis, bakes are shared: a client may fetch through this process a body another process baked.
   const sharedBakes = settings.redisUrl ? new SharedBakes(settings.redisUrl) : null;
   await sharedBakes?.publish(baked.map((b) => b.bake.hash));
+  if (sharedBakes) configurePlayground({ fetchSharedBake: (hash) => sharedBakes.fetchWhole(hash) });
+  if (settings.uploadSize !== undefined) configurePlayground({ uploadSize: settings.uploadSize });
+  // Uploads bake on one worker thread, started now so that the first upload does not wait for it.
+  const baker = new Baker({ weights: config.provider.name, providerKey: config.providerKey, fitCubature: config.fitCubature });
+  baker.warm();
 
   let presence: Presence = new LocalPresence();
   let driver: matchMaker.MatchMakerDriver | undefined;
@@ -99,6 +110,8 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     driver = new RedisDriver(settings.redisUrl);
   }
   const compressedBakes = new CompressedBakes();
+  /** Known once the public room exists (an admin's upload goes there); requests come after that. */
+  let publicRoomId = "";
   /** Known once listening (port 0 picks one); requests come after that. */
   let listeningPort = settings.port;
   const transport = new WebSocketTransport({ maxPayload: LIMITS.maxPayload, ...(settings.tls ? { server: createHttpsServer(settings.tls) } : {}) });
@@ -145,6 +158,10 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
         res.set("Cache-Control", "no-store").json({ url: opened ?? urls[0], urls });
       });
       installAdminRoutes(app, adminToken, CLIENT_BUILD);
+      installUploadRoutes(app, {
+        presence, adminToken, baker, publicRoomId: () => publicRoomId, log, ...(settings.uploadRate ? { rate: settings.uploadRate } : {}),
+        ...(sharedBakes ? { shareBake: (hash: string) => sharedBakes.publishWhole(hash) } : {}),
+      });
       app.use("/profiles", express.static(INPUT_PROFILES, { maxAge: "1d" }));
       // The skinning decoder, for browsers that evaluate the network's fields themselves (bakes made with SKINNING=model).
       app.get("/models/skinning-decoder.onnx", (_req, res) => res.sendFile(path.join(ROOT, "models/skinning-decoder.onnx"), { maxAge: "1d" }));
@@ -155,7 +172,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   installMatchmakePolicy({ adminToken, allowedOrigins: settings.allowedOrigins ?? [] });
   await server.listen(settings.port, settings.host);
   if (transport.server) guardMatchmaking(transport.server, { ...DEFAULT_MATCHMAKE_LIMITS, ...settings.matchmakeLimits });
-  const publicRoomId = await ensurePublicRoom();
+  publicRoomId = await ensurePublicRoom();
   const address = transport.server?.address();
   const port = typeof address === "object" && address ? address.port : settings.port;
   listeningPort = port;
@@ -170,6 +187,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     },
     close: async () => {
       await server.gracefullyShutdown(false);
+      await baker.close();
       await sharedBakes?.close();
     },
   };

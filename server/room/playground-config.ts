@@ -2,6 +2,7 @@
 // functions across processes when Redis dispatches room creation, so this lives in the process).
 
 import { PLAYGROUND, type SceneLayout } from "../../shared/scene";
+import { UPLOAD_LIMITS } from "../../shared/net";
 import { DEFAULT_IDLE_RESET_MINUTES } from "./table-reset";
 import { ATTRACT_WOBBLE_SECONDS } from "./attract-wobble";
 import { DEFAULT_FIELD_PROVIDER, FIT_CUBATURE_BY_DEFAULT, type SkinningFieldProvider } from "../../shared/skinning";
@@ -20,6 +21,10 @@ export interface PlaygroundConfig {
   idleResetMinutes: number;
   /** Seconds between the bounces of an idle room's bodies while a kiosk watches (0: never; attract-wobble.ts). */
   attractWobbleSeconds: number;
+  /** Largest extent added bodies are scaled to, m. */
+  uploadSize: number;
+  /** A bake another process made (Redis), when this one's cache lacks it; null when none is shared. */
+  fetchSharedBake: (hash: string) => Promise<Uint8Array | null>;
   /** Log a line per dropped message (rate-limited per client). */
   log: (line: string) => void;
 }
@@ -33,6 +38,8 @@ let config: PlaygroundConfig = {
   reconnectSeconds: 20,
   idleResetMinutes: DEFAULT_IDLE_RESET_MINUTES,
   attractWobbleSeconds: ATTRACT_WOBBLE_SECONDS,
+  uploadSize: UPLOAD_LIMITS.defaultSize,
+  fetchSharedBake: async () => null,
   log: (line) => process.stderr.write(`${line}\n`),
 };
 

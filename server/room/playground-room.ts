@@ -2,15 +2,18 @@
 // rate-limited before it touches the world; the world's fast state leaves as binary snapshots at 20 Hz.
 
 import { ErrorCode, Room, ServerError, type Client } from "@colyseus/core";
-import { MATERIALS, loadRapier, SceneWorld, MAX_POKES, grabSlipLimit } from "../../shared/scene";
+import { MATERIALS, loadRapier, SceneWorld, MAX_POKES, grabSlipLimit, landingSpot, SoftEntity } from "../../shared/scene";
 import {
-  BodyState, EMPTY_SNAPSHOT_BYTES, GrabState, KICK_CLOSE_CODE, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
-  parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parsePoke, parsePose, parseResetTable, parseSetMaterial, seqAfter, seqMinus, snapshotCapacity,
-  type AckMessage, type AdminMessage, type GrabResultMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type NoticeMessage, type Parsed,
+  BodyState, UploadState, UPLOAD_LIMITS, EMPTY_SNAPSHOT_BYTES, GrabState, KICK_CLOSE_CODE, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
+  parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parsePoke, parsePose, parseResetTable, parseSetMaterial, parseUploadTicket, seqAfter, seqMinus, snapshotCapacity,
+  type AckMessage, type AdminMessage, type GrabResultMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type NoticeMessage, type Parsed, type UploadTicketMessage,
 } from "../../shared/net";
 import { adminTokenMatches } from "../admin-token";
 import { PUBLIC_ROOM_OPTION } from "../matchmaking/public-room";
 import { placeBodies, type PlacedBody } from "../world/playground-bodies";
+import { bakeByHash } from "../world/bake-cache";
+import { issueUploadTicket } from "../uploads/upload-tickets";
+import { ADMIN_OWNER, makeRoomFor, SnapshotIndices } from "./added-bodies";
 import { playgroundConfig } from "./playground-config";
 import { throttledLog } from "../logging/throttled-log";
 import { isMalformedRoomData } from "./malformed-frames";
@@ -106,13 +109,39 @@ interface Seat {
 interface HeldGrab {
   sessionId: string;
   hand: Hand;
-  body: number;
+  body: RoomBody;
   grab: number;
   /** GrabState.slot: the grab's index in snapshots. */
   slot: number;
   target: Float64Array;
   moved: boolean;
 }
+
+/** A soft body in the room: the layout's, or one a visitor added (an upload). */
+interface RoomBody extends PlacedBody {
+  /** BodyState.index: its number in snapshots (not its place in `placed`, which shifts as bodies leave). */
+  slot: number;
+  /** Who added it (ADMIN_OWNER for an admin), "" for the layout's. */
+  owner: string;
+  /** World tick it joined at. */
+  since: number;
+  /** Fading out before it leaves. */
+  leaving: boolean;
+}
+
+/** An upload being baked, announced to everyone as a placeholder. */
+interface BakingUpload {
+  id: string;
+  owner: string;
+  since: number;
+  name: string;
+  position: [number, number, number];
+}
+
+/** Seconds an added body fades for before it leaves the room. */
+const LEAVING_SECONDS = 0.6;
+/** Material an added body starts as. */
+const ADDED_MATERIAL = "jelly";
 
 interface HeldPoke {
   slot: number;
@@ -138,7 +167,9 @@ export class PlaygroundRoom extends Room {
 
   private readonly logRefusal = throttledLog(playgroundConfig().log);
   private world!: SceneWorld;
-  private placed: PlacedBody[] = [];
+  private placed: RoomBody[] = [];
+  private readonly uploads = new Map<string, BakingUpload>();
+  private readonly snapshotIndices = new SnapshotIndices();
   private seats = new Map<string, Seat>();
   private grabs = new Map<string, HeldGrab>();
   private pokes = new Map<string, HeldPoke>();
@@ -164,17 +195,9 @@ export class PlaygroundRoom extends Room {
     else await this.setPrivate(true);
     const config = playgroundConfig();
     const rapier = await loadRapier();
-    this.placed = await placeBodies(config.layout.bodies, config.provider, config.providerKey, config.fitCubature);
-    this.world = new SceneWorld(rapier, config.layout, this.placed.map((p) => p.entity), 1 / TICK_RATE);
-    this.placed.forEach((p, index) => {
-      const spawn = p.entity.spawn;
-      this.state.bodies.set(p.spec.id, new BodyState({
-        id: p.spec.id, index, mesh: p.spec.mesh, material: p.spec.material, bake: p.bake.hash, size: p.entity.size,
-        texture: p.spec.texture ? `/textures/${p.spec.texture}.png` : "",
-        spawnX: spawn[0], spawnY: spawn[1], spawnZ: spawn[2],
-      }));
-      this.lastSent.push(new Float64Array(p.entity.proxies.centers.length).fill(NaN));
-    });
+    const layoutBodies = await placeBodies(config.layout.bodies, config.provider, config.providerKey, config.fitCubature);
+    this.world = new SceneWorld(rapier, config.layout, layoutBodies.map((p) => p.entity), 1 / TICK_RATE);
+    for (const p of layoutBodies) this.enter({ ...p, slot: this.snapshotIndices.next(this.usedSlots()), owner: "", since: 0, leaving: false }, p.spec.id);
     this.lastSentProps = new Float64Array(7 * config.layout.props.length).fill(NaN);
     config.layout.props.forEach((spec, index) => {
       this.state.props.set(spec.id, new PropState({ id: spec.id, index, shape: spec.shape, size: spec.size, color: spec.color }));
@@ -183,8 +206,9 @@ export class PlaygroundRoom extends Room {
     this.tableReset = new TableResetPolicy(TICK_RATE, config.idleResetMinutes);
     this.attractWobble = new AttractWobble(TICK_RATE, config.attractWobbleSeconds);
     this.state.idleResetMinutes = config.idleResetMinutes;
+    // Room for as many bodies as a room may hold, with as many coordinates as the largest of them could have.
     const qLength = Math.max(0, ...this.placed.map((p) => p.entity.body.n));
-    this.writer = new SnapshotWriter(snapshotCapacity(this.placed.length, qLength, config.layout.props.length, MAX_PLAYERS + MAX_SPECTATORS, 256));
+    this.writer = new SnapshotWriter(snapshotCapacity(Math.max(this.placed.length, UPLOAD_LIMITS.softBodies), qLength, config.layout.props.length, MAX_PLAYERS + MAX_SPECTATORS, 256));
 
     this.onMessage(MESSAGES.pose, (client, message) => this.guard(client, MESSAGES.pose, parsePose(message), (pose) => {
       const seat = this.seats.get(client.sessionId)!;
@@ -210,6 +234,7 @@ export class PlaygroundRoom extends Room {
     this.onMessage(MESSAGES.resetTable, (client, message) => this.guard(client, MESSAGES.resetTable, parseResetTable(message), () => this.playerResetsTable(client)));
     this.onMessage(MESSAGES.setMaterial, (client, message) =>
       this.guard(client, MESSAGES.setMaterial, parseSetMaterial(message, (id) => this.state.bodies.has(id)), (change) => this.playerSetsMaterial(client, change.body, change.material)));
+    this.onMessage(MESSAGES.uploadTicket, (client, message) => this.guard(client, MESSAGES.uploadTicket, parseUploadTicket(message), () => this.handOutUploadTicket(client)));
     this.onMessage(MESSAGES.admin, (client, message) => this.guard(client, MESSAGES.admin, parseAdmin(message, (id) => this.state.bodies.has(id)), (admin) => this.admin(client, admin)));
     this.onMessage("*", (client, type) => this.reject(client, `unknown message type "${String(type).slice(0, 40)}"`));
 
@@ -395,7 +420,7 @@ export class PlaygroundRoom extends Room {
       let moved = full;
       for (let i = 0; i < at.length && !moved; i++) moved = !(Math.abs(at[i] - last[i]) <= IDLE_DISTANCE);
       if (!moved) continue;
-      w.body(b, entity.body.q);
+      w.body(this.placed[b].slot, entity.body.q);
       if (!full) last.set(at);
     }
     w.section();
@@ -530,10 +555,10 @@ export class PlaygroundRoom extends Room {
         case "move": {
           const held = this.grabs.get(`${client.sessionId}:${input.message.hand}`);
           if (!held) return `no grab held by ${input.message.hand}`;
-          const bound = this.placed[held.body].entity.proxies.bound;
+          const bound = held.body.entity.proxies.bound;
           const [x, y, z] = input.message.target;
           if (Math.hypot(x - bound[0], y - bound[1], z - bound[2]) > LIMITS.grabStretch + bound[3]) return `grab target is more than ${LIMITS.grabStretch} m from the body`;
-          this.placed[held.body].entity.body.moveGrab(held.grab, x, y, z);
+          held.body.entity.body.moveGrab(held.grab, x, y, z);
           held.target[0] = x; held.target[1] = y; held.target[2] = z;
           held.moved = true;
           return null;
@@ -550,8 +575,11 @@ export class PlaygroundRoom extends Room {
       client.send(MESSAGES.grabResult, { hand, body: bodyId, ok: false, reason: "spectators cannot grab in this room" });
       return "spectators cannot grab in this room";
     }
-    const index = this.state.bodies.get(bodyId)!.index;
-    const entity = this.placed[index].entity;
+    const placed = this.placedById(bodyId)!, entity = placed.entity;
+    if (placed.leaving) {
+      client.send(MESSAGES.grabResult, { hand, body: bodyId, ok: false, reason: `the ${bodyId} is leaving the room` });
+      return null;
+    }
     this.releaseGrab(client.sessionId, hand);
     const radius = Math.max(LIMITS.grabSlack, 0.08 * entity.size);
     let grab = -1;
@@ -567,7 +595,7 @@ export class PlaygroundRoom extends Room {
     }
     const slot = this.freeGrabSlot();
     const key = `${client.sessionId}:${hand}`;
-    this.grabs.set(key, { sessionId: client.sessionId, hand, body: index, grab, slot, target: Float64Array.from(point), moved: true });
+    this.grabs.set(key, { sessionId: client.sessionId, hand, body: placed, grab, slot, target: Float64Array.from(point), moved: true });
     seat.holding++;
     const held = entity.body.grabbedSamples(grab);
     this.state.grabs.set(key, new GrabState({ slot, body: bodyId, owner: client.sessionId, hand, x: point[0], y: point[1], z: point[2] }));
@@ -579,7 +607,7 @@ export class PlaygroundRoom extends Room {
     const key = `${sessionId}:${hand}`;
     const held = this.grabs.get(key);
     if (!held) return;
-    this.placed[held.body].entity.body.release(held.grab);
+    held.body.entity.body.release(held.grab);
     this.grabs.delete(key);
     const seat = this.seats.get(sessionId);
     if (seat) seat.holding--;
@@ -593,7 +621,7 @@ export class PlaygroundRoom extends Room {
    */
   private slipOverstretchedGrabs(): void {
     for (const held of this.grabs.values()) {
-      const entity = this.placed[held.body].entity;
+      const entity = held.body.entity;
       const limit = grabSlipLimit(entity.size);
       if (entity.body.grabStretch(held.grab) > limit) this.letGo(held, "the body slipped out of your hand");
     }
@@ -601,13 +629,14 @@ export class PlaygroundRoom extends Room {
 
   /** A body left the room and was put back at its spawn: the solver let go of it, so must everyone. */
   private dropGrabsOn(index: number): void {
-    for (const held of this.grabs.values()) if (held.body === index) this.letGo(held, "the body left the room and was put back");
+    const body = this.placed[index];
+    for (const held of this.grabs.values()) if (held.body === body) this.letGo(held, "the body left the room and was put back");
   }
 
   /** Ends a grab the holder did not release, and tells them why. */
   private letGo(held: HeldGrab, reason: string): void {
     this.releaseGrab(held.sessionId, held.hand);
-    this.seats.get(held.sessionId)?.client.send(MESSAGES.grabResult, { hand: held.hand, body: this.placed[held.body].spec.id, ok: false, reason } satisfies GrabResultMessage);
+    this.seats.get(held.sessionId)?.client.send(MESSAGES.grabResult, { hand: held.hand, body: held.body.spec.id, ok: false, reason } satisfies GrabResultMessage);
   }
 
   private freeGrabSlot(): number {
@@ -663,10 +692,10 @@ export class PlaygroundRoom extends Room {
   private changeMaterial(bodyId: string, material: string): void {
     const state = this.state.bodies.get(bodyId)!;
     const preset = MATERIALS[material as keyof typeof MATERIALS];
-    const body = this.placed[state.index].entity.body;
+    const index = this.placed.findIndex((p) => p.spec.id === bodyId), body = this.placed[index].entity.body;
     body.setMaterial(preset);
     body.setDamping(preset.damping);
-    this.world.wake(state.index);
+    this.world.wake(index);
     state.material = material;
   }
 
@@ -736,6 +765,135 @@ export class PlaygroundRoom extends Room {
     }
   }
 
+
+  // ----- added bodies (uploads: server/uploads/upload-routes.ts calls these, through remoteRoomCall) -----------
+
+  /** A body joins the room's state and snapshots (the world has it already, as its last body). */
+  private enter(body: RoomBody, name: string): void {
+    this.placed.push(body);
+    this.lastSent.push(new Float64Array(body.entity.proxies.centers.length).fill(NaN));
+    const spawn = body.entity.spawn, spec = body.spec;
+    this.state.bodies.set(spec.id, new BodyState({
+      id: spec.id, index: body.slot, mesh: spec.mesh, material: spec.material, bake: body.bake.hash, size: body.entity.size,
+      texture: spec.texture ? `/textures/${spec.texture}.png` : "", spawnX: spawn[0], spawnY: spawn[1], spawnZ: spawn[2], owner: body.owner, name,
+    }));
+  }
+
+  private usedSlots(): Set<number> {
+    return new Set(this.placed.map((p) => p.slot));
+  }
+
+  private placedById(id: string): RoomBody | undefined {
+    return this.placed.find((p) => p.spec.id === id);
+  }
+
+  /** Who may add a mesh: players, spectators where the room lets them play, admins. */
+  private mayUpload(seat: Seat): string | null {
+    return seat.role === "spectator" && !seat.admin && !this.state.spectatorGrabs ? "spectators cannot add meshes in this room" : null;
+  }
+
+  private handOutUploadTicket(client: Client): string | null {
+    const seat = this.seats.get(client.sessionId)!;
+    const refusal = this.mayUpload(seat);
+    if (refusal) return refusal;
+    void issueUploadTicket(this.presence, { roomId: this.roomId, owner: seat.admin ? ADMIN_OWNER : client.sessionId })
+      .then((ticket) => client.send(MESSAGES.uploadTicket, ticket satisfies UploadTicketMessage))
+      .catch((error: Error) => this.reject(client, `upload-ticket: ${error.message}`));
+    return null;
+  }
+
+  /**
+   * An upload parsed and about to bake: makes room for it (the owner's and the room's oldest added bodies leave)
+   * and shows everyone a placeholder where it will land. A refusal says why (its owner left, the room is full of
+   * bakes, spectators may no longer add).
+   */
+  announceUpload(id: string, owner: string, name: string): { ok: true } | { ok: false; reason: string } {
+    if (owner !== ADMIN_OWNER) {
+      const seat = this.seats.get(owner);
+      if (!seat) return { ok: false, reason: "the ticket's holder has left the room" };
+      const refusal = this.mayUpload(seat);
+      if (refusal) return { ok: false, reason: refusal };
+    }
+    const staying = this.placed.filter((p) => !p.leaving);
+    const added = [
+      ...staying.filter((p) => p.owner !== "").map((p) => ({ id: p.spec.id, owner: p.owner, since: p.since, baking: false })),
+      ...[...this.uploads.values()].map((u) => ({ id: u.id, owner: u.owner, since: u.since, baking: true })),
+    ];
+    const room = makeRoomFor(owner, added, staying.length + this.uploads.size);
+    if ("refusal" in room) return { ok: false, reason: room.refusal };
+    for (const leaving of room.leave) this.leave(leaving, `made room for ${name}`);
+    const size = playgroundConfig().uploadSize, occupied: number[] = [];
+    for (const p of this.placed) if (!p.leaving) occupied.push(...p.entity.proxies.bound);
+    for (const u of this.uploads.values()) occupied.push(u.position[0], u.position[1], u.position[2], size / 2);
+    const position = landingSpot(playgroundConfig().layout, size, occupied);
+    this.uploads.set(id, { id, owner, since: this.world.tick, name, position });
+    this.state.uploads.set(id, new UploadState({ id, name, owner, stage: "queued", progress: 0, x: position[0], y: position[1], z: position[2], size }));
+    return { ok: true };
+  }
+
+  /** A stage of an upload's bake (the placeholder's progress). */
+  uploadProgress(id: string, stage: string, progress: number): void {
+    const upload = this.state.uploads.get(id);
+    if (!upload) return;
+    upload.stage = stage;
+    upload.progress = progress;
+  }
+
+  /** An upload could not be baked: its placeholder goes, and everyone hears why. */
+  uploadFailed(id: string, reason: string): void {
+    const upload = this.uploads.get(id);
+    if (!upload) return;
+    this.uploads.delete(id);
+    this.state.uploads.delete(id);
+    this.broadcast(MESSAGES.notice, { kind: "upload", message: `${upload.name} could not be added: ${reason}` } satisfies NoticeMessage);
+  }
+
+  /** An upload is baked (the bake `hash` is in this machine's cache or Redis): its body lands where announced. */
+  async uploadBaked(id: string, hash: string): Promise<void> {
+    const upload = this.uploads.get(id);
+    if (!upload) return;
+    let bake;
+    try {
+      bake = await bakeByHash(hash, playgroundConfig().fetchSharedBake);
+    } catch (error) {
+      bake = null;
+      playgroundConfig().log(`room ${this.roomId}: bake ${hash} of upload ${id} is unreadable: ${(error as Error).message}`);
+    }
+    // It may have been cancelled while the bake was read.
+    if (!this.uploads.has(id)) return;
+    if (!bake) return this.uploadFailed(id, "its bake was lost");
+    this.uploads.delete(id);
+    this.state.uploads.delete(id);
+    const size = playgroundConfig().uploadSize;
+    const spec = { id, mesh: `upload:${hash}`, material: ADDED_MATERIAL, size, position: upload.position } as const;
+    const entity = new SoftEntity(id, bake.body, size, MATERIALS[ADDED_MATERIAL], upload.position);
+    this.world.addBody(entity, upload.position[1]);
+    this.enter({ spec, entity, bake, slot: this.snapshotIndices.next(this.usedSlots()), owner: upload.owner, since: this.world.tick, leaving: false }, upload.name);
+    this.broadcast(MESSAGES.notice, { kind: "upload", message: `${this.ownerName(upload.owner)} added ${upload.name}` } satisfies NoticeMessage);
+  }
+
+  private ownerName(owner: string): string {
+    return owner === ADMIN_OWNER ? "an admin" : this.state.players.get(owner)?.name ?? "someone";
+  }
+
+  /** An added body fades out (pages see `leaving`) and then leaves the room; whoever held it is told. */
+  private leave(id: string, why: string): void {
+    const body = this.placedById(id);
+    if (!body || body.leaving) return;
+    body.leaving = true;
+    this.state.bodies.get(id)!.leaving = true;
+    this.broadcast(MESSAGES.notice, { kind: "upload", message: `${this.state.bodies.get(id)!.name} left: ${why}` } satisfies NoticeMessage);
+    this.clock.setTimeout(() => {
+      for (const held of [...this.grabs.values()]) if (held.body === body) this.letGo(held, `the ${this.state.bodies.get(id)?.name ?? id} left the room`);
+      const index = this.placed.indexOf(body);
+      if (index < 0) return;
+      this.world.removeBody(index);
+      this.placed.splice(index, 1);
+      this.lastSent.splice(index, 1);
+      this.state.bodies.delete(id);
+      this.materialChangedAt.delete(id);
+    }, LEAVING_SECONDS * 1000);
+  }
 
   /** Colours a new seat must stand apart from: a player's from the other players', a spectator's from everyone's. */
   private coloursToAvoid(role: "player" | "spectator"): string[] {

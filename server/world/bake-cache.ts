@@ -24,10 +24,11 @@ export interface CachedBake {
   fromCache: boolean;
 }
 
-export function bakeKey(mesh: TriangleMesh, providerKey: string, options: Omit<BakeOptions, "onProgress">): string {
+export function bakeKey(mesh: TriangleMesh, providerKey: string, options: BakeOptions): string {
   const hash = createHash("sha256");
   // The cubature's kind resolved, so that a change of its default never serves an old bake.
-  const resolved = { ...options, fitCubature: options.fitCubature ?? FIT_CUBATURE_BY_DEFAULT };
+  const { onProgress: _progress, ...bakeOptions } = options;
+  const resolved = { ...bakeOptions, fitCubature: options.fitCubature ?? FIT_CUBATURE_BY_DEFAULT };
   hash.update(`pliant-bake v${BAKED_BODY_VERSION} r${BAKE_RECIPE} ${providerKey} ${JSON.stringify(resolved)}\n`);
   hash.update(new Uint8Array(mesh.positions.buffer, mesh.positions.byteOffset, mesh.positions.byteLength));
   hash.update(new Uint8Array(mesh.triangles.buffer, mesh.triangles.byteOffset, mesh.triangles.byteLength));
@@ -49,8 +50,9 @@ function remember(file: string, bake: CachedBake): CachedBake {
   return bake;
 }
 
+/** The bake of a mesh, from the cache or baked now (`options.onProgress` hears a bake's stages). */
 export async function cachedBake(
-  mesh: TriangleMesh, provider: SkinningFieldProvider, providerKey: string, options: Omit<BakeOptions, "onProgress"> = {},
+  mesh: TriangleMesh, provider: SkinningFieldProvider, providerKey: string, options: BakeOptions = {},
   directory = BAKE_CACHE_DIRECTORY,
 ): Promise<CachedBake> {
   const hash = bakeKey(mesh, providerKey, options);
@@ -72,6 +74,19 @@ export async function cachedBake(
   await writeAtomically(clientBakeFile(hash, directory), encodeBakedBody(clientBakedBody(body), { floats: "f32" }));
   await writeAtomically(file, bytes);
   return remember(file, { body, hash, bytes, fromCache: false });
+}
+
+/**
+ * A bake known by its hash (an upload another thread or process baked): from memory, this machine's cache, or
+ * `fetchShared` (Redis); null when none has it.
+ */
+export async function bakeByHash(hash: string, fetchShared?: (hash: string) => Promise<Uint8Array | null>, directory = BAKE_CACHE_DIRECTORY): Promise<CachedBake | null> {
+  const file = path.join(directory, `${hash}.bake`);
+  const known = recent.get(file);
+  if (known) return remember(file, { ...known, fromCache: true });
+  const bytes = await readFile(file).then((b) => new Uint8Array(b), () => fetchShared?.(hash) ?? null);
+  if (!bytes) return null;
+  return remember(file, { body: decodeBakedBody(bytes), hash, bytes, fromCache: true });
 }
 
 /** Readers never see half a file (several processes may share the cache). */

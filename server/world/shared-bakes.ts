@@ -4,9 +4,12 @@
 
 import { readFile } from "node:fs/promises";
 import { Redis } from "ioredis";
-import { clientBakeFile } from "./bake-cache";
+import path from "node:path";
+import { BAKE_CACHE_DIRECTORY, clientBakeFile } from "./bake-cache";
 
 const KEY_PREFIX = "pliant:bake:";
+/** The whole bake (the server's copy), for rooms in other processes: uploads are baked by whichever process got them. */
+const FULL_KEY_PREFIX = "pliant:bake-full:";
 
 export class SharedBakes {
   private readonly redis: Redis;
@@ -22,6 +25,19 @@ export class SharedBakes {
       if (await this.redis.exists(key)) continue;
       await this.redis.set(key, await readFile(clientBakeFile(hash)));
     }
+  }
+
+  /** Publishes both copies of a bake (an upload's), so that a room in any process can take it in. */
+  async publishWhole(hash: string): Promise<void> {
+    await this.publish([hash]);
+    const key = FULL_KEY_PREFIX + hash;
+    if (!(await this.redis.exists(key))) await this.redis.set(key, await readFile(path.join(BAKE_CACHE_DIRECTORY, `${hash}.bake`)));
+  }
+
+  /** The server's copy of a bake another process published, or null. */
+  async fetchWhole(hash: string): Promise<Uint8Array | null> {
+    const bytes = await this.redis.getBuffer(FULL_KEY_PREFIX + hash);
+    return bytes && new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
   /** The client copy of a bake another process published, or null. */

@@ -1,8 +1,8 @@
 import { MeshError } from "./mesh-error";
 
-export type MeshFormat = "obj" | "gltf" | "glb";
+export type MeshFormat = "obj" | "gltf" | "glb" | "stl";
 
-const FORMATS: readonly MeshFormat[] = ["obj", "gltf", "glb"];
+const FORMATS: readonly MeshFormat[] = ["obj", "gltf", "glb", "stl"];
 
 /** The mesh format named by a file's extension (case-insensitive). */
 export function meshFormatFromName(fileName: string): MeshFormat {
@@ -12,7 +12,7 @@ export function meshFormatFromName(fileName: string): MeshFormat {
   const format = FORMATS.find((f) => f === extension);
   if (format === undefined) {
     const shown = extension === "" ? "no extension" : `extension ".${extension}"`;
-    throw new MeshError(`"${fileName}" has ${shown}; supported mesh files are .obj, .gltf and .glb`);
+    throw new MeshError(`"${fileName}" has ${shown}; supported mesh files are .obj, .gltf, .glb and .stl`);
   }
   return format;
 }

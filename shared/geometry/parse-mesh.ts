@@ -4,6 +4,7 @@ import { MeshError } from "./mesh-error";
 import type { MeshFormat } from "./mesh-format";
 import { parseGltf } from "./parse-gltf";
 import { parseObj } from "./parse-obj";
+import { parseStl } from "./parse-stl";
 import type { TriangleMesh } from "./types";
 
 export interface ParseMeshOptions {
@@ -12,7 +13,7 @@ export interface ParseMeshOptions {
 }
 
 /**
- * Reads an OBJ, glTF or GLB file into one cleaned triangle mesh (all objects, groups, primitives and
+ * Reads an OBJ, glTF, GLB or STL file into one cleaned triangle mesh (all objects, groups, primitives and
  * instances merged, in file units). Throws MeshError, with the reason, on anything unusable.
  */
 export async function parseMesh(data: Uint8Array, format: MeshFormat, options: ParseMeshOptions = {}): Promise<TriangleMesh> {
@@ -31,8 +32,11 @@ export async function parseMesh(data: Uint8Array, format: MeshFormat, options: P
     case "glb":
       raw = await parseGltf(data, limits);
       break;
+    case "stl":
+      raw = parseStl(data, limits);
+      break;
     default:
-      throw new MeshError(`unknown mesh format ${JSON.stringify(format)}; expected "obj", "gltf" or "glb"`);
+      throw new MeshError(`unknown mesh format ${JSON.stringify(format)}; expected "obj", "gltf", "glb" or "stl"`);
   }
   return cleanMesh(raw, { limits });
 }

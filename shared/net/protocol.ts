@@ -121,8 +121,9 @@ export interface NoticeMessage {
   /**
    * "reset": to everyone, the table was put back as it started (by a player, an admin or the idle timer).
    * "material": to everyone, a player changed a body's material.
+   * "upload": to everyone, a body was added, left to make room, or could not be baked (the reason).
    */
-  kind: "rejected" | "admin" | "kicked" | "reset" | "material";
+  kind: "rejected" | "admin" | "kicked" | "reset" | "material" | "upload";
   message: string;
 }
 
@@ -137,6 +138,11 @@ export const MESSAGES = Object.freeze({
   resetTable: "reset-table",
   /** A player turns a body into another material (payload SetMaterialMessage). */
   setMaterial: "set-material",
+  /**
+   * Asks to add a mesh (payload {}): answered with an `upload-ticket` (UploadTicketMessage) for POST /meshes, to
+   * players (and spectators where the room lets them play).
+   */
+  uploadTicket: "upload-ticket",
   /** server -> client */
   snapshot: "snapshot",
   grabResult: "grab-result",
@@ -192,3 +198,33 @@ export const LIMITS = Object.freeze({
   /** Most idle minutes an admin may set before the table is reset (admin idle-reset). */
   idleResetMinutes: 24 * 60,
 });
+
+/** What uploaded meshes may be and do (POST /meshes). */
+export const UPLOAD_LIMITS = Object.freeze({
+  /** Largest file, bytes. */
+  maxBytes: 20 * 1024 * 1024,
+  /** Most vertices and triangles an uploaded mesh may have (the bake's time grows with them). */
+  maxVertices: 250_000,
+  maxTriangles: 500_000,
+  /** Bodies a player may have added at once (their oldest leaves for a new one); admins are not limited. */
+  bodiesPerPlayer: 2,
+  /** Soft bodies a room holds, its own included (the oldest added one leaves for a new one). */
+  softBodies: 8,
+  /** Seconds an upload ticket is good for; each ticket is good for one upload. */
+  ticketSeconds: 60,
+  /** Uploads per client address: sustained per minute, and burst. */
+  uploadsPerMinute: 4,
+  uploadBurst: 3,
+  /** Uploads waiting for the process's baker beyond the one it is baking (more are refused with 429). */
+  queuedBakes: 4,
+  /** Largest extent an added body is scaled to, m, unless the server is told otherwise (UPLOAD_SIZE). */
+  defaultSize: 0.25,
+  /** Characters kept of an upload's name. */
+  nameLength: 40,
+});
+
+/** The answer to `upload-ticket`: POST the file to /meshes?ticket=<ticket> within expiresIn seconds. */
+export interface UploadTicketMessage {
+  ticket: string;
+  expiresIn: number;
+}

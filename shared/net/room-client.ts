@@ -258,6 +258,12 @@ export class PliantRoomClient {
   onGrabEnded: ((result: GrabResultMessage) => void) | undefined;
   /** Round-trip time, ms (refreshed every second). */
   rtt = 0;
+  /** Counts changes of `bodies` (a body added or gone): pages re-render their meshes when it moves. */
+  bodiesVersion = 0;
+  private readonly bodyListeners = new Set<() => void>();
+  /** Bodies the room added since this client built its scene, being fetched, by id. */
+  private readonly arriving = new Set<string>();
+  private fetchBake: (hash: string) => Promise<Uint8Array> = async () => new Uint8Array(0);
   private readonly network: NetworkSimulator;
   private scene!: PredictedScene;
   /** This client's live grabs, by hand. */
@@ -334,6 +340,7 @@ export class PliantRoomClient {
     try {
       await self.waitForState();
       await prepareSolverKernels();
+      self.fetchBake = fetchBake;
       await self.buildBodies(fetchBake, settings.layout ?? PLAYGROUND);
     } catch (error) {
       await self.leave();
@@ -341,6 +348,9 @@ export class PliantRoomClient {
     }
     ready = true;
     for (const bytes of early) self.applySnapshot(bytes);
+    // Bodies come and go (uploads): follow the room's list from now on.
+    room.onStateChange(() => self.syncBodies());
+    self.syncBodies();
     self.pingTimer = setInterval(() => room.ping((ms) => (self.rtt = ms + 2 * (settings.network?.latencyMs ?? 0))), 1000);
     room.ping((ms) => (self.rtt = ms + 2 * (settings.network?.latencyMs ?? 0)));
     room.onLeave(() => self.stopTimers());
@@ -536,29 +546,91 @@ export class PliantRoomClient {
     });
   }
 
+  /** Calls `listener` whenever a body joins or leaves; returns the unsubscribe. */
+  subscribeBodies = (listener: () => void): (() => void) => {
+    this.bodyListeners.add(listener);
+    return () => this.bodyListeners.delete(listener);
+  };
+
+  /** Builds the bodies the room has and this client lacks, and drops those the room no longer has. */
+  private syncBodies(): void {
+    if (this.closed) return;
+    const state = this.room.state as { bodies?: Map<string, BodyInfo> };
+    if (!state.bodies) return;
+    for (const info of state.bodies.values()) {
+      if (!this.bodies.has(info.id) && !this.arriving.has(info.id)) void this.addBody({ ...info });
+    }
+    for (const body of [...this.bodies.values()]) if (!state.bodies.has(body.id)) this.removeBody(body);
+  }
+
+  private async addBody(info: BodyInfo): Promise<void> {
+    this.arriving.add(info.id);
+    let baked: BakedBody;
+    try {
+      baked = decodeBakedBody(await this.fetchBake(info.bake));
+    } catch {
+      // Another state change tries again.
+      this.arriving.delete(info.id);
+      return;
+    }
+    this.arriving.delete(info.id);
+    const now = (this.room.state as { bodies?: Map<string, BodyInfo> }).bodies?.get(info.id);
+    if (this.closed || !now || now.bake !== info.bake || this.bodies.has(info.id)) return;
+    const entry = this.clientBody(info, baked);
+    this.scene.addEntity(entry.entity);
+    this.bodies.set(info.id, entry);
+    this.byIndex[info.index] = entry;
+    this.growScratch(entry.body.n);
+    this.bodiesChanged();
+  }
+
+  /** A body left the room: this client's grabs on it end, its prediction stops, and it leaves the scene. */
+  private removeBody(body: ClientBody): void {
+    for (const [hand, held] of [...this.held]) if (held.body === body) this.releaseLocal(hand);
+    this.stopPredicting(body);
+    this.predictions.delete(body);
+    this.shownOffsets.delete(body);
+    this.scene.removeEntity(body.entity);
+    this.bodies.delete(body.id);
+    if (this.byIndex[body.index] === body) delete this.byIndex[body.index];
+    this.bodiesChanged();
+  }
+
+  private bodiesChanged(): void {
+    this.bodiesVersion++;
+    for (const listener of this.bodyListeners) listener();
+  }
+
+  private growScratch(n: number): void {
+    if (this.vScratch.length >= n) return;
+    this.vScratch = new Float64Array(n);
+    this.qScratch = new Float64Array(n);
+    this.dqScratch = new Float64Array(n);
+    this.dvScratch = new Float64Array(n);
+  }
+
+  /** A body as the server builds it, placed at the spawn the room announces. */
+  private clientBody(info: BodyInfo, baked: BakedBody): ClientBody {
+    const material = isMaterialName(info.material) ? info.material : "jelly";
+    const entity = new SoftEntity(info.id, baked, info.size, MATERIALS[material], [info.spawnX, info.spawnY, info.spawnZ], "origin");
+    const body = entity.body;
+    return {
+      id: info.id, index: info.index, baked, entity, body, snapshots: [], displayQ: new Float64Array(body.n), predicting: false, lastReconcileError: NaN, reconciles: 0, lastCorrection: NaN, material,
+    };
+  }
+
   private async buildBodies(fetchBake: (hash: string) => Promise<Uint8Array>, layout: SceneLayout): Promise<void> {
     const state = this.room.state as { bodies: Map<string, BodyInfo>; props?: Map<string, PropInfo> };
     const entities: SoftEntity[] = [];
     for (const info of [...state.bodies.values()].sort((a, b) => a.index - b.index)) {
-      const baked = decodeBakedBody(await fetchBake(info.bake));
-      const material = isMaterialName(info.material) ? info.material : "jelly";
-      // The server's recipe, placed at the spawn the room announces.
-      const entity = new SoftEntity(info.id, baked, info.size, MATERIALS[material], [info.spawnX, info.spawnY, info.spawnZ], "origin");
-      const body = entity.body;
-      const entry: ClientBody = {
-        id: info.id, index: info.index, baked, entity, body, snapshots: [], displayQ: new Float64Array(body.n), predicting: false, lastReconcileError: NaN, reconciles: 0, lastCorrection: NaN, material,
-      };
-      entities.push(entity);
+      const entry = this.clientBody(info, decodeBakedBody(await fetchBake(info.bake)));
+      entities.push(entry.entity);
       this.bodies.set(info.id, entry);
       this.byIndex[info.index] = entry;
     }
     const props = [...(state.props?.values() ?? [])].map((p) => ({ index: p.index, shape: p.shape === "ball" ? ("ball" as const) : ("block" as const), size: p.size }));
     this.scene = new PredictedScene(layout, props, entities, HANDS.length);
-    const n = Math.max(...entities.map((e) => e.body.n));
-    this.vScratch = new Float64Array(n);
-    this.qScratch = new Float64Array(n);
-    this.dqScratch = new Float64Array(n);
-    this.dvScratch = new Float64Array(n);
+    this.growScratch(Math.max(...entities.map((e) => e.body.n)));
   }
 
   private applySnapshot(bytes: Uint8Array): void {

@@ -28,8 +28,30 @@ export const BodyState = schema({
   spawnX: t.float32().default(0),
   spawnY: t.float32().default(0),
   spawnZ: t.float32().default(0),
+  /** Who added it (a sessionId; "admin" for an admin's upload); "" for the room's own bodies. */
+  owner: t.string().default(""),
+  /** What to call it: the uploaded file's name, or its id. */
+  name: t.string().default(""),
+  /** It is leaving the room (an added body making room for a newer one): pages fade it out. */
+  leaving: t.boolean().default(false),
 }, "Body");
 export type BodyState = SchemaType<typeof BodyState>;
+
+/** An uploaded mesh being baked: pages show a placeholder where it will land, with its progress. */
+export const UploadState = schema({
+  id: t.string().default(""),
+  name: t.string().default(""),
+  owner: t.string().default(""),
+  /** The bake's stage ("queued", "parsing", "sampling", "fields", ...) and its progress 0-1. */
+  stage: t.string().default("queued"),
+  progress: t.float32().default(0),
+  /** Where the body will land (its lowest point's centre), world metres, and its largest extent. */
+  x: t.float32().default(0),
+  y: t.float32().default(0),
+  z: t.float32().default(0),
+  size: t.float32().default(0),
+}, "Upload");
+export type UploadState = SchemaType<typeof UploadState>;
 
 export const PropState = schema({
   id: t.string().default(""),
@@ -57,6 +79,8 @@ export type GrabState = SchemaType<typeof GrabState>;
 export const RoomState = schema({
   players: t.map(PlayerState),
   bodies: t.map(BodyState),
+  /** Uploaded meshes being baked, by the id their body will have. */
+  uploads: t.map(UploadState),
   props: t.map(PropState),
   /** Keyed "sessionId:hand". */
   grabs: t.map(GrabState),

@@ -158,6 +158,11 @@ export function parseResetTable(message: unknown): Parsed<Record<string, never>>
   return { ok: true, value: {} };
 }
 
+export function parseUploadTicket(message: unknown): Parsed<Record<string, never>> {
+  if (message !== undefined && message !== null && (!isRecord(message) || Object.keys(message).length > 0)) return fail("upload-ticket takes no fields: send {}");
+  return { ok: true, value: {} };
+}
+
 export interface CleanJoin {
   name: string;
   role: Role;

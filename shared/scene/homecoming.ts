@@ -6,6 +6,7 @@
 import { Quaternion } from "three";
 import { quaternionToMatrix } from "../sim";
 import type { SceneLayout } from "./layout";
+import { spliced } from "./spliced";
 
 /** Seconds a thing lies off its surface, unheld, before it floats home. */
 export const AWAY_SECONDS = 3;
@@ -57,11 +58,11 @@ export interface FlightPose {
  */
 export class Homecoming {
   private readonly surfaces: (HomeSurface | null)[];
-  private readonly awayTicks: Int32Array;
+  private awayTicks: Int32Array;
   /** Tick of the flight (0 .. flightTicks), or -1 when on the ground. */
-  private readonly flightTick: Int32Array;
-  private readonly startCentre: Float64Array;
-  private readonly homeCentre: Float64Array;
+  private flightTick: Int32Array;
+  private startCentre: Float64Array;
+  private homeCentre: Float64Array;
   private readonly startRotation: Quaternion[];
   private readonly upright = new Quaternion();
   private readonly pose: FlightPose = { centre: new Float64Array(3), rotation: new Quaternion(), progress: 0 };
@@ -71,7 +72,7 @@ export class Homecoming {
   flights = 0;
 
   /** `homes`: each thing's centre at its spawn (3 per thing); `dt`: the world's step. */
-  constructor(layout: SceneLayout, homes: ArrayLike<number>, lowestPoints: ArrayLike<number>, dt: number) {
+  constructor(private readonly layout: SceneLayout, homes: ArrayLike<number>, lowestPoints: ArrayLike<number>, dt: number) {
     const count = homes.length / 3;
     this.surfaces = Array.from({ length: count }, (_, i) => homeSurfaceUnder(layout, homes[3 * i], homes[3 * i + 2], lowestPoints[i]));
     this.awayTicks = new Int32Array(count);
@@ -81,6 +82,26 @@ export class Homecoming {
     this.startRotation = Array.from({ length: count }, () => new Quaternion());
     this.awayLimitTicks = Math.round(AWAY_SECONDS / dt);
     this.flightTicks = Math.max(1, Math.round(FLIGHT_SECONDS / dt));
+  }
+
+  /** A thing that joined the room (an uploaded body) becomes thing i; those from i on move up one. */
+  insert(i: number, home: ArrayLike<number>, lowestPoint: number): void {
+    this.surfaces.splice(i, 0, homeSurfaceUnder(this.layout, home[0], home[2], lowestPoint));
+    this.startRotation.splice(i, 0, new Quaternion());
+    this.awayTicks = spliced(this.awayTicks, i, 1, [0]);
+    this.flightTick = spliced(this.flightTick, i, 1, [-1]);
+    this.startCentre = spliced(this.startCentre, 3 * i, 3, [0, 0, 0]);
+    this.homeCentre = spliced(this.homeCentre, 3 * i, 3, [home[0], home[1], home[2]]);
+  }
+
+  /** Thing i left the room; those after it move down one. */
+  remove(i: number): void {
+    this.surfaces.splice(i, 1);
+    this.startRotation.splice(i, 1);
+    this.awayTicks = spliced(this.awayTicks, i, 1);
+    this.flightTick = spliced(this.flightTick, i, 1);
+    this.startCentre = spliced(this.startCentre, 3 * i, 3);
+    this.homeCentre = spliced(this.homeCentre, 3 * i, 3);
   }
 
   /** Whether thing i is flying home. */

@@ -4,3 +4,4 @@ export * from "./layout";
 export * from "./soft-entity";
 export * from "./world";
 export * from "./homecoming";
+export * from "./landing-spot";

@@ -169,6 +169,21 @@ export class NearbyObstacles implements ContactSurface {
     }
   }
 
+  /** A body that joined the room (an upload): its proxies become an obstacle. */
+  add(obstacle: BoundedObstacle): void {
+    this.all.push(obstacle);
+    this.active.push(obstacle);
+  }
+
+  /** A body that left the room. */
+  remove(obstacle: BoundedObstacle): void {
+    const i = this.all.indexOf(obstacle);
+    if (i < 0) return;
+    this.all.splice(i, 1);
+    this.active.length = this.all.length;
+    this.count = 0;
+  }
+
   get selected(): number {
     return this.count;
   }

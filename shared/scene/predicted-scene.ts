@@ -50,9 +50,12 @@ export class PredictedScene {
   private readonly bodyMotion = new Map<SoftEntity, Motion>();
   /** Bodies whose proxies follow the local prediction. */
   private readonly predicted = new Set<SoftEntity>();
-  private readonly qScratch: Float64Array;
+  private qScratch: Float64Array;
+  private readonly obstacles: { statics: BoundedObstacle[]; props: BoundedObstacle[]; pokes: SphereObstacle[] };
+  readonly entities: SoftEntity[];
 
-  constructor(layout: SceneLayout, props: readonly PredictedProp[], readonly entities: readonly SoftEntity[], pokeSlots: number) {
+  constructor(layout: SceneLayout, props: readonly PredictedProp[], entities: readonly SoftEntity[], pokeSlots: number) {
+    this.entities = [...entities];
     this.statics = layout.statics.map(staticObstacle);
     for (const prop of [...props].sort((a, b) => a.index - b.index)) {
       this.props[prop.index] = propObstacle(prop.shape, prop.size, [PARKED, PARKED, PARKED]);
@@ -61,11 +64,31 @@ export class PredictedScene {
     }
     for (let i = 0; i < pokeSlots; i++) this.pokes.push(new SphereObstacle(0.01, [PARKED, PARKED, PARKED]));
     const scene = { statics: this.statics, props: this.props.filter((p) => p !== undefined) as BoundedObstacle[], pokes: this.pokes };
+    this.obstacles = scene;
     for (const entity of entities) {
       entity.attachObstacles(scene, entities);
       this.bodyMotion.set(entity, { tick: NaN, state: new Float64Array(entity.body.n), perTick: new Float64Array(entity.body.n), placed: true });
     }
     this.qScratch = new Float64Array(Math.max(0, ...entities.map((e) => e.body.n)));
+  }
+
+  /** A body that joined the room after this client built its scene (an upload), wired as SceneWorld.addBody wires it. */
+  addEntity(entity: SoftEntity): void {
+    this.entities.push(entity);
+    entity.attachObstacles(this.obstacles, this.entities);
+    for (const other of this.entities) other.meet(entity);
+    this.bodyMotion.set(entity, { tick: NaN, state: new Float64Array(entity.body.n), perTick: new Float64Array(entity.body.n), placed: true });
+    if (this.qScratch.length < entity.body.n) this.qScratch = new Float64Array(entity.body.n);
+  }
+
+  /** A body that left the room. */
+  removeEntity(entity: SoftEntity): void {
+    const i = this.entities.indexOf(entity);
+    if (i < 0) return;
+    this.entities.splice(i, 1);
+    for (const other of this.entities) other.forget(entity);
+    this.bodyMotion.delete(entity);
+    this.predicted.delete(entity);
   }
 
   /** A prop's pose from the snapshot of `tick`: position then unit quaternion (x, y, z, w). */

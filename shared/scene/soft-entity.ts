@@ -107,6 +107,16 @@ export class SoftEntity {
     this.body.addContactSurface(this.nearby);
   }
 
+  /** Another body joined the room after this one was wired: its proxies become one of this body's contacts. */
+  meet(other: SoftEntity): void {
+    if (other !== this) this.nearby?.add(other.proxies);
+  }
+
+  /** Another body left the room. */
+  forget(other: SoftEntity): void {
+    this.nearby?.remove(other.proxies);
+  }
+
   /** Picks the obstacles within reach of the body's proxies as they are now: call before each step. */
   selectObstacles(): void {
     const bound = this.proxies.bound;

@@ -9,6 +9,7 @@ import { Homecoming, rigidCoordinates } from "./homecoming";
 import { BoxObstacle, PARKED, placeFingertip, SphereObstacle, propObstacle, staticObstacle, type BoundedObstacle } from "./obstacles";
 import type { PropSpec, SceneLayout } from "./layout";
 import { PROXY_SPHERES, type SoftEntity } from "./soft-entity";
+import { spliced } from "./spliced";
 
 export type Rapier = typeof RAPIER;
 
@@ -71,17 +72,17 @@ export class SceneWorld {
   private readonly propSphere = new Float64Array(4);
   /** Per body: contact impulse of each proxy with the prop being visited, and their sum. */
   private readonly proxyImpulse: Float64Array[];
-  private readonly bodyImpulse: Float64Array;
+  private bodyImpulse: Float64Array;
   private currentProp: Prop | undefined;
   private pairImpulse = 0;
   /** 1 for each body put back at its spawn by the last step (its grabs are gone): the room drops them too. */
-  readonly respawned: Uint8Array;
+  respawned: Uint8Array;
   /** Ticks each soft body has moved slower than SLEEP_SPEED in a row. */
-  private readonly slowTicks: Int32Array;
+  private slowTicks: Int32Array;
   /** What each soft body's next step is expected to cost (ms): its recent steps' decaying maximum. */
-  private readonly expectedStepMs: Float64Array;
+  private expectedStepMs: Float64Array;
   /** Steps each soft body owes the world's tick (it waited for the budget). */
-  private readonly lagTicks: Int32Array;
+  private lagTicks: Int32Array;
   private readonly otherBound = new Float64Array(4);
   tick = 0;
   /** Ticks whose solver budget ran out before every awake soft body had stepped (the rest went first next tick). */
@@ -99,6 +100,8 @@ export class SceneWorld {
   private readonly launchRotation = new Quaternion();
   private readonly rotationMatrix = new Matrix4();
   private readonly bodyTypes: { kinematic: RAPIER.RigidBodyType; dynamic: RAPIER.RigidBodyType };
+  private readonly statics: BoundedObstacle[] = [];
+  private readonly rapierModule: Rapier;
 
   /**
    * `solverBudgetMs`: wall time a tick may spend stepping soft bodies before the rest wait a tick (each body's
@@ -111,9 +114,10 @@ export class SceneWorld {
     this.lagTicks = new Int32Array(bodies.length);
     this.proxyImpulse = bodies.map(() => new Float64Array(PROXY_SPHERES));
     this.bodyImpulse = new Float64Array(bodies.length);
+    this.rapierModule = rapier;
     this.rapier = new rapier.World({ x: 0, y: -9.81, z: 0 });
     this.rapier.timestep = dt;
-    const statics: BoundedObstacle[] = [];
+    const statics = this.statics;
     const ground = this.rapier.createRigidBody(rapier.RigidBodyDesc.fixed());
     for (const box of layout.statics) {
       this.rapier.createCollider(rapier.ColliderDesc.cuboid(...box.half).setTranslation(...box.center).setFriction(0.7), ground);
@@ -144,17 +148,71 @@ export class SceneWorld {
     this.homecoming = new Homecoming(layout, homes, lowest, dt);
     this.flightDeformation = bodies.map((entity) => new Float64Array(entity.body.n));
     for (const entity of bodies) {
-      const proxies: RAPIER.RigidBody[] = [];
-      const c = entity.proxies.centers;
-      for (let p = 0; p < entity.proxies.radii.length; p++) {
-        const body = this.rapier.createRigidBody(rapier.RigidBodyDesc.kinematicPositionBased().setTranslation(c[3 * p], c[3 * p + 1], c[3 * p + 2]));
-        const collider = this.rapier.createCollider(rapier.ColliderDesc.ball(entity.proxies.radii[p]).setFriction(0.6), body);
-        this.proxyOwner.set(collider.handle, this.proxyBodies.length * PROXY_SPHERES + p);
-        proxies.push(body);
-      }
-      this.proxyBodies.push(proxies);
+      this.proxyBodies.push(this.createProxyBodies(entity));
       entity.attachObstacles({ statics, props: this.props.map((p) => p.obstacle), pokes: this.pokes }, bodies);
     }
+    this.numberProxies();
+  }
+
+  /** Kinematic Rapier spheres that follow a soft body's proxies, so that props meet it. */
+  private createProxyBodies(entity: SoftEntity): RAPIER.RigidBody[] {
+    const rapier = this.rapierModule, proxies: RAPIER.RigidBody[] = [], c = entity.proxies.centers;
+    for (let p = 0; p < entity.proxies.radii.length; p++) {
+      const body = this.rapier.createRigidBody(rapier.RigidBodyDesc.kinematicPositionBased().setTranslation(c[3 * p], c[3 * p + 1], c[3 * p + 2]));
+      this.rapier.createCollider(rapier.ColliderDesc.ball(entity.proxies.radii[p]).setFriction(0.6), body);
+      proxies.push(body);
+    }
+    return proxies;
+  }
+
+  /** Which body and proxy each proxy collider belongs to (again after a body joined or left). */
+  private numberProxies(): void {
+    this.proxyOwner.clear();
+    this.proxyBodies.forEach((proxies, b) => proxies.forEach((body, p) => this.proxyOwner.set(body.collider(0).handle, b * PROXY_SPHERES + p)));
+  }
+
+  /**
+   * A soft body joins the room (an upload) as the last body: its proxies enter Rapier, and it and every other
+   * body feel each other. `lowestPoint`: the height its lowest point starts at (which surface is its home).
+   * Returns its index. Not for use within a step.
+   */
+  addBody(entity: SoftEntity, lowestPoint: number): number {
+    const b = this.bodies.length;
+    this.bodies.push(entity);
+    this.respawned = spliced(this.respawned, b, 1, [0]);
+    this.slowTicks = spliced(this.slowTicks, b, 1, [0]);
+    this.expectedStepMs = spliced(this.expectedStepMs, b, 1, [0]);
+    this.lagTicks = spliced(this.lagTicks, b, 1, [0]);
+    this.bodyImpulse = spliced(this.bodyImpulse, b, 1, [0]);
+    this.proxyImpulse.push(new Float64Array(PROXY_SPHERES));
+    this.flightDeformation.push(new Float64Array(entity.body.n));
+    const rest = entity.subspace.restCentroid, spawn = entity.spawn;
+    this.homecoming.insert(b, [spawn[0] + rest[0], spawn[1] + rest[1], spawn[2] + rest[2]], lowestPoint);
+    this.proxyBodies.push(this.createProxyBodies(entity));
+    this.numberProxies();
+    entity.attachObstacles({ statics: this.statics, props: this.props.map((p) => p.obstacle), pokes: this.pokes }, this.bodies);
+    for (const other of this.bodies) if (other !== entity) other.meet(entity);
+    return b;
+  }
+
+  /** Soft body b leaves the room; the bodies after it move down one index. Not for use within a step. */
+  removeBody(b: number): void {
+    const entity = this.bodies[b];
+    if (!entity) return;
+    this.bodies.splice(b, 1);
+    for (const other of this.bodies) other.forget(entity);
+    for (const body of this.proxyBodies[b]) this.rapier.removeRigidBody(body);
+    this.proxyBodies.splice(b, 1);
+    this.numberProxies();
+    this.respawned = spliced(this.respawned, b, 1);
+    this.slowTicks = spliced(this.slowTicks, b, 1);
+    this.expectedStepMs = spliced(this.expectedStepMs, b, 1);
+    this.lagTicks = spliced(this.lagTicks, b, 1);
+    this.bodyImpulse = spliced(this.bodyImpulse, b, 1);
+    this.proxyImpulse.splice(b, 1);
+    this.flightDeformation.splice(b, 1);
+    this.homecoming.remove(b);
+    if (this.firstBody >= this.bodies.length) this.firstBody = 0;
   }
 
   /** Whether soft body b is asleep (resting: not stepped until something touches it). */

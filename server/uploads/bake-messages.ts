@@ -1,0 +1,22 @@
+// What the server's thread and its bake worker say to each other (server/uploads/baker.ts, bake-worker.ts).
+
+import type { MeshFormat } from "../../shared/geometry";
+
+export interface BakeJob {
+  id: number;
+  bytes: Uint8Array;
+  format: MeshFormat;
+  /** The fields to bake with (baseline, eigen or model) and their cache key. */
+  weights: string;
+  providerKey: string;
+  fitCubature: boolean;
+}
+
+export type BakeWorkerReply =
+  /** The file is a usable mesh: `hash` is the bake it will have. */
+  | { id: number; type: "parsed"; hash: string; vertices: number; triangles: number }
+  | { id: number; type: "progress"; stage: string; fraction: number }
+  /** The bake is in the cache (bakeByHash finds it). */
+  | { id: number; type: "baked"; hash: string; fromCache: boolean }
+  /** `bad`: the file's fault (a 400); otherwise the server's. */
+  | { id: number; type: "failed"; reason: string; bad: boolean };

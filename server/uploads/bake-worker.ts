@@ -1,0 +1,49 @@
+// The bake worker: parses an uploaded mesh and bakes it (or finds it in the cache), one job at a time, on its own
+// thread, so that a bake of several seconds never holds up a room's tick.
+
+import { parentPort } from "node:worker_threads";
+import { MeshError, parseMesh } from "../../shared/geometry";
+import { UPLOAD_LIMITS } from "../../shared/net";
+import { SkinningError, type SkinningFieldProvider } from "../../shared/skinning";
+import { isWeightsSource, providerFor } from "../scenarios/body-from-mesh";
+import { bakeKey, cachedBake } from "../world/bake-cache";
+import type { BakeJob, BakeWorkerReply } from "./bake-messages";
+
+/** The options every upload is baked with (as the layout's bodies). */
+const BAKE_OPTIONS = { handles: 16, cubature: 256 } as const;
+
+const providers = new Map<string, Promise<SkinningFieldProvider>>();
+
+function reply(message: BakeWorkerReply): void {
+  parentPort!.postMessage(message);
+}
+
+async function run(job: BakeJob): Promise<void> {
+  let mesh;
+  try {
+    mesh = await parseMesh(job.bytes, job.format, { limits: { maxBytes: UPLOAD_LIMITS.maxBytes, maxVertices: UPLOAD_LIMITS.maxVertices, maxTriangles: UPLOAD_LIMITS.maxTriangles } });
+  } catch (error) {
+    const bad = error instanceof MeshError || error instanceof RangeError || error instanceof SyntaxError;
+    return reply({ id: job.id, type: "failed", reason: error instanceof Error ? error.message : String(error), bad });
+  }
+  if (!isWeightsSource(job.weights)) return reply({ id: job.id, type: "failed", reason: `this server bakes with "${job.weights}" fields, which uploads cannot use`, bad: false });
+  const options = { ...BAKE_OPTIONS, fitCubature: job.fitCubature };
+  const hash = bakeKey(mesh, job.providerKey, options);
+  reply({ id: job.id, type: "parsed", hash, vertices: mesh.positions.length / 3, triangles: mesh.triangles.length / 3 });
+  try {
+    let provider = providers.get(job.weights);
+    if (!provider) providers.set(job.weights, (provider = providerFor(job.weights)));
+    const bake = await cachedBake(mesh, await provider, job.providerKey, {
+      ...options, onProgress: (stage, fraction) => reply({ id: job.id, type: "progress", stage, fraction }),
+    });
+    reply({ id: job.id, type: "baked", hash: bake.hash, fromCache: bake.fromCache });
+  } catch (error) {
+    // What the bake refuses (a mesh with no inside, say) is the file's fault too.
+    reply({ id: job.id, type: "failed", reason: error instanceof Error ? error.message : String(error), bad: error instanceof SkinningError || error instanceof MeshError });
+  }
+}
+
+let queue = Promise.resolve();
+parentPort!.on("message", (job: BakeJob) => {
+  queue = queue.then(() => run(job));
+});

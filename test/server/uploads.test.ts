@@ -1,0 +1,204 @@
+// Bring your own object, as an outsider does it from docs/protocol.md: a room message asks for an upload ticket,
+// POST /meshes sends the file, and everyone in the room sees a placeholder, then a soft body. Hostile files are
+// refused with a reason and change nothing; a player's third body and the room's ninth push the oldest out.
+
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import { matchMaker } from "@colyseus/core";
+import { Client, type Room } from "@colyseus/sdk";
+import { describe, expect, it, vi } from "vitest";
+import { ROOM_NAME, UPLOAD_LIMITS } from "../../shared/net";
+import { ADMIN_TOKEN, joinClient, serverRoom, useTestServer, type TestServer } from "./helpers";
+import { upload } from "./upload-helpers";
+
+const MESHES = path.resolve(import.meta.dirname, "../../../shared/assets/meshes");
+// Bakes take seconds each on a loaded machine; the rest is waiting for conditions.
+const BAKED = { timeout: 90_000, interval: 50 };
+const SOON = { timeout: 20_000, interval: 20 };
+
+const server = useTestServer({ uploadRate: { perMinute: 600, burst: 100 } });
+
+type OutsiderState = { bodies: Map<string, { bake: string; owner: string; name: string; leaving: boolean }>; uploads: Map<string, { progress: number; stage: string }> };
+
+/** A raw SDK client (no Pliant code) joined to a room by id. */
+async function outsider(s: TestServer, roomId: string, role: "player" | "spectator"): Promise<Room> {
+  return new Client(s.endpoint).joinById(roomId, { role, name: `Outsider ${role}` });
+}
+
+function askTicket(room: Room): Promise<{ ticket: string; expiresIn: number }> {
+  return new Promise((resolve) => {
+    room.onMessage("upload-ticket", (message: { ticket: string; expiresIn: number }) => resolve(message));
+    room.send("upload-ticket", {});
+  });
+}
+
+const freshRoom = async () => (await matchMaker.createRoom(ROOM_NAME, {})).roomId;
+
+it("an outsider uploads a mesh with a ticket; a spectator sees a placeholder, then a soft body it can fetch and grab", async () => {
+  const roomId = await freshRoom();
+  const player = await outsider(server, roomId, "player");
+  const spectator = await outsider(server, roomId, "spectator");
+  const pliant = await joinClient(server, { roomId, options: { role: "player", name: "Grabber" } });
+  try {
+    const sawPlaceholder = new Set<string>();
+    spectator.onStateChange((state: OutsiderState) => {
+      for (const id of state.uploads?.keys() ?? []) sawPlaceholder.add(id);
+    });
+    const { ticket, expiresIn } = await askTicket(player);
+    expect(expiresIn).toBe(UPLOAD_LIMITS.ticketSeconds);
+    const answer = await upload(server, `ticket=${ticket}&name=cow`, await readFile(path.join(MESHES, "cow.obj")), { "Content-Type": "model/obj" });
+    expect(answer.status, answer.body.error).toBe(202);
+    const { id, hash } = answer.body as { id: string; hash: string };
+    expect(hash).toMatch(/^[0-9a-f]{32}$/);
+    await vi.waitFor(() => {
+      const body = (spectator.state as OutsiderState).bodies.get(id);
+      expect(body?.bake).toBe(hash);
+      expect(body?.name).toBe("cow");
+      expect(body?.owner).toBe(player.sessionId);
+    }, BAKED);
+    expect(sawPlaceholder.has(id)).toBe(true);
+    expect((spectator.state as OutsiderState).uploads.has(id)).toBe(false);
+    const bake = await fetch(`http://127.0.0.1:${server.server.port}/bakes/${hash}`);
+    expect(bake.status).toBe(200);
+
+    // Pliant's own client builds it, and it is a body like any other: it lands on the table and can be grabbed.
+    await vi.waitFor(() => expect(pliant.bodies.has(id)).toBe(true), SOON);
+    const room = serverRoom(roomId);
+    const entity = room.sceneWorld.bodies.find((e) => e.id === id)!;
+    // It settles on the table top (0.75 m), not through it or off it.
+    const centre = new Float64Array(3);
+    await vi.waitFor(() => {
+      entity.body.centroid(centre);
+      expect(entity.body.rmsSpeed()).toBeLessThan(0.05);
+      expect(centre[1]).toBeGreaterThan(0.75);
+      expect(centre[1]).toBeLessThan(0.75 + entity.size);
+    }, BAKED);
+    expect(entity.size).toBeCloseTo(UPLOAD_LIMITS.defaultSize, 6);
+    const top = entity.proxies.bound;
+    const grab = await pliant.grab("right", id, [top[0], top[1] + top[3] * 0.2, top[2]]);
+    expect(grab.ok, grab.reason).toBe(true);
+    pliant.release("right");
+
+    // The ticket was good once.
+    const again = await upload(server, `ticket=${ticket}`, await readFile(path.join(MESHES, "cow.obj")), { "Content-Type": "model/obj" });
+    expect(again.status).toBe(401);
+    expect(again.body.error).toMatch(/already used|expired|unknown/);
+  } finally {
+    await Promise.all([player.leave(), spectator.leave(), pliant.stop()]);
+  }
+}, 180_000);
+
+describe("hostile and broken uploads are refused with a reason, and nothing changes", () => {
+  const glbHeader = (json: object, bin = new Uint8Array(0)) => {
+    const text = Buffer.from(JSON.stringify(json));
+    const jsonLength = Math.ceil(text.length / 4) * 4, binLength = Math.ceil(bin.length / 4) * 4;
+    const out = Buffer.alloc(12 + 8 + jsonLength + (bin.length ? 8 + binLength : 0), 0x20);
+    out.writeUInt32LE(0x46546c67, 0); out.writeUInt32LE(2, 4); out.writeUInt32LE(out.length, 8);
+    out.writeUInt32LE(jsonLength, 12); out.writeUInt32LE(0x4e4f534a, 16); text.copy(out, 20);
+    if (bin.length) {
+      out.writeUInt32LE(binLength, 20 + jsonLength); out.writeUInt32LE(0x004e4942, 24 + jsonLength);
+      out.fill(0, 28 + jsonLength);
+      Buffer.from(bin).copy(out, 28 + jsonLength);
+    }
+    return out;
+  };
+  const hugeIndices = glbHeader({
+    asset: { version: "2.0" }, buffers: [{ byteLength: 48 }], bufferViews: [{ buffer: 0, byteLength: 36 }, { buffer: 0, byteLength: 12 }],
+    accessors: [{ bufferView: 0, componentType: 5126, count: 3, type: "VEC3" }, { bufferView: 1, componentType: 5125, count: 2_000_000_000, type: "SCALAR" }],
+    meshes: [{ primitives: [{ attributes: { POSITION: 0 }, indices: 1 }] }], nodes: [{ mesh: 0 }], scenes: [{ nodes: [0] }],
+  }, new Uint8Array(48));
+  const zip = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), gzipSync(Buffer.alloc(5_000_000))]);
+  const cases: { name: string; type: string; body: Uint8Array | string; status: number; error: RegExp; headers?: Record<string, string> }[] = [
+    { name: "malformed glTF JSON", type: "model/gltf+json", body: "{ \"asset\": { \"version\": \"2.0\" }, ", status: 400, error: /malformed/ },
+    { name: "a GLB cut short", type: "model/gltf-binary", body: glbHeader({ asset: { version: "2.0" } }).subarray(0, 18), status: 400, error: /truncated|JSON/ },
+    { name: "huge index counts", type: "model/gltf-binary", body: hugeIndices, status: 400, error: /limit|count|exceed/i },
+    { name: "NaN coordinates", type: "model/obj", body: "v 0 0 0\nv 1 0 0\nv nan 1 0\nv 0 0 1\nf 1 2 3\nf 1 3 4\nf 1 4 2\nf 2 4 3\n", status: 400, error: /finite|NaN|number/i },
+    { name: "zero-area triangles", type: "model/obj", body: "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\nf 1 3 2\n", status: 400, error: /area|degenerate|flat|volume|no triangles/i },
+    { name: "a zip bomb dressed as GLB", type: "model/gltf-binary", body: zip, status: 400, error: /glTF|JSON|GLB/ },
+    { name: "a gzip-encoded body", type: "model/obj", body: gzipSync(Buffer.alloc(2_000_000, 0x20)), status: 415, error: /Content-Encoding/, headers: { "Content-Encoding": "gzip" } },
+    { name: "an image", type: "image/png", body: "PNG", status: 415, error: /Content-Type/ },
+    { name: "an STL that is not one", type: "model/stl", body: "hello world, this is not an STL file at all but it is long enough to look like one.................", status: 400, error: /not an STL/ },
+    { name: "an empty body", type: "model/obj", body: "", status: 400, error: /no file/ },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      const room = serverRoom(server.server.publicRoomId);
+      const before = [...room.state.bodies.keys()].join();
+      const answer = await upload(server, `token=${ADMIN_TOKEN}`, c.body, { "Content-Type": c.type, ...c.headers });
+      expect(answer.status, answer.body.error).toBe(c.status);
+      expect(answer.body.error).toMatch(c.error);
+      expect(room.state.uploads.size).toBe(0);
+      expect([...room.state.bodies.keys()].join()).toBe(before);
+    }, 60_000);
+  }
+
+  it("over 20 MB, without a ticket, with a wrong token", async () => {
+    const big = await upload(server, `token=${ADMIN_TOKEN}`, new Uint8Array(UPLOAD_LIMITS.maxBytes + 1), { "Content-Type": "model/obj" });
+    expect(big.status).toBe(413);
+    expect((await upload(server, "", "v 0 0 0", { "Content-Type": "model/obj" })).status).toBe(401);
+    const wrong = await upload(server, "token=nope", "v 0 0 0", { "Content-Type": "model/obj" });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error).toMatch(/admin token/);
+    const forged = await upload(server, "ticket=AAAAAAAAAAAAAAAAAAAAAAAA", "v 0 0 0", { "Content-Type": "model/obj" });
+    expect(forged.status).toBe(401);
+  });
+
+  it("spectators get no ticket unless the room lets them play", async () => {
+    const roomId = await freshRoom();
+    const spectator = await outsider(server, roomId, "spectator");
+    try {
+      const notices: string[] = [];
+      spectator.onMessage("notice", (n: { message: string }) => notices.push(n.message));
+      spectator.onMessage("upload-ticket", () => notices.push("got a ticket"));
+      spectator.send("upload-ticket", {});
+      await vi.waitFor(() => expect(notices.some((n) => /spectators cannot add meshes/.test(n))).toBe(true), SOON);
+      expect(notices).not.toContain("got a ticket");
+    } finally {
+      await spectator.leave();
+    }
+  });
+});
+
+it("a player's third body and the room's ninth make the oldest added ones leave, with a fade", async () => {
+  const roomId = await freshRoom();
+  const room = serverRoom(roomId);
+  const player = await outsider(server, roomId, "player");
+  const mesh = await readFile(path.join(MESHES, "cow.obj")); // baked above: the cache answers at once
+  try {
+    const ids: string[] = [];
+    const faded = new Set<string>();
+    player.onStateChange((state: OutsiderState) => {
+      for (const [id, body] of state.bodies) if (body.leaving) faded.add(id);
+    });
+    for (let k = 0; k < 3; k++) {
+      const { ticket } = await askTicket(player);
+      const answer = await upload(server, `ticket=${ticket}&name=cow%20${k + 1}`, mesh, { "Content-Type": "model/obj" });
+      expect(answer.status, answer.body.error).toBe(202);
+      ids.push(answer.body.id!);
+      await vi.waitFor(() => expect(room.state.bodies.has(ids[k])).toBe(true), BAKED);
+    }
+    // The third pushed the first out: it faded (leaving), then went.
+    await vi.waitFor(() => expect(room.state.bodies.has(ids[0])).toBe(false), SOON);
+    expect(faded.has(ids[0])).toBe(true);
+    expect(room.state.bodies.has(ids[1]) && room.state.bodies.has(ids[2])).toBe(true);
+    expect(room.sceneWorld.bodies.length).toBe(room.state.bodies.size);
+
+    // The admin fills the room to 8 soft bodies; one more makes the oldest added body (the player's) leave.
+    while (room.state.bodies.size + room.state.uploads.size < UPLOAD_LIMITS.softBodies) {
+      const answer = await upload(server, `token=${ADMIN_TOKEN}&room=${roomId}&name=admin%20cow`, mesh, { "Content-Type": "model/obj" });
+      expect(answer.status, answer.body.error).toBe(202);
+      await vi.waitFor(() => expect(room.state.bodies.has(answer.body.id!)).toBe(true), BAKED);
+    }
+    const last = await upload(server, `token=${ADMIN_TOKEN}&room=${roomId}&name=one%20too%20many`, mesh, { "Content-Type": "model/obj" });
+    expect(last.status).toBe(202);
+    await vi.waitFor(() => {
+      expect(room.state.bodies.has(last.body.id!)).toBe(true);
+      expect(room.state.bodies.has(ids[1])).toBe(false);
+      expect(room.state.bodies.size).toBe(UPLOAD_LIMITS.softBodies);
+    }, BAKED);
+    expect(room.sceneWorld.bodies.map((e) => e.id).sort()).toEqual([...room.state.bodies.keys()].sort());
+  } finally {
+    await player.leave();
+  }
+}, 240_000);
