@@ -26,6 +26,7 @@ import { SharedBakes } from "./world/shared-bakes";
 import { CompressedBakes } from "./world/compressed-bakes";
 import { Baker } from "./uploads/baker";
 import { installUploadRoutes } from "./uploads/upload-routes";
+import { installGalleryRoutes } from "./uploads/gallery";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const CLIENT_BUILD = path.join(ROOT, "client/dist");
@@ -144,6 +145,14 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
           if (error && !res.headersSent) res.status(404).set("Cache-Control", "no-store").type("text/plain").send(`no texture ${file}`);
         });
       });
+      // Uploaded glTFs' base-colour images, kept beside their bakes (or another process's, through Redis).
+      app.get("/uploaded-textures/:file", async (req, res) => {
+        const file = String(req.params.file);
+        if (!/^[0-9a-f]{32}\.(png|jpg|webp)$/.test(file)) return void res.status(400).type("text/plain").send("an uploaded texture is <bake hash>.png, .jpg or .webp");
+        const bytes = await readFile(path.join(BAKE_CACHE_DIRECTORY, file)).catch(async () => (await sharedBakes?.fetchTexture(file)) ?? null);
+        if (!bytes) return void res.status(404).set("Cache-Control", "no-store").type("text/plain").send(`no texture ${file}`);
+        res.type(path.extname(file)).set("Cache-Control", "public, max-age=31536000, immutable").send(bytes);
+      });
       app.get("/status", async (_req, res) => {
         const rooms = await matchMaker.query({ name: ROOM_NAME });
         res.json({ rooms: rooms.map((r) => ({ roomId: r.roomId, clients: r.clients, maxClients: r.maxClients })) });
@@ -158,9 +167,10 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
         res.set("Cache-Control", "no-store").json({ url: opened ?? urls[0], urls });
       });
       installAdminRoutes(app, adminToken, CLIENT_BUILD);
+      installGalleryRoutes(app, ASSET_DIRECTORY);
       installUploadRoutes(app, {
         presence, adminToken, baker, publicRoomId: () => publicRoomId, log, ...(settings.uploadRate ? { rate: settings.uploadRate } : {}),
-        ...(sharedBakes ? { shareBake: (hash: string) => sharedBakes.publishWhole(hash) } : {}),
+        ...(sharedBakes ? { shareBake: (hash: string, texture?: string) => sharedBakes.publishWhole(hash, texture) } : {}),
       });
       app.use("/profiles", express.static(INPUT_PROFILES, { maxAge: "1d" }));
       // The skinning decoder, for browsers that evaluate the network's fields themselves (bakes made with SKINNING=model).

@@ -19,7 +19,9 @@ import { XRInteraction } from "./interaction/xr-interaction";
 import { SoftBodyMesh } from "./render/soft-body-mesh";
 import { FrameDriver } from "./room/frame-driver";
 import { RoomConnection } from "./room/room-connection";
-import { useGrabs, usePlayers, useRoomFlags } from "./room/room-hooks";
+import { useGrabs, useLeavingBodies, usePlayers, useRoomFlags } from "./room/room-hooks";
+import { UploadPlaceholders } from "./scene/upload-placeholders";
+import { UploadPanel } from "./upload/upload-panel";
 import { GrabMarkers } from "./scene/grab-markers";
 import { Avatars } from "./scene/avatars";
 import { Lights, Props, RoomStatics } from "./scene/room-scene";
@@ -119,6 +121,7 @@ export function App({ store, emulated }: { store: AppXRStore; emulated?: Emulate
             <SessionButtons vr={support.vr} ar={support.ar} onEnter={enter} cameraMode={cameraMode} onCameraMode={setCameraMode} />
             {client && canGrab && <ResetTableButton onReset={() => client.resetTable()} />}
           </div>
+          {client && canGrab && <UploadPanel client={client} onNotice={notice} />}
           {!narrow && <ControlHints device={device} canGrab={canGrab} headset={support.vr} done={hints} />}
           <Notices messages={notices} />
         </div>
@@ -135,14 +138,18 @@ export function App({ store, emulated }: { store: AppXRStore; emulated?: Emulate
 
 function RoomContents({ client, loader, players }: { client: PliantRoomClient; loader: BakeLoader; players: ReturnType<typeof usePlayers> }) {
   const grabs = useGrabs(client);
+  // Bodies join and leave (uploads); a leaving one fades out first.
+  useSyncExternalStore(client.subscribeBodies, () => client.bodiesVersion);
+  const leaving = useLeavingBodies(client);
   const infos = client.room.state as { bodies: Map<string, { id: string; bake: string; size: number; texture: string }> };
   return (
     <>
       {[...client.bodies.values()].map((body) => {
         const info = infos.bodies.get(body.id);
         const bake = info && loader.get(info.bake);
-        return bake && info ? <SoftBodyMesh key={`${body.id}:${body.material}`} body={body} bake={bake} size={info.size} texture={info.texture} /> : null;
+        return bake && info ? <SoftBodyMesh key={`${body.id}:${body.material}`} body={body} bake={bake} size={info.size} texture={info.texture} leaving={leaving.includes(body.id)} /> : null;
       })}
+      <UploadPlaceholders client={client} />
       <Props client={client} />
       <Avatars client={client} players={players} />
       <GrabMarkers client={client} grabs={grabs} players={players} />

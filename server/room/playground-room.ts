@@ -197,7 +197,7 @@ export class PlaygroundRoom extends Room {
     const rapier = await loadRapier();
     const layoutBodies = await placeBodies(config.layout.bodies, config.provider, config.providerKey, config.fitCubature);
     this.world = new SceneWorld(rapier, config.layout, layoutBodies.map((p) => p.entity), 1 / TICK_RATE);
-    for (const p of layoutBodies) this.enter({ ...p, slot: this.snapshotIndices.next(this.usedSlots()), owner: "", since: 0, leaving: false }, p.spec.id);
+    for (const p of layoutBodies) this.enter({ ...p, slot: this.snapshotIndices.next(this.usedSlots()), owner: "", since: 0, leaving: false }, p.spec.id, p.spec.texture ? `/textures/${p.spec.texture}.png` : "");
     this.lastSentProps = new Float64Array(7 * config.layout.props.length).fill(NaN);
     config.layout.props.forEach((spec, index) => {
       this.state.props.set(spec.id, new PropState({ id: spec.id, index, shape: spec.shape, size: spec.size, color: spec.color }));
@@ -769,13 +769,13 @@ export class PlaygroundRoom extends Room {
   // ----- added bodies (uploads: server/uploads/upload-routes.ts calls these, through remoteRoomCall) -----------
 
   /** A body joins the room's state and snapshots (the world has it already, as its last body). */
-  private enter(body: RoomBody, name: string): void {
+  private enter(body: RoomBody, name: string, texture: string): void {
     this.placed.push(body);
     this.lastSent.push(new Float64Array(body.entity.proxies.centers.length).fill(NaN));
     const spawn = body.entity.spawn, spec = body.spec;
     this.state.bodies.set(spec.id, new BodyState({
       id: spec.id, index: body.slot, mesh: spec.mesh, material: spec.material, bake: body.bake.hash, size: body.entity.size,
-      texture: spec.texture ? `/textures/${spec.texture}.png` : "", spawnX: spawn[0], spawnY: spawn[1], spawnZ: spawn[2], owner: body.owner, name,
+      texture, spawnX: spawn[0], spawnY: spawn[1], spawnZ: spawn[2], owner: body.owner, name,
     }));
   }
 
@@ -848,8 +848,11 @@ export class PlaygroundRoom extends Room {
     this.broadcast(MESSAGES.notice, { kind: "upload", message: `${upload.name} could not be added: ${reason}` } satisfies NoticeMessage);
   }
 
-  /** An upload is baked (the bake `hash` is in this machine's cache or Redis): its body lands where announced. */
-  async uploadBaked(id: string, hash: string): Promise<void> {
+  /**
+   * An upload is baked (the bake `hash` is in this machine's cache or Redis): its body lands where announced,
+   * wearing `texture` (a path pages load; "" for none).
+   */
+  async uploadBaked(id: string, hash: string, texture = ""): Promise<void> {
     const upload = this.uploads.get(id);
     if (!upload) return;
     let bake;
@@ -868,7 +871,7 @@ export class PlaygroundRoom extends Room {
     const spec = { id, mesh: `upload:${hash}`, material: ADDED_MATERIAL, size, position: upload.position } as const;
     const entity = new SoftEntity(id, bake.body, size, MATERIALS[ADDED_MATERIAL], upload.position);
     this.world.addBody(entity, upload.position[1]);
-    this.enter({ spec, entity, bake, slot: this.snapshotIndices.next(this.usedSlots()), owner: upload.owner, since: this.world.tick, leaving: false }, upload.name);
+    this.enter({ spec, entity, bake, slot: this.snapshotIndices.next(this.usedSlots()), owner: upload.owner, since: this.world.tick, leaving: false }, upload.name, texture);
     this.broadcast(MESSAGES.notice, { kind: "upload", message: `${this.ownerName(upload.owner)} added ${upload.name}` } satisfies NoticeMessage);
   }
 

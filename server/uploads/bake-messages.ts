@@ -16,7 +16,7 @@ export type BakeWorkerReply =
   /** The file is a usable mesh: `hash` is the bake it will have. */
   | { id: number; type: "parsed"; hash: string; vertices: number; triangles: number }
   | { id: number; type: "progress"; stage: string; fraction: number }
-  /** The bake is in the cache (bakeByHash finds it). */
-  | { id: number; type: "baked"; hash: string; fromCache: boolean }
+  /** The bake is in the cache (bakeByHash finds it), and its base-colour image when the file had one (a file name there). */
+  | { id: number; type: "baked"; hash: string; fromCache: boolean; texture?: string }
   /** `bad`: the file's fault (a 400); otherwise the server's. */
   | { id: number; type: "failed"; reason: string; bad: boolean };

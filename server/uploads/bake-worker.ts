@@ -2,11 +2,13 @@
 // thread, so that a bake of several seconds never holds up a room's tick.
 
 import { parentPort } from "node:worker_threads";
-import { MeshError, parseMesh } from "../../shared/geometry";
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { gltfBaseColourImage, MeshError, parseMesh } from "../../shared/geometry";
 import { UPLOAD_LIMITS } from "../../shared/net";
 import { SkinningError, type SkinningFieldProvider } from "../../shared/skinning";
 import { isWeightsSource, providerFor } from "../scenarios/body-from-mesh";
-import { bakeKey, cachedBake } from "../world/bake-cache";
+import { BAKE_CACHE_DIRECTORY, bakeKey, cachedBake } from "../world/bake-cache";
 import type { BakeJob, BakeWorkerReply } from "./bake-messages";
 
 /** The options every upload is baked with (as the layout's bodies). */
@@ -30,13 +32,17 @@ async function run(job: BakeJob): Promise<void> {
   const options = { ...BAKE_OPTIONS, fitCubature: job.fitCubature };
   const hash = bakeKey(mesh, job.providerKey, options);
   reply({ id: job.id, type: "parsed", hash, vertices: mesh.positions.length / 3, triangles: mesh.triangles.length / 3 });
+  // A glTF's base-colour image goes beside the bake, when the mesh has texture coordinates to wear it with.
+  const image = (job.format === "glb" || job.format === "gltf") && mesh.uvs ? gltfBaseColourImage(job.bytes) : null;
+  const texture = image ? `${hash}.${image.extension}` : undefined;
+  if (image) await mkdir(BAKE_CACHE_DIRECTORY, { recursive: true }).then(() => writeFile(path.join(BAKE_CACHE_DIRECTORY, texture!), image.bytes)).catch(() => undefined);
   try {
     let provider = providers.get(job.weights);
     if (!provider) providers.set(job.weights, (provider = providerFor(job.weights)));
     const bake = await cachedBake(mesh, await provider, job.providerKey, {
       ...options, onProgress: (stage, fraction) => reply({ id: job.id, type: "progress", stage, fraction }),
     });
-    reply({ id: job.id, type: "baked", hash: bake.hash, fromCache: bake.fromCache });
+    reply({ id: job.id, type: "baked", hash: bake.hash, fromCache: bake.fromCache, ...(texture ? { texture } : {}) });
   } catch (error) {
     // What the bake refuses (a mesh with no inside, say) is the file's fault too.
     reply({ id: job.id, type: "failed", reason: error instanceof Error ? error.message : String(error), bad: error instanceof SkinningError || error instanceof MeshError });

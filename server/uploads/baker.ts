@@ -22,16 +22,23 @@ export interface ParsedUpload {
   triangles: number;
 }
 
+export interface BakedUpload {
+  hash: string;
+  fromCache: boolean;
+  /** Its base-colour image's file in the bake cache (GET /uploaded-textures/<file>), if it has one. */
+  texture?: string;
+}
+
 export interface BakeTicket {
   parsed: Promise<ParsedUpload>;
-  baked: Promise<{ hash: string; fromCache: boolean }>;
+  baked: Promise<BakedUpload>;
 }
 
 interface Pending {
   job: BakeJob;
   onProgress: (stage: string, fraction: number) => void;
   parsed: { resolve(value: ParsedUpload): void; reject(error: Error): void; done: boolean };
-  baked: { resolve(value: { hash: string; fromCache: boolean }): void; reject(error: Error): void };
+  baked: { resolve(value: BakedUpload): void; reject(error: Error): void };
 }
 
 export interface BakerSettings {
@@ -64,7 +71,7 @@ export class Baker {
     const parsed = new Promise<ParsedUpload>((resolve, reject) => {
       pending = { job: undefined!, onProgress, parsed: { resolve, reject, done: false }, baked: undefined! };
     });
-    const baked = new Promise<{ hash: string; fromCache: boolean }>((resolve, reject) => {
+    const baked = new Promise<BakedUpload>((resolve, reject) => {
       pending.baked = { resolve, reject };
     });
     // Whoever waits for `parsed` only still gets a rejected `baked` handled.
@@ -112,7 +119,7 @@ export class Baker {
         return;
       case "baked":
         this.pending.delete(reply.id);
-        job.baked.resolve({ hash: reply.hash, fromCache: reply.fromCache });
+        job.baked.resolve({ hash: reply.hash, fromCache: reply.fromCache, texture: reply.texture });
         return;
       case "failed": {
         this.pending.delete(reply.id);

@@ -33,7 +33,7 @@ export interface UploadRouteSettings {
   /** The room an admin's upload goes to when it names none. */
   publicRoomId: () => string;
   /** Shares a finished bake with other processes (Redis), before the room is told. */
-  shareBake?: (hash: string) => Promise<void>;
+  shareBake?: (hash: string, texture?: string) => Promise<void>;
   /** Uploads per client address: sustained per minute, and burst (defaults: UPLOAD_LIMITS'). */
   rate?: { perMinute: number; burst: number };
   log: (line: string) => void;
@@ -107,8 +107,8 @@ export function installUploadRoutes(app: Application, settings: UploadRouteSetti
     res.status(202).set("Cache-Control", "no-store").json({ id, hash });
     try {
       const baked = await job.baked;
-      await settings.shareBake?.(baked.hash);
-      await call("uploadBaked", [id, baked.hash]);
+      await settings.shareBake?.(baked.hash, baked.texture);
+      await call("uploadBaked", [id, baked.hash, baked.texture ? `/uploaded-textures/${baked.texture}` : ""]);
       settings.log(`upload ${id} (${name}, ${bytes.byteLength} bytes) baked${baked.fromCache ? " (from the cache)" : ""} into room ${holder.roomId}`);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);

@@ -10,6 +10,7 @@ import { BAKE_CACHE_DIRECTORY, clientBakeFile } from "./bake-cache";
 const KEY_PREFIX = "pliant:bake:";
 /** The whole bake (the server's copy), for rooms in other processes: uploads are baked by whichever process got them. */
 const FULL_KEY_PREFIX = "pliant:bake-full:";
+const TEXTURE_KEY_PREFIX = "pliant:texture:";
 
 export class SharedBakes {
   private readonly redis: Redis;
@@ -27,11 +28,20 @@ export class SharedBakes {
     }
   }
 
-  /** Publishes both copies of a bake (an upload's), so that a room in any process can take it in. */
-  async publishWhole(hash: string): Promise<void> {
+  /**
+   * Publishes both copies of a bake (an upload's), and its base-colour image (a file name in the bake cache), so
+   * that a room in any process can take it in and every process can serve it.
+   */
+  async publishWhole(hash: string, texture?: string): Promise<void> {
     await this.publish([hash]);
     const key = FULL_KEY_PREFIX + hash;
     if (!(await this.redis.exists(key))) await this.redis.set(key, await readFile(path.join(BAKE_CACHE_DIRECTORY, `${hash}.bake`)));
+    if (texture) await this.redis.set(TEXTURE_KEY_PREFIX + texture, await readFile(path.join(BAKE_CACHE_DIRECTORY, texture)));
+  }
+
+  /** An uploaded texture another process published, or null. */
+  async fetchTexture(file: string): Promise<Buffer | null> {
+    return this.redis.getBuffer(TEXTURE_KEY_PREFIX + file);
   }
 
   /** The server's copy of a bake another process published, or null. */

@@ -24,3 +24,4 @@ export {
 } from "./sample-interior";
 export { Random, createRandom } from "./random";
 export { thickenFlatMesh, flatAxis, FLAT_MESH_THICKNESS } from "./thicken";
+export { gltfBaseColourImage, type BaseColourImage } from "./gltf-base-colour";

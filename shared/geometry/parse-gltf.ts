@@ -31,11 +31,11 @@ export async function parseGltf(data: Uint8Array, limits: MeshLimits): Promise<T
   return collectTriangles(document);
 }
 
-function isGlb(data: Uint8Array): boolean {
+export function isGlb(data: Uint8Array): boolean {
   return data.byteLength >= 4 && new DataView(data.buffer, data.byteOffset, data.byteLength).getUint32(0, true) === GLB_MAGIC;
 }
 
-function splitGlb(data: Uint8Array): { json: GLTF.IGLTF; resources: Record<string, Uint8Array> } {
+export function splitGlb(data: Uint8Array): { json: GLTF.IGLTF; resources: Record<string, Uint8Array> } {
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   if (data.byteLength < 20) throw new MeshError(`GLB file is truncated (${data.byteLength} bytes; the header alone is 20)`);
   const version = view.getUint32(4, true);
@@ -55,7 +55,7 @@ function splitGlb(data: Uint8Array): { json: GLTF.IGLTF; resources: Record<strin
   return { json, resources };
 }
 
-function parseJsonText(bytes: Uint8Array): GLTF.IGLTF {
+export function parseJsonText(bytes: Uint8Array): GLTF.IGLTF {
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder().decode(bytes));

@@ -4,3 +4,4 @@ export * from "./snapshot";
 export * from "./state";
 export * from "./network-conditions";
 export * from "./room-client";
+export * from "./mesh-upload";

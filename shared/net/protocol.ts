@@ -223,6 +223,14 @@ export const UPLOAD_LIMITS = Object.freeze({
   nameLength: 40,
 });
 
+/** A mesh of the server's gallery (GET /gallery lists them; GET /gallery/<file> serves one). */
+export interface GalleryEntry {
+  name: string;
+  file: string;
+  /** Who made it, under what licence: shown beside it. */
+  credit: string;
+}
+
 /** The answer to `upload-ticket`: POST the file to /meshes?ticket=<ticket> within expiresIn seconds. */
 export interface UploadTicketMessage {
   ticket: string;

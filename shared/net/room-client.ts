@@ -33,7 +33,7 @@ import type { SoftBody } from "../sim";
 import { prepareSolverKernels } from "../sim/kernels/solver-kernels";
 import { decodeBakedBody, type BakedBody } from "../skinning";
 import { NetworkSimulator, PERFECT_NETWORK, type NetworkConditions } from "./network-conditions";
-import { HANDS, LIMITS, MESSAGES, ROOM_NAME, SEQ_MODULUS, TICK_RATE, unwrapSeq, type AckMessage, type GrabResultMessage, type Hand, type JoinOptions, type NoticeMessage, type Pose, type SetMaterialMessage } from "./protocol";
+import { HANDS, LIMITS, MESSAGES, ROOM_NAME, SEQ_MODULUS, TICK_RATE, unwrapSeq, type AckMessage, type GrabResultMessage, type Hand, type JoinOptions, type NoticeMessage, type Pose, type SetMaterialMessage, type UploadTicketMessage } from "./protocol";
 import { decodeSnapshot, type DecodedSnapshot } from "./snapshot";
 
 export const INTERPOLATION_DELAY_MS = 100;
@@ -264,6 +264,8 @@ export class PliantRoomClient {
   /** Bodies the room added since this client built its scene, being fetched, by id. */
   private readonly arriving = new Set<string>();
   private fetchBake: (hash: string) => Promise<Uint8Array> = async () => new Uint8Array(0);
+  /** Upload tickets asked for and not answered yet, oldest first. */
+  private readonly ticketWaiters: { resolve(ticket: UploadTicketMessage): void; reject(error: Error): void }[] = [];
   private readonly network: NetworkSimulator;
   private scene!: PredictedScene;
   /** This client's live grabs, by hand. */
@@ -329,9 +331,11 @@ export class PliantRoomClient {
     room.onMessage(MESSAGES.notice, (notice: NoticeMessage) => {
       // The latest ones only: resets and refusals keep coming for as long as a page stays open.
       if (self.notices.push(notice) > MAX_NOTICES_KEPT) self.notices.shift();
+      if (notice.kind === "rejected" && notice.message.startsWith(`${MESSAGES.uploadTicket}:`)) self.ticketWaiters.shift()?.reject(new Error(notice.message.slice(MESSAGES.uploadTicket.length + 1).trim()));
       self.onNotice?.(notice);
     });
     room.onMessage(MESSAGES.ack, (ack: AckMessage) => self.network.schedule(true, () => self.onAck(ack)));
+    room.onMessage(MESSAGES.uploadTicket, (ticket: UploadTicketMessage) => self.ticketWaiters.shift()?.resolve(ticket));
     const fetchBake = settings.fetchBake ?? (async (hash: string) => {
       const response = await fetch(`${http}/bakes/${hash}`);
       if (!response.ok) throw new Error(`bake ${hash}: HTTP ${response.status}`);
@@ -1139,6 +1143,26 @@ export class PliantRoomClient {
   /** Where grab `slot` (GrabState.slot) pulls now, as the latest snapshot says; undefined before any. */
   grabTarget(slot: number): readonly [number, number, number] | undefined {
     return this.grabTargets.get(slot);
+  }
+
+  /**
+   * An upload ticket for POST /meshes (see uploadMesh), or the room's reason for none (spectators in a room that
+   * does not let them play).
+   */
+  requestUploadTicket(timeoutMs = 10_000): Promise<UploadTicketMessage> {
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        resolve: (ticket: UploadTicketMessage) => { clearTimeout(timer); resolve(ticket); },
+        reject: (error: Error) => { clearTimeout(timer); reject(error); },
+      };
+      const timer = setTimeout(() => {
+        const at = this.ticketWaiters.indexOf(waiter);
+        if (at >= 0) this.ticketWaiters.splice(at, 1);
+        reject(new Error("the room did not answer the upload-ticket request"));
+      }, timeoutMs);
+      this.ticketWaiters.push(waiter);
+      this.room.send(MESSAGES.uploadTicket, {});
+    });
   }
 
   /** Asks the server to put the table back as it started (players; refused within its cooldown, with a notice). */

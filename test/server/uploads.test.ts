@@ -89,6 +89,27 @@ it("an outsider uploads a mesh with a ticket; a spectator sees a placeholder, th
   }
 }, 180_000);
 
+it("a textured glTF keeps its base-colour image: the body names it and the server serves it", async () => {
+  const roomId = await freshRoom();
+  const watcher = await outsider(server, roomId, "spectator");
+  try {
+    const fox = await readFile(path.resolve(MESHES, "../characters/fox.glb"));
+    const answer = await upload(server, `token=${ADMIN_TOKEN}&room=${roomId}&name=fox`, fox, { "Content-Type": "model/gltf-binary" });
+    expect(answer.status, answer.body.error).toBe(202);
+    let texture = "";
+    await vi.waitFor(() => {
+      texture = (watcher.state as { bodies: Map<string, { texture: string }> }).bodies.get(answer.body.id!)?.texture ?? "";
+      expect(texture).toBe(`/uploaded-textures/${answer.body.hash}.png`);
+    }, BAKED);
+    const image = await fetch(`http://127.0.0.1:${server.server.port}${texture}`);
+    expect(image.status).toBe(200);
+    expect(image.headers.get("content-type")).toMatch(/image\/png/);
+    expect([...new Uint8Array(await image.arrayBuffer()).subarray(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]);
+  } finally {
+    await watcher.leave();
+  }
+}, 180_000);
+
 describe("hostile and broken uploads are refused with a reason, and nothing changes", () => {
   const glbHeader = (json: object, bin = new Uint8Array(0)) => {
     const text = Buffer.from(JSON.stringify(json));

@@ -1,6 +1,6 @@
 // The menu inside the headset: a small panel above the left wrist (controller or hand) when it is raised into
-// view, turned to the eyes, with "Reset table", "Leave VR" and the material of the body last held (each press
-// turns it into the next material), pressed by touching a button with the right hand's fingertip or controller.
+// view, turned to the eyes, with "Reset table", "Leave VR", the material of the body last held (each press
+// turns it into the next material) and "Add a ..." (the server's gallery meshes in turn), pressed by touching a button with the right hand's fingertip or controller.
 // Below the buttons: the connection and players (and, with ?debug, frame rate and simulation time), in place of
 // a head-locked strip floating over the table.
 
@@ -13,8 +13,10 @@ import { HANDS } from "../../../shared/net";
 import { MATERIAL_NAMES, type MaterialName } from "../../../shared/scene/materials";
 import type { ConnectionState } from "../room/room-connection";
 import { frameStats } from "./frame-stats";
+import { addGalleryMesh, fetchGallery } from "../upload/add-mesh";
+import type { GalleryEntry } from "../../../shared/net";
 
-const WIDTH = 0.16, HEIGHT = 0.12;
+const WIDTH = 0.16, HEIGHT = 0.15;
 /** Above the wrist, m. */
 const LIFT = 0.09;
 /**
@@ -25,9 +27,9 @@ const LOOK_DISTANCE = 0.7;
 const LOOK_COS = Math.cos((32 * Math.PI) / 180);
 /** A fingertip this close to a button's centre presses it, m; a button presses once until the finger leaves. */
 const PRESS = 0.022;
-type ButtonId = "reset" | "leave" | "material";
+type ButtonId = "reset" | "leave" | "material" | "add";
 /** Button centres in the panel's plane, m from its centre. */
-const BUTTONS: Record<ButtonId, [number, number]> = { reset: [-0.038, 0.035], leave: [0.038, 0.035], material: [0, -0.005] };
+const BUTTONS: Record<ButtonId, [number, number]> = { reset: [-0.038, 0.045], leave: [0.038, 0.045], material: [0, 0.008], add: [0, -0.029] };
 const BUTTON_IDS = Object.keys(BUTTONS) as ButtonId[];
 
 /** Where the wrist menu's buttons are this frame (tests press them); null outside a session. */
@@ -43,13 +45,18 @@ export function WristMenu({ connection, client, canPlay, onLeave, debug }: { con
   const { canvas, texture } = useMemo(() => {
     const canvas = document.createElement("canvas");
     canvas.width = 512;
-    canvas.height = 384;
+    canvas.height = 480;
     const texture = new THREE.CanvasTexture(canvas);
     texture.colorSpace = THREE.SRGBColorSpace;
     return { canvas, texture };
   }, []);
   useEffect(() => () => texture.dispose(), [texture]);
   const scratch = useRef({ head: new THREE.Vector3(), point: new THREE.Vector3(), pressed: null as ButtonId | null, lastDraw: 0, body: null as string | null }).current;
+  // "Add": each press adds the next mesh of the server's gallery.
+  const adding = useRef({ gallery: [] as GalleryEntry[], next: 0, busy: false, status: "" }).current;
+  useEffect(() => {
+    if (canPlay && !adding.gallery.length) void fetchGallery().then((g) => (adding.gallery = g)).catch(() => undefined);
+  }, [canPlay, adding]);
 
   useFrame(({ gl }) => {
     const m = panel.current;
@@ -76,7 +83,7 @@ export function WristMenu({ connection, client, canPlay, onLeave, debug }: { con
     // Turned to the eyes, upright.
     m.lookAt(scratch.head.x, m.position.y, scratch.head.z);
     m.updateMatrixWorld();
-    const buttons = (wristMenu.buttons ??= { reset: [0, 0, 0], leave: [0, 0, 0], material: [0, 0, 0] });
+    const buttons = (wristMenu.buttons ??= { reset: [0, 0, 0], leave: [0, 0, 0], material: [0, 0, 0], add: [0, 0, 0] });
     for (const id of BUTTON_IDS) {
       scratch.point.set(BUTTONS[id][0], BUTTONS[id][1], 0).applyMatrix4(m.matrixWorld);
       buttons[id][0] = scratch.point.x; buttons[id][1] = scratch.point.y; buttons[id][2] = scratch.point.z;
@@ -95,13 +102,23 @@ export function WristMenu({ connection, client, canPlay, onLeave, debug }: { con
       if (touching === "reset" && canPlay) client?.resetTable();
       if (touching === "material" && canPlay && client && scratch.body) client.setMaterial(scratch.body, nextMaterial(client.materialOf(scratch.body)));
       if (touching === "leave") onLeave();
+      const entry = adding.gallery[adding.next % Math.max(1, adding.gallery.length)];
+      if (touching === "add" && canPlay && client && entry && !adding.busy) {
+        adding.busy = true;
+        adding.status = `sending ${entry.name}…`;
+        void addGalleryMesh(client, entry).then(() => {
+          adding.status = `${entry.name} is baking`;
+          adding.next++;
+        }, (error: Error) => (adding.status = `${entry.name}: ${error.message}`)).finally(() => (adding.busy = false));
+      }
     }
     scratch.pressed = touching;
     const now = performance.now();
     if (now - scratch.lastDraw < 250) return;
     scratch.lastDraw = now;
     const material = client && scratch.body ? { body: scratch.body, name: client.materialOf(scratch.body) } : null;
-    draw(canvas, connection, canPlay, material, touching, debug);
+    const next = adding.gallery.length ? adding.gallery[adding.next % adding.gallery.length].name : null;
+    draw(canvas, connection, canPlay, material, touching, debug, { next, status: adding.status });
     texture.needsUpdate = true;
   });
 
@@ -113,7 +130,7 @@ export function WristMenu({ connection, client, canPlay, onLeave, debug }: { con
   );
 }
 
-function draw(canvas: HTMLCanvasElement, connection: ConnectionState, canPlay: boolean, material: { body: string; name: MaterialName } | null, touching: ButtonId | null, debug: boolean): void {
+function draw(canvas: HTMLCanvasElement, connection: ConnectionState, canPlay: boolean, material: { body: string; name: MaterialName } | null, touching: ButtonId | null, debug: boolean, add: { next: string | null; status: string }): void {
   const g = canvas.getContext("2d")!, w = canvas.width, h = canvas.height;
   g.clearRect(0, 0, w, h);
   g.fillStyle = "rgba(17, 20, 26, 0.85)";
@@ -123,7 +140,7 @@ function draw(canvas: HTMLCanvasElement, connection: ConnectionState, canPlay: b
   const button = (id: ButtonId, label: string, enabled: boolean, halfWidth = 110) => {
     // Panel metres to canvas pixels: x from -W/2..W/2, y from H/2..-H/2.
     const cx = ((BUTTONS[id][0] + WIDTH / 2) / WIDTH) * w, cy = ((HEIGHT / 2 - BUTTONS[id][1]) / HEIGHT) * h;
-    g.fillStyle = !enabled ? "#2c3442" : touching === id ? "#81d4fa" : id === "leave" ? "#ef5350" : id === "material" ? "#ffb74d" : "#4fc3f7";
+    g.fillStyle = !enabled ? "#2c3442" : touching === id ? "#81d4fa" : id === "leave" ? "#ef5350" : id === "material" ? "#ffb74d" : id === "add" ? "#aed581" : "#4fc3f7";
     g.beginPath();
     g.roundRect(cx - halfWidth, cy - 44, 2 * halfWidth, 88, 18);
     g.fill();
@@ -136,9 +153,10 @@ function draw(canvas: HTMLCanvasElement, connection: ConnectionState, canPlay: b
   button("reset", "Reset table", canPlay);
   button("leave", "Leave VR", true);
   button("material", material ? `${material.body}: ${material.name} → ${nextMaterial(material.name)}` : "no body", canPlay && material !== null, 230);
+  button("add", add.next ? `Add a ${add.next}` : "gallery loading", canPlay && add.next !== null, 230);
   g.textAlign = "left";
   g.fillStyle = "#e8ecf1";
   g.font = "500 26px system-ui, sans-serif";
-  g.fillText(`${connection.status} · ${(connection.client?.rtt ?? 0).toFixed(0)} ms`, 26, 300);
-  if (debug) g.fillText(`${frameStats.fps().toFixed(0)} fps · sim ${frameStats.mean(frameStats.simulation).toFixed(2)} ms`, 26, 344);
+  g.fillText(add.status || `${connection.status} · ${(connection.client?.rtt ?? 0).toFixed(0)} ms`, 26, 410, w - 52);
+  if (debug) g.fillText(`${frameStats.fps().toFixed(0)} fps · sim ${frameStats.mean(frameStats.simulation).toFixed(2)} ms`, 26, 450);
 }

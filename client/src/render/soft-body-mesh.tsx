@@ -9,8 +9,14 @@ import { HELD_GLOW, HOVER_GLOW, highlight } from "../interaction/highlight";
 import { createBodyMaterial, useBaseColourTexture } from "./body-look";
 import { applySoftSkinning, createSkinnedGeometry, createSkinningUniforms, writeHandleRows } from "./soft-skinning";
 
-/** `texture`: the path of the body's base-colour texture ("" for none); drawn once it has loaded. */
-export function SoftBodyMesh({ body, bake, size, texture }: { body: ClientBody; bake: LoadedBake; size: number; texture: string }) {
+/** Seconds a leaving body takes to shrink away (the server removes it after LEAVING_SECONDS, 0.6). */
+const LEAVE_SECONDS = 0.5;
+
+/**
+ * `texture`: the path of the body's base-colour texture ("" for none); drawn once it has loaded. `leaving`: the
+ * body is about to leave the room: it shrinks away about its centre.
+ */
+export function SoftBodyMesh({ body, bake, size, texture, leaving = false }: { body: ClientBody; bake: LoadedBake; size: number; texture: string; leaving?: boolean }) {
   const handles = body.baked.learnedHandles + 1;
   const uniforms = useMemo(() => createSkinningUniforms(handles, size / 2), [handles, size]);
   const geometry = useMemo(() => createSkinnedGeometry(bake.influences), [bake]);
@@ -46,7 +52,16 @@ export function SoftBodyMesh({ body, bake, size, texture }: { body: ClientBody; 
   // Hover and grab feedback: the body glows in its own colour, brighter while held.
   useEffect(() => void material.emissive.copy(material.color), [material]);
   // Before the scene update and the draw: the only per-frame CPU work for this body, O(K).
-  useFrame(() => {
+  const leftFor = useRef(0);
+  useFrame((_, dt) => {
+    const m = mesh.current;
+    if (leaving && m) {
+      // Scaled by s about the centre c: position c + s (origin - c), scale s.
+      leftFor.current += dt;
+      const s = Math.max(0.001, 1 - leftFor.current / LEAVE_SECONDS), c = body.entity.proxies.bound, o = body.body.origin;
+      m.position.set(c[0] + s * (o[0] - c[0]), c[1] + s * (o[1] - c[1]), c[2] + s * (o[2] - c[2]));
+      m.scale.setScalar(s);
+    }
     writeHandleRows(body.displayQ, uniforms.pliantRows.value);
     material.emissiveIntensity = highlight.held.has(body.id) ? HELD_GLOW : highlight.hovered === body.id ? HOVER_GLOW : 0;
   }, -1);

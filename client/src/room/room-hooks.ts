@@ -8,10 +8,14 @@ export interface PlayerInfo { sessionId: string; name: string; color: string; ro
 export interface GrabInfo { key: string; owner: string; body: string; slot: number }
 
 type RoomStateView = {
+  bodies?: Map<string, { leaving: boolean }>;
   players?: Map<string, { name: string; color: string; role: string; slot: number }>;
   grabs?: Map<string, { owner: string; body: string; slot: number }>;
   spectatorGrabs?: boolean;
+  uploads?: Map<string, { name: string; stage: string; progress: number; x: number; y: number; z: number; size: number }>;
 };
+
+export interface UploadInfo { id: string; name: string; stage: string; progress: number; x: number; y: number; z: number; size: number }
 
 /**
  * `read(state)` of the client's room state (null before a client), the same object until its JSON changes.
@@ -49,4 +53,19 @@ export function useGrabs(client: PliantRoomClient | null): GrabInfo[] {
 
 export function useRoomFlags(client: PliantRoomClient | null): { spectatorGrabs: boolean } {
   return { spectatorGrabs: useRoomView(client, readSpectatorGrabs) };
+}
+
+const readUploads = (state: RoomStateView | null): UploadInfo[] =>
+  [...(state?.uploads?.entries() ?? [])].map(([id, u]) => ({ id, name: u.name, stage: u.stage, progress: u.progress, x: u.x, y: u.y, z: u.z, size: u.size }));
+
+/** Uploaded meshes being baked (placeholders with progress). */
+export function useUploads(client: PliantRoomClient | null): UploadInfo[] {
+  return useRoomView(client, readUploads);
+}
+
+const readLeaving = (state: RoomStateView | null): string[] => [...(state?.bodies?.entries() ?? [])].filter(([, b]) => b.leaving).map(([id]) => id);
+
+/** Bodies fading out before they leave the room (an added body making room for a newer one). */
+export function useLeavingBodies(client: PliantRoomClient | null): string[] {
+  return useRoomView(client, readLeaving);
 }
