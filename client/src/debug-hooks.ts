@@ -87,6 +87,18 @@ export function installDebugHooks({ connection, loader, store, emulated }: { con
       const image = (mesh.material as THREE.MeshStandardMaterial).map?.image as { width?: number; height?: number } | undefined;
       return { textureWidth: image?.width ?? 0, textureHeight: image?.height ?? 0, uvVertices: mesh.geometry.getAttribute("uv")?.count ?? 0 };
     },
+    /** Upload placeholders on screen (uploads being baked), by body id. */
+    get placeholders(): string[] {
+      const found: string[] = [];
+      scene?.traverse((o) => { if (o.name.startsWith("upload-placeholder-")) found.push(o.name.slice("upload-placeholder-".length)); });
+      return found;
+    },
+    /** Id of the body called `name` in the room (added bodies are named after their file), or null. */
+    bodyNamed(name: string): string | null {
+      const bodies = (connection.snapshot.client?.room.state as { bodies?: Map<string, { name: string }> } | undefined)?.bodies;
+      for (const [id, body] of bodies ?? []) if (body.name === name) return id;
+      return null;
+    },
     /** Shows or hides every soft body (pixel checks compare the two). */
     setBodiesVisible(visible: boolean): void {
       scene?.traverse((o) => { if (o.name.startsWith("soft-body-")) o.visible = visible; });

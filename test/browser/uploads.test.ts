@@ -1,0 +1,70 @@
+// Bring your own object in real Chromium: a player adds the fox from the gallery and a teapot by dropping the file
+// on the page; a spectator's page shows each as a soft body, the fox wearing its own texture. A dropped file that
+// is not a mesh is refused with the server's reason, shown on the page.
+
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { startServer, type RunningServer } from "../../server/app";
+import { ARTIFACTS, inPage, launchBrowser, openPage, waitForPage, type Browser, type WatchedPage } from "./browser";
+
+let server: RunningServer;
+let browser: Browser;
+let origin: string;
+let player: WatchedPage;
+let spectator: WatchedPage;
+
+beforeAll(async () => {
+  server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "uploads", log: () => undefined });
+  origin = `http://127.0.0.1:${server.port}`;
+  browser = await launchBrowser();
+  [player, spectator] = await Promise.all([openPage(browser, origin, "/"), openPage(browser, origin, "/")]);
+  await Promise.all([waitForPage(player.page, "window.pliant && window.pliant.ready"), waitForPage(spectator.page, "window.pliant && window.pliant.ready")]);
+  await player.page.click("text=Join as player");
+  await waitForPage(player.page, "window.pliant.connection.snapshot.role === 'player'", 60_000);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Drops a file on the page as a visitor dragging it from their desktop would. */
+async function dropFile(page: WatchedPage, name: string, bytes: Uint8Array): Promise<void> {
+  await inPage(page.page, `(() => {
+    const text = atob(${JSON.stringify(Buffer.from(bytes).toString("base64"))});
+    const bytes = new Uint8Array(text.length);
+    for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([bytes], ${JSON.stringify(name)}));
+    window.dispatchEvent(new DragEvent("dragover", { dataTransfer: transfer, cancelable: true }));
+    window.dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, cancelable: true }));
+  })()`);
+}
+
+it("the gallery's fox lands on the table in every page, wearing its texture", async () => {
+  await player.page.click("[data-testid=add-mesh]");
+  await player.page.click("[data-testid='gallery-fox.glb']");
+  await waitForPage(spectator.page, "window.pliant.bodyNamed('Fox') !== null", 120_000);
+  const id = await inPage<string>(spectator.page, "window.pliant.bodyNamed('Fox')");
+  // The body is drawn with the glTF's own base-colour image (the fox's is 1024 x 1024).
+  await waitForPage(spectator.page, `(window.pliant.bodyLook(${JSON.stringify(id)})?.textureWidth ?? 0) > 0`, 60_000);
+  const look = await inPage<{ textureWidth: number; uvVertices: number }>(spectator.page, `window.pliant.bodyLook(${JSON.stringify(id)})`);
+  expect(look.textureWidth).toBeGreaterThan(1);
+  expect(look.uvVertices).toBeGreaterThan(0);
+  await waitForPage(spectator.page, "window.pliant.ready", 60_000);
+  await spectator.page.screenshot({ path: path.join(ARTIFACTS, "uploaded-fox.png") });
+  expect(spectator.errors).toEqual([]);
+}, 240_000);
+
+it("a teapot dropped on the page becomes a body; a dropped file that is no mesh is refused with a reason", async () => {
+  const teapot = await readFile(path.resolve(import.meta.dirname, "../../server/assets/teapot.obj"));
+  await dropFile(player, "teapot.obj", teapot);
+  await waitForPage(spectator.page, "window.pliant.bodyNamed('teapot') !== null", 120_000);
+  const id = await inPage<string>(spectator.page, "window.pliant.bodyNamed('teapot')");
+  await waitForPage(spectator.page, `window.pliant.bodyLook(${JSON.stringify(id)}) !== null && window.pliant.ready`, 60_000);
+
+  await dropFile(player, "notes.obj", new TextEncoder().encode("these are my shopping notes, not a mesh\n"));
+  await waitForPage(player.page, "document.body.innerText.includes('notes.obj was not added')", 60_000);
+  expect(await inPage<string>(player.page, "document.body.innerText")).toMatch(/notes\.obj was not added: .+/);
+}, 240_000);
