@@ -3,11 +3,12 @@
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
-import { PliantRoomClient } from "../../shared/net";
+import { PliantRoomClient, uploadMesh } from "../../shared/net";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const REDIS = "/usr/bin/redis-server";
@@ -102,3 +103,25 @@ it("clients entering through either process share one room", async () => {
     await Promise.all([a.leave(), b.leave(), c.leave()]);
   }
 });
+
+it("a mesh uploaded through one process joins a room that lives in the other, and every process serves it", async () => {
+  // The public room lives in the first process; the file goes to the second, which bakes it with its own worker.
+  const player = await PliantRoomClient.join({ endpoint: endpoints[0], options: { name: "uploader", role: "player" } });
+  const watcher = await PliantRoomClient.join({ endpoint: endpoints[1], options: { name: "watcher via B", role: "spectator" } });
+  try {
+    const { ticket } = await player.requestUploadTicket();
+    const fox = await readFile(path.resolve(ROOT, "server/assets/fox.glb"));
+    const answer = await uploadMesh(endpoints[1].replace(/^ws/, "http"), ticket, "fox.glb", fox, "fox via B");
+    await vi.waitFor(() => expect(watcher.bodies.has(answer.id)).toBe(true), { timeout: 120_000, interval: 50 });
+    const state = (watcher.room.state as { bodies: Map<string, { bake: string; texture: string; owner: string }> }).bodies.get(answer.id)!;
+    expect(state.owner).toBe(player.sessionId);
+    for (const endpoint of endpoints) {
+      const http = endpoint.replace(/^ws/, "http");
+      expect((await fetch(`${http}/bakes/${state.bake}`)).status).toBe(200);
+      expect((await fetch(`${http}${state.texture}`)).status).toBe(200);
+    }
+    await vi.waitFor(() => expect(player.serverQ(answer.id)?.every(Number.isFinite)).toBe(true), { timeout: 30_000, interval: 50 });
+  } finally {
+    await Promise.all([player.leave(), watcher.leave()]);
+  }
+}, 240_000);
