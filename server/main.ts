@@ -4,7 +4,8 @@
 // eigen: shared/skinning/defaults.ts), CUBATURE=clusters|fitted how their cubature is made. ALLOWED_ORIGINS lists
 // other web origins that may call the matchmaking endpoints; RECONNECT_SECONDS is how long a dropped client's seat waits;
 // IDLE_RESET_MINUTES how long nobody may touch anything before the table is reset (0: never); ATTRACT_WOBBLE_SECONDS
-// how often a body of an idle room watched by a kiosk bounces (0: never). HTTPS=self-signed
+// how often a body of an idle room watched by a kiosk bounces (0: never); UPLOAD_SIZE the largest extent uploaded meshes
+// are scaled to (m, default 0.25). HTTPS=self-signed
 // (or TLS_CERT + TLS_KEY files) serves https, which headsets need for WebXR on the local network.
 
 import path from "node:path";
@@ -13,7 +14,7 @@ import { certificateFromFiles, selfSignedCertificate } from "./tls/certificate";
 import { DEFAULT_WEIGHTS, isWeightsSource, providerFor, WEIGHTS_SOURCES } from "./scenarios/body-from-mesh";
 import { modelCacheKey } from "./skinning/model-provider";
 import { FIT_CUBATURE_BY_DEFAULT } from "../shared/skinning";
-import { LIMITS } from "../shared/net";
+import { LIMITS, UPLOAD_LIMITS } from "../shared/net";
 import { DEFAULT_IDLE_RESET_MINUTES } from "./room/table-reset";
 import { ATTRACT_WOBBLE_SECONDS } from "./room/attract-wobble";
 
@@ -32,13 +33,15 @@ async function main(): Promise<void> {
   if (!(idleResetMinutes >= 0 && idleResetMinutes <= LIMITS.idleResetMinutes)) throw new Error(`IDLE_RESET_MINUTES must be 0-${LIMITS.idleResetMinutes}, got "${process.env.IDLE_RESET_MINUTES}"`);
   const attractWobbleSeconds = Number(process.env.ATTRACT_WOBBLE_SECONDS ?? ATTRACT_WOBBLE_SECONDS);
   if (!(attractWobbleSeconds >= 0 && attractWobbleSeconds <= 3600)) throw new Error(`ATTRACT_WOBBLE_SECONDS must be 0-3600, got "${process.env.ATTRACT_WOBBLE_SECONDS}"`);
+  const uploadSize = Number(process.env.UPLOAD_SIZE ?? UPLOAD_LIMITS.defaultSize);
+  if (!(uploadSize >= 0.05 && uploadSize <= 1)) throw new Error(`UPLOAD_SIZE must be 0.05-1 (m), got "${process.env.UPLOAD_SIZE}"`);
   const tls = await tlsFromEnvironment(host);
   const server = await startServer({
     port, host, redisUrl: process.env.REDIS_URL || undefined, adminToken: process.env.ADMIN_TOKEN, provider,
     providerKey: skinning === "model" ? await modelCacheKey() : skinning,
     fitCubature: cubature === "fitted",
     publicAddress: process.env.PUBLIC_ADDRESS || undefined, tls,
-    reconnectSeconds, idleResetMinutes, attractWobbleSeconds,
+    reconnectSeconds, idleResetMinutes, attractWobbleSeconds, uploadSize,
     allowedOrigins: (process.env.ALLOWED_ORIGINS ?? "").split(",").map((o) => o.trim()).filter(Boolean),
   });
   process.stdout.write(`Pliant is running. Point a headset's browser at:\n${server.urls.map((u) => `  ${u}`).join("\n")}\n`);

@@ -13,6 +13,8 @@ import { PUBLIC_ROOM_OPTION } from "../matchmaking/public-room";
 import { placeBodies, type PlacedBody } from "../world/playground-bodies";
 import { bakeByHash } from "../world/bake-cache";
 import { issueUploadTicket } from "../uploads/upload-tickets";
+import { takePreparedShape } from "../uploads/prepared-shapes";
+import { sharedBodyShape } from "../../shared/scene/body-shape-cache";
 import { ADMIN_OWNER, makeRoomFor, SnapshotIndices } from "./added-bodies";
 import { playgroundConfig } from "./playground-config";
 import { throttledLog } from "../logging/throttled-log";
@@ -869,6 +871,9 @@ export class PlaygroundRoom extends Room {
     this.state.uploads.delete(id);
     const size = playgroundConfig().uploadSize;
     const spec = { id, mesh: `upload:${hash}`, material: ADDED_MATERIAL, size, position: upload.position } as const;
+    // Its shape, built on the bake thread (when this process baked it): only cheap work is left for this tick.
+    const prepared = takePreparedShape(hash, size);
+    if (prepared) sharedBodyShape(bake.body, size, () => prepared);
     const entity = new SoftEntity(id, bake.body, size, MATERIALS[ADDED_MATERIAL], upload.position);
     this.world.addBody(entity, upload.position[1]);
     this.enter({ spec, entity, bake, slot: this.snapshotIndices.next(this.usedSlots()), owner: upload.owner, since: this.world.tick, leaving: false }, upload.name, texture);

@@ -2,10 +2,13 @@
 // thread, so that a bake of several seconds never holds up a room's tick.
 
 import { parentPort } from "node:worker_threads";
+import { readlinkSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
+import { setPriority } from "node:os";
 import path from "node:path";
 import { gltfBaseColourImage, MeshError, parseMesh } from "../../shared/geometry";
 import { UPLOAD_LIMITS } from "../../shared/net";
+import { buildBodyShape } from "../../shared/scene";
 import { SkinningError, type SkinningFieldProvider } from "../../shared/skinning";
 import { isWeightsSource, providerFor } from "../scenarios/body-from-mesh";
 import { BAKE_CACHE_DIRECTORY, bakeKey, cachedBake } from "../world/bake-cache";
@@ -42,13 +45,29 @@ async function run(job: BakeJob): Promise<void> {
     const bake = await cachedBake(mesh, await provider, job.providerKey, {
       ...options, onProgress: (stage, fraction) => reply({ id: job.id, type: "progress", stage, fraction }),
     });
-    reply({ id: job.id, type: "baked", hash: bake.hash, fromCache: bake.fromCache, ...(texture ? { texture } : {}) });
+    // The quarter second of placing it that depends on the shape alone, done here rather than on a room's tick.
+    const shape = buildBodyShape(bake.body, job.size);
+    reply({ id: job.id, type: "baked", hash: bake.hash, fromCache: bake.fromCache, shape, ...(texture ? { texture } : {}) });
   } catch (error) {
     // What the bake refuses (a mesh with no inside, say) is the file's fault too.
     reply({ id: job.id, type: "failed", reason: error instanceof Error ? error.message : String(error), bad: error instanceof SkinningError || error instanceof MeshError });
   }
 }
 
+/**
+ * The bake thread yields the CPU to the rooms' ticks: on Linux a thread is a task of its own, and its nice value
+ * can be set through its id (/proc/thread-self). Elsewhere bakes run at the process's priority.
+ */
+function lowerThisThreadsPriority(): void {
+  try {
+    const task = Number(path.basename(readlinkSync("/proc/thread-self")));
+    if (Number.isInteger(task) && task > 0) setPriority(task, 19);
+  } catch {
+    // not Linux, or not allowed: bake at normal priority
+  }
+}
+
+lowerThisThreadsPriority();
 let queue = Promise.resolve();
 parentPort!.on("message", (job: BakeJob) => {
   queue = queue.then(() => run(job));

@@ -5,6 +5,8 @@
 import { Worker } from "node:worker_threads";
 import type { MeshFormat } from "../../shared/geometry";
 import type { BakeJob, BakeWorkerReply } from "./bake-messages";
+import { adoptBodyShape } from "../../shared/scene";
+import type { BodyShape } from "../../shared/scene/body-shape-cache";
 
 /** The worker's own heap limit, MB: a file that needs more fails its upload, not the server. */
 const WORKER_HEAP_MB = 3072;
@@ -27,6 +29,8 @@ export interface BakedUpload {
   fromCache: boolean;
   /** Its base-colour image's file in the bake cache (GET /uploaded-textures/<file>), if it has one. */
   texture?: string;
+  /** Its subspace and proxy cover at the size asked for. */
+  shape: BodyShape;
 }
 
 export interface BakeTicket {
@@ -65,7 +69,8 @@ export class Baker {
     this.ensureWorker();
   }
 
-  bake(bytes: Uint8Array, format: MeshFormat, onProgress: (stage: string, fraction: number) => void): BakeTicket {
+  /** Parses and bakes a file, and builds its body's shape at `size` (m). */
+  bake(bytes: Uint8Array, format: MeshFormat, size: number, onProgress: (stage: string, fraction: number) => void): BakeTicket {
     const id = this.nextId++;
     let pending!: Pending;
     const parsed = new Promise<ParsedUpload>((resolve, reject) => {
@@ -76,7 +81,7 @@ export class Baker {
     });
     // Whoever waits for `parsed` only still gets a rejected `baked` handled.
     baked.catch(() => undefined);
-    pending.job = { id, bytes, format, weights: this.settings.weights, providerKey: this.settings.providerKey, fitCubature: this.settings.fitCubature };
+    pending.job = { id, bytes, format, weights: this.settings.weights, providerKey: this.settings.providerKey, fitCubature: this.settings.fitCubature, size };
     this.pending.set(id, pending);
     this.ensureWorker().postMessage(pending.job);
     return { parsed, baked };
@@ -119,7 +124,7 @@ export class Baker {
         return;
       case "baked":
         this.pending.delete(reply.id);
-        job.baked.resolve({ hash: reply.hash, fromCache: reply.fromCache, texture: reply.texture });
+        job.baked.resolve({ hash: reply.hash, fromCache: reply.fromCache, texture: reply.texture, shape: adoptBodyShape(reply.shape) });
         return;
       case "failed": {
         this.pending.delete(reply.id);

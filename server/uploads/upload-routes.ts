@@ -14,6 +14,8 @@ import { ADMIN_OWNER } from "../room/added-bodies";
 import type { PlaygroundRoom } from "../room/playground-room";
 import { UploadError, type Baker } from "./baker";
 import { redeemUploadTicket, type TicketHolder } from "./upload-tickets";
+import { keepPreparedShape } from "./prepared-shapes";
+import { playgroundConfig } from "../room/playground-config";
 
 /** The Content-Types a mesh may be sent as, and the format each names. */
 export const MESH_CONTENT_TYPES: Readonly<Record<string, MeshFormat>> = Object.freeze({
@@ -83,7 +85,8 @@ export function installUploadRoutes(app: Application, settings: UploadRouteSetti
     const id = `added-${randomBytes(4).toString("hex")}`;
     const call = <T>(method: keyof PlaygroundRoom, args: unknown[]) => matchMaker.remoteRoomCall(holder.roomId, method, args) as Promise<T>;
     let announced = false;
-    const job = settings.baker.bake(bytes.slice(), format, (stage, fraction) => {
+    const size = playgroundConfig().uploadSize;
+    const job = settings.baker.bake(bytes.slice(), format, size, (stage, fraction) => {
       if (announced) void call("uploadProgress", [id, stage, fraction]).catch(() => undefined);
     });
     let hash: string;
@@ -108,6 +111,7 @@ export function installUploadRoutes(app: Application, settings: UploadRouteSetti
     try {
       const baked = await job.baked;
       await settings.shareBake?.(baked.hash, baked.texture);
+      keepPreparedShape(baked.hash, size, baked.shape);
       await call("uploadBaked", [id, baked.hash, baked.texture ? `/uploaded-textures/${baked.texture}` : ""]);
       settings.log(`upload ${id} (${name}, ${bytes.byteLength} bytes) baked${baked.fromCache ? " (from the cache)" : ""} into room ${holder.roomId}`);
     } catch (error) {

@@ -5,3 +5,4 @@ export * from "./soft-entity";
 export * from "./world";
 export * from "./homecoming";
 export * from "./landing-spot";
+export * from "./table-alignment";

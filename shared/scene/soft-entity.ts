@@ -8,7 +8,7 @@ import { boundsDiagonal, meshBounds } from "../geometry";
 import { NearestPointGrid } from "../geometry/nearest-point-grid";
 import { basisRows, MAX_GRABS, SoftBody, Subspace } from "../sim";
 import { handleCount, proxyCandidates, toSubspaceSource, type BakedBody } from "../skinning";
-import { sharedBodyShape, type ProxyCover } from "./body-shape-cache";
+import { sharedBodyShape, type BodyShape, type ProxyCover } from "./body-shape-cache";
 import { NearbyObstacles, SphereSetObstacle, type BoundedObstacle } from "./obstacles";
 import type { MaterialPreset } from "./materials";
 
@@ -63,10 +63,7 @@ export class SoftEntity {
     // Proxies: spheres inscribed in the rest shape (centred on dense interior points, radius = distance to the
     // surface), chosen greedily until they reach every surface sample within a small tolerance, so that a prop
     // cannot slip between them.
-    const shape = sharedBodyShape(baked, size, () => ({
-      subspace: new Subspace(toSubspaceSource(baked, size)),
-      cover: coveringSpheres(baked, s, Math.max(0.005, 0.025 * size)),
-    }));
+    const shape = sharedBodyShape(baked, size, () => buildBodyShape(baked, size));
     this.subspace = shape.subspace;
     let minY = Infinity;
     if (placement === "lowest-point") for (let i = 1; i < baked.renderPositions.length; i += 3) minY = Math.min(minY, baked.renderPositions[i] * s);
@@ -168,6 +165,19 @@ export class SoftEntity {
  * with the largest radius that stays inside the surface (distance to the nearest surface sample or vertex); a
  * sample counts as covered when it lies within `tolerance` of a sphere. Body metres (scale `s`).
  */
+/**
+ * What a body's rest shape decides at a size: its subspace and proxy cover (a quarter second of work: a server
+ * builds an upload's on its bake thread, and hands it to sharedBodyShape with adoptBodyShape).
+ */
+export function buildBodyShape(baked: BakedBody, size: number): BodyShape {
+  return { subspace: new Subspace(toSubspaceSource(baked, size)), cover: coveringSpheres(baked, size / 2, Math.max(0.005, 0.025 * size)) };
+}
+
+/** A body shape built on another thread, as it arrives there (structured-cloned: plain objects of typed arrays). */
+export function adoptBodyShape(cloned: BodyShape): BodyShape {
+  return { subspace: Object.setPrototypeOf(cloned.subspace, Subspace.prototype) as Subspace, cover: cloned.cover };
+}
+
 function coveringSpheres(baked: BakedBody, s: number, tolerance: number): ProxyCover {
   const h = handleCount(baked);
   const { positions: candidates, weights: candidateWeights } = proxyCandidates(baked), nc = candidates.length / 3;

@@ -1,0 +1,113 @@
+// npm run bench:uploads [-- --json] [--players 8]
+// Upload to visible, and the room's tick rate while it bakes: a real server on loopback with a fresh bake cache,
+// bot players grabbing and throwing the room's bodies (server-bots.ts, another process), and a Pliant client
+// watching (upload-watcher.ts, a third). Each asset mesh is posted with the admin token; the figures are the time to the 202 (parsed), to the
+// body in the room state (baked and placed), and to the body built in the watching client (fetched and decoded:
+// what a page then draws), then the same file again (the cache). Ticks are counted in consecutive 1 s windows
+// from each post until its body is visible.
+
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { integerFlag, parseFlags } from "../../server/cli/cli-support";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const ASSETS = path.resolve(ROOT, "../shared/assets");
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const flags = parseFlags(process.argv.slice(2), { json: { type: "boolean", default: false }, players: { type: "string" } });
+const players = integerFlag(flags, "players", 8, 0, 16);
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+// A cache of its own, so that every first upload really bakes (set before the server's modules read it).
+process.env.BAKE_CACHE_DIR = mkdtempSync(path.join(tmpdir(), "pliant-upload-bench-"));
+const { matchMaker } = await import("@colyseus/core");
+const { startServer } = await import("../../server/app");
+const { ROOM_NAME } = await import("../../shared/net");
+type Room = import("../../server/room/playground-room").PlaygroundRoom;
+
+const MESHES: { file: string; type: string }[] = [
+  { file: "meshes/suzanne.obj", type: "model/obj" },
+  { file: "meshes/woody.obj", type: "model/obj" },
+  { file: "characters/fox.glb", type: "model/gltf-binary" },
+  { file: "meshes/cow.obj", type: "model/obj" },
+  { file: "meshes/spot.obj", type: "model/obj" },
+  { file: "meshes/teapot.obj", type: "model/obj" },
+  { file: "meshes/stanford-bunny.obj", type: "model/obj" },
+];
+
+const server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "bench", log: () => {}, matchmakeLimits: { requestsPerAddress: Number.POSITIVE_INFINITY }, uploadRate: { perMinute: 600, burst: 100 } });
+const http = `http://127.0.0.1:${server.port}`;
+const listing = await matchMaker.createRoom(ROOM_NAME, {});
+const room = matchMaker.getLocalRoomById(listing.roomId) as Room;
+const bots = spawn(process.execPath, [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), path.join(ROOT, "test/bench/server-bots.ts"),
+  `ws://127.0.0.1:${server.port}`, listing.roomId, String(players), "0", "600", "0"], { stdio: ["ignore", "inherit", "inherit"] });
+// The watching client runs in its own process; it reports when it has built each body.
+const visibleAt = new Map<string, number>();
+const watcher = spawn(process.execPath, [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), path.join(ROOT, "test/bench/upload-watcher.ts"),
+  `ws://127.0.0.1:${server.port}`, listing.roomId], { stdio: ["ignore", "pipe", "inherit"] });
+let watcherOutput = "";
+watcher.stdout!.on("data", (chunk: Buffer) => {
+  watcherOutput += chunk.toString();
+  for (const [, id, at] of watcherOutput.matchAll(/visible (\S+) (\d+)\n/g)) visibleAt.set(id, Number(at));
+});
+for (let i = 0; i < 600 && !watcherOutput.includes("ready"); i++) await sleep(100);
+for (let i = 0; i < 300 && room.clients.length < players + 1; i++) await sleep(100);
+log(`room ${listing.roomId}: ${room.clients.length - 1} bot players; warming up 5 s...`);
+await sleep(5000);
+
+/** Ticks in consecutive 1 s windows while `work` runs. */
+async function ticksDuring<T>(work: Promise<T>): Promise<{ result: T; windows: number[] }> {
+  const windows: number[] = [];
+  let done = false, result!: T;
+  void work.then((r) => { result = r; done = true; }, () => { done = true; });
+  let start = performance.now(), startTicks = room.stats.count;
+  while (!done) {
+    await sleep(50);
+    const now = performance.now();
+    if (now - start >= 1000) {
+      windows.push(((room.stats.count - startTicks) * 1000) / (now - start));
+      start = now;
+      startTicks = room.stats.count;
+    }
+  }
+  await work;
+  return { result, windows };
+}
+
+async function timeUpload(bytes: Uint8Array, type: string, name: string) {
+  const t0 = performance.now(), wall0 = Date.now();
+  const response = await fetch(`${http}/meshes?token=bench&room=${listing.roomId}&name=${encodeURIComponent(name)}`, { method: "POST", headers: { "Content-Type": type }, body: bytes });
+  const answer = (await response.json()) as { id: string; hash: string; error?: string };
+  if (response.status !== 202) throw new Error(`${name}: ${response.status} ${answer.error}`);
+  const parsed = performance.now() - t0;
+  while (!room.state.bodies.has(answer.id)) await sleep(5);
+  const inState = performance.now() - t0;
+  while (!visibleAt.has(answer.id)) await sleep(5);
+  return { parsed, inState, visible: visibleAt.get(answer.id)! - wall0 };
+}
+
+const rows = [];
+for (const mesh of MESHES) {
+  const bytes = new Uint8Array(await readFile(path.join(ASSETS, mesh.file)));
+  const name = path.basename(mesh.file);
+  const first = await ticksDuring(timeUpload(bytes, mesh.type, name));
+  await sleep(1500);
+  const again = await ticksDuring(timeUpload(bytes, mesh.type, `${name} again`));
+  const windows = [...first.windows, ...again.windows];
+  rows.push({ mesh: name, bytes: bytes.byteLength, first: first.result, again: again.result, ticksPerSecondMin: windows.length ? Math.min(...windows) : NaN, windows: windows.length, windowsUnder55: windows.filter((t) => t < 55).length });
+  log(`${name}: visible after ${first.result.visible.toFixed(0)} ms (again ${again.result.visible.toFixed(0)} ms)`);
+  await sleep(1500);
+}
+bots.kill("SIGTERM");
+watcher.kill("SIGTERM");
+await server.close();
+
+if (flags.json) process.stdout.write(`${JSON.stringify({ players, rows }, null, 2)}\n`);
+else {
+  const f = (v: number) => Math.round(v).toLocaleString("en");
+  process.stdout.write(`| mesh | bytes | 202 (parsed) ms | in room state ms | visible in a client ms | again: visible ms | ticks/s, worst 1 s window | windows < 55 |\n|---|---|---|---|---|---|---|---|\n`);
+  for (const r of rows) process.stdout.write(`| ${r.mesh} | ${f(r.bytes)} | ${f(r.first.parsed)} | ${f(r.first.inState)} | ${f(r.first.visible)} | ${f(r.again.visible)} | ${r.ticksPerSecondMin.toFixed(1)} | ${r.windowsUnder55} / ${r.windows} |\n`);
+}
+process.exit(0);
