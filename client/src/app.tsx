@@ -27,6 +27,8 @@ import { Avatars } from "./scene/avatars";
 import { Lights, Props, RoomStatics } from "./scene/room-scene";
 import { SpectatorCamera, type CameraMode } from "./view/spectator-camera";
 import type { AppXRStore, EmulatedDevice } from "./xr/xr-store";
+import { TableAlignment, useTableAlignment } from "./xr/table-alignment";
+import { PLAYGROUND } from "../../shared/scene";
 
 export function App({ store, emulated }: { store: AppXRStore; emulated?: EmulatedDevice }) {
   const loader = useMemo(() => new BakeLoader(location.href.split(/[?#]/)[0]), []);
@@ -94,6 +96,7 @@ export function App({ store, emulated }: { store: AppXRStore; emulated?: Emulate
   const role = state.role;
   const canGrab = role === "player" || spectatorGrabs;
   const passthrough = xrMode === "immersive-ar";
+  const alignment = useTableAlignment();
   return (
     <>
       <Canvas shadows dpr={[1, 2]} camera={{ fov: 55, near: 0.02, far: 60 }} gl={{ antialias: true }}>
@@ -102,13 +105,14 @@ export function App({ store, emulated }: { store: AppXRStore; emulated?: Emulate
           <SceneHook />
           <FrameDriver client={client} />
           <Lights />
-          <RoomStatics passthrough={passthrough} />
+          <RoomStatics passthrough={passthrough} onRealTable={alignment.aligned} />
+          <TableAlignment layout={PLAYGROUND} ar={passthrough} />
           {client && <RoomContents client={client} loader={loader} players={players} />}
           {client && <BodySounds client={client} enabled />}
-          {client && <XRInteraction client={client} canGrab={role === "player"} onNotice={notice} />}
+          {client && <XRInteraction client={client} canGrab={role === "player" && !(passthrough && alignment.aligning)} onNotice={notice} />}
           {client && <MouseDrag client={client} enabled={canGrab && !xrMode && !kiosk} onDragging={setDragging} onGrabbed={onGrabbed} onNotice={notice} />}
           <SpectatorCamera client={client} mode={cameraMode} dragging={dragging} onLook={onLook} />
-          <WristMenu connection={state} client={client} canPlay={Boolean(client) && canGrab} onLeave={() => void store.getState().session?.end()} debug={stats} />
+          <WristMenu connection={state} client={client} canPlay={Boolean(client) && canGrab} onLeave={() => void store.getState().session?.end()} debug={stats} passthrough={passthrough} />
         </XR>
       </Canvas>
       {kiosk ? <KioskOverlay client={client} players={players} /> : (

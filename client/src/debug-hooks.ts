@@ -3,6 +3,7 @@
 
 import type * as THREE from "three";
 import { frameStats } from "./hud/frame-stats";
+import { tableAlignment } from "./xr/table-alignment";
 import { xrInputs } from "./interaction/xr-inputs";
 import { wristMenu } from "./hud/wrist-menu";
 import type { BakeLoader } from "./bake/bake-loader";
@@ -87,6 +88,14 @@ export function installDebugHooks({ connection, loader, store, emulated }: { con
       const image = (mesh.material as THREE.MeshStandardMaterial).map?.image as { width?: number; height?: number } | undefined;
       return { textureWidth: image?.width ?? 0, textureHeight: image?.height ?? 0, uvVertices: mesh.geometry.getAttribute("uv")?.count ?? 0 };
     },
+    /** Whether the scene has a visible object of this name (the room's statics: "table", "wall-north"...). */
+    objectShown(name: string): boolean {
+      let shown = false;
+      scene?.traverse((o) => { if (o.name === name && o.visible) shown = true; });
+      return shown;
+    },
+    /** This page's mixed-reality alignment (xr/table-alignment.tsx). */
+    alignment: tableAlignment,
     /** Upload placeholders on screen (uploads being baked), by body id. */
     get placeholders(): string[] {
       const found: string[] = [];

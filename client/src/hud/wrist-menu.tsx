@@ -1,6 +1,6 @@
 // The menu inside the headset: a small panel above the left wrist (controller or hand) when it is raised into
 // view, turned to the eyes, with "Reset table", "Leave VR", the material of the body last held (each press
-// turns it into the next material) and "Add a ..." (the server's gallery meshes in turn), pressed by touching a button with the right hand's fingertip or controller.
+// turns it into the next material), "Add ..." (the server's gallery meshes in turn) and, in AR, "Align table", pressed by touching a button with the right hand's fingertip or controller.
 // Below the buttons: the connection and players (and, with ?debug, frame rate and simulation time), in place of
 // a head-locked strip floating over the table.
 
@@ -14,6 +14,7 @@ import { MATERIAL_NAMES, type MaterialName } from "../../../shared/scene/materia
 import type { ConnectionState } from "../room/room-connection";
 import { frameStats } from "./frame-stats";
 import { addGalleryMesh, fetchGallery } from "../upload/add-mesh";
+import { startAligning } from "../xr/table-alignment";
 import type { GalleryEntry } from "../../../shared/net";
 
 const WIDTH = 0.16, HEIGHT = 0.15;
@@ -27,9 +28,9 @@ const LOOK_DISTANCE = 0.7;
 const LOOK_COS = Math.cos((32 * Math.PI) / 180);
 /** A fingertip this close to a button's centre presses it, m; a button presses once until the finger leaves. */
 const PRESS = 0.022;
-type ButtonId = "reset" | "leave" | "material" | "add";
+type ButtonId = "reset" | "leave" | "material" | "add" | "align";
 /** Button centres in the panel's plane, m from its centre. */
-const BUTTONS: Record<ButtonId, [number, number]> = { reset: [-0.038, 0.045], leave: [0.038, 0.045], material: [0, 0.008], add: [0, -0.029] };
+const BUTTONS: Record<ButtonId, [number, number]> = { reset: [-0.038, 0.045], leave: [0.038, 0.045], material: [0, 0.008], add: [-0.038, -0.029], align: [0.038, -0.029] };
 const BUTTON_IDS = Object.keys(BUTTONS) as ButtonId[];
 
 /** Where the wrist menu's buttons are this frame (tests press them); null outside a session. */
@@ -40,7 +41,8 @@ function nextMaterial(material: MaterialName): MaterialName {
   return MATERIAL_NAMES[(MATERIAL_NAMES.indexOf(material) + 1) % MATERIAL_NAMES.length];
 }
 
-export function WristMenu({ connection, client, canPlay, onLeave, debug }: { connection: ConnectionState; client: PliantRoomClient | null; canPlay: boolean; onLeave: () => void; debug: boolean }) {
+/** `passthrough`: an immersive-ar session, where "Align table" puts the room's table on a real one again. */
+export function WristMenu({ connection, client, canPlay, onLeave, debug, passthrough = false }: { connection: ConnectionState; client: PliantRoomClient | null; canPlay: boolean; onLeave: () => void; debug: boolean; passthrough?: boolean }) {
   const panel = useRef<THREE.Mesh>(null);
   const { canvas, texture } = useMemo(() => {
     const canvas = document.createElement("canvas");
@@ -83,7 +85,7 @@ export function WristMenu({ connection, client, canPlay, onLeave, debug }: { con
     // Turned to the eyes, upright.
     m.lookAt(scratch.head.x, m.position.y, scratch.head.z);
     m.updateMatrixWorld();
-    const buttons = (wristMenu.buttons ??= { reset: [0, 0, 0], leave: [0, 0, 0], material: [0, 0, 0], add: [0, 0, 0] });
+    const buttons = (wristMenu.buttons ??= { reset: [0, 0, 0], leave: [0, 0, 0], material: [0, 0, 0], add: [0, 0, 0], align: [0, 0, 0] });
     for (const id of BUTTON_IDS) {
       scratch.point.set(BUTTONS[id][0], BUTTONS[id][1], 0).applyMatrix4(m.matrixWorld);
       buttons[id][0] = scratch.point.x; buttons[id][1] = scratch.point.y; buttons[id][2] = scratch.point.z;
@@ -102,6 +104,7 @@ export function WristMenu({ connection, client, canPlay, onLeave, debug }: { con
       if (touching === "reset" && canPlay) client?.resetTable();
       if (touching === "material" && canPlay && client && scratch.body) client.setMaterial(scratch.body, nextMaterial(client.materialOf(scratch.body)));
       if (touching === "leave") onLeave();
+      if (touching === "align" && passthrough) startAligning();
       const entry = adding.gallery[adding.next % Math.max(1, adding.gallery.length)];
       if (touching === "add" && canPlay && client && entry && !adding.busy) {
         adding.busy = true;
@@ -118,7 +121,7 @@ export function WristMenu({ connection, client, canPlay, onLeave, debug }: { con
     scratch.lastDraw = now;
     const material = client && scratch.body ? { body: scratch.body, name: client.materialOf(scratch.body) } : null;
     const next = adding.gallery.length ? adding.gallery[adding.next % adding.gallery.length].name : null;
-    draw(canvas, connection, canPlay, material, touching, debug, { next, status: adding.status });
+    draw(canvas, connection, canPlay, material, touching, debug, { next, status: adding.status }, passthrough);
     texture.needsUpdate = true;
   });
 
@@ -130,7 +133,7 @@ export function WristMenu({ connection, client, canPlay, onLeave, debug }: { con
   );
 }
 
-function draw(canvas: HTMLCanvasElement, connection: ConnectionState, canPlay: boolean, material: { body: string; name: MaterialName } | null, touching: ButtonId | null, debug: boolean, add: { next: string | null; status: string }): void {
+function draw(canvas: HTMLCanvasElement, connection: ConnectionState, canPlay: boolean, material: { body: string; name: MaterialName } | null, touching: ButtonId | null, debug: boolean, add: { next: string | null; status: string }, passthrough: boolean): void {
   const g = canvas.getContext("2d")!, w = canvas.width, h = canvas.height;
   g.clearRect(0, 0, w, h);
   g.fillStyle = "rgba(17, 20, 26, 0.85)";
@@ -140,7 +143,7 @@ function draw(canvas: HTMLCanvasElement, connection: ConnectionState, canPlay: b
   const button = (id: ButtonId, label: string, enabled: boolean, halfWidth = 110) => {
     // Panel metres to canvas pixels: x from -W/2..W/2, y from H/2..-H/2.
     const cx = ((BUTTONS[id][0] + WIDTH / 2) / WIDTH) * w, cy = ((HEIGHT / 2 - BUTTONS[id][1]) / HEIGHT) * h;
-    g.fillStyle = !enabled ? "#2c3442" : touching === id ? "#81d4fa" : id === "leave" ? "#ef5350" : id === "material" ? "#ffb74d" : id === "add" ? "#aed581" : "#4fc3f7";
+    g.fillStyle = !enabled ? "#2c3442" : touching === id ? "#81d4fa" : id === "leave" ? "#ef5350" : id === "material" ? "#ffb74d" : id === "add" ? "#aed581" : id === "align" ? "#ce93d8" : "#4fc3f7";
     g.beginPath();
     g.roundRect(cx - halfWidth, cy - 44, 2 * halfWidth, 88, 18);
     g.fill();
@@ -151,9 +154,10 @@ function draw(canvas: HTMLCanvasElement, connection: ConnectionState, canPlay: b
     g.fillText(label, cx, cy + 2);
   };
   button("reset", "Reset table", canPlay);
-  button("leave", "Leave VR", true);
+  button("leave", passthrough ? "Leave AR" : "Leave VR", true);
   button("material", material ? `${material.body}: ${material.name} → ${nextMaterial(material.name)}` : "no body", canPlay && material !== null, 230);
-  button("add", add.next ? `Add a ${add.next}` : "gallery loading", canPlay && add.next !== null, 230);
+  button("add", add.next ? `Add ${add.next}` : "gallery…", canPlay && add.next !== null);
+  button("align", "Align table", passthrough);
   g.textAlign = "left";
   g.fillStyle = "#e8ecf1";
   g.font = "500 26px system-ui, sans-serif";

@@ -1,5 +1,6 @@
 // The room around the soft bodies: lights, a floor, table and walls from the shared layout with a stand's backdrop
-// behind the table, and the rigid props, placed from the latest snapshots. Walls and floor hide in passthrough AR.
+// behind the table, and the rigid props, placed from the latest snapshots. Walls and floor hide in passthrough AR,
+// and the table too once it has been put on a real one (xr/table-alignment.tsx).
 
 import { useFrame } from "@react-three/fiber";
 import { useEffect, useMemo, useRef } from "react";
@@ -9,7 +10,7 @@ import { PLAYGROUND, type PropSpec } from "../../../shared/scene";
 
 const STATIC_COLORS: Record<string, string> = { floor: "#3a404a", table: "#b08158" };
 
-export function RoomStatics({ passthrough }: { passthrough: boolean }) {
+export function RoomStatics({ passthrough, onRealTable = false }: { passthrough: boolean; onRealTable?: boolean }) {
   const textures = useMemo(() => ({ floor: floorTexture(), backdrop: backdropTexture() }), []);
   useEffect(() => () => { textures.floor.dispose(); textures.backdrop.dispose(); }, [textures]);
   return (
@@ -17,7 +18,7 @@ export function RoomStatics({ passthrough }: { passthrough: boolean }) {
       {PLAYGROUND.statics.map((box) => {
         const isWall = box.name.startsWith("wall");
         const isFloor = box.name === "floor";
-        if (box.hidden || (passthrough && (isWall || isFloor))) return null;
+        if (box.hidden || (passthrough && (isWall || isFloor || (onRealTable && box.name.startsWith("table"))))) return null;
         const color = STATIC_COLORS[box.name] ?? (isWall ? "#2b3340" : "#7a5a3c");
         const texture = isFloor ? textures.floor : box.name === "wall-north" ? textures.backdrop : null;
         return (
