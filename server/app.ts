@@ -11,7 +11,7 @@ import path from "node:path";
 import { matchMaker, Server, LocalPresence, type Presence } from "@colyseus/core";
 import { WebSocketTransport } from "@colyseus/ws-transport";
 import express from "express";
-import { LIMITS, ROOM_NAME } from "../shared/net";
+import { LIMITS, ROOM_NAME, UPLOAD_LIMITS } from "../shared/net";
 import type { SkinningFieldProvider } from "../shared/skinning";
 import { installAdminRoutes } from "./admin-routes";
 import { colyseusLogger } from "./logging/colyseus-logger";
@@ -27,6 +27,7 @@ import { CompressedBakes } from "./world/compressed-bakes";
 import { Baker } from "./uploads/baker";
 import { installUploadRoutes } from "./uploads/upload-routes";
 import { installGalleryRoutes } from "./uploads/gallery";
+import { UPLOAD_BAKE_DIRECTORY } from "./uploads/upload-store";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const CLIENT_BUILD = path.join(ROOT, "client/dist");
@@ -97,10 +98,13 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   const sharedBakes = settings.redisUrl ? new SharedBakes(settings.redisUrl) : null;
   await sharedBakes?.publish(baked.map((b) => b.bake.hash));
   if (sharedBakes) configurePlayground({ fetchSharedBake: (hash) => sharedBakes.fetchWhole(hash) });
-  if (settings.uploadSize !== undefined) configurePlayground({ uploadSize: settings.uploadSize });
-  // Uploads bake on one worker thread, started now so that the first upload does not wait for it.
+  if (settings.uploadSize !== undefined) {
+    if (!(settings.uploadSize >= UPLOAD_LIMITS.minSize && settings.uploadSize <= UPLOAD_LIMITS.maxSize)) throw new Error(`uploadSize must be ${UPLOAD_LIMITS.minSize}-${UPLOAD_LIMITS.maxSize} m, got ${settings.uploadSize}`);
+    configurePlayground({ uploadSize: settings.uploadSize });
+  }
+  // Uploads bake on one worker thread, started by the first upload (a running room's tests and benchmarks never
+  // pay for it).
   const baker = new Baker({ weights: config.provider.name, providerKey: config.providerKey, fitCubature: config.fitCubature });
-  baker.warm();
 
   let presence: Presence = new LocalPresence();
   let driver: matchMaker.MatchMakerDriver | undefined;
@@ -128,6 +132,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
           // The client copy (without render weights the browser computes itself), or the whole bake, or another
           // process's client copy (Redis).
           const bytes = await readFile(clientBakeFile(hash)).catch(() => readFile(path.join(BAKE_CACHE_DIRECTORY, `${hash}.bake`)))
+            .catch(() => readFile(clientBakeFile(hash, UPLOAD_BAKE_DIRECTORY)))
             .catch(async () => (await sharedBakes?.fetch(hash)) ?? Promise.reject(new Error("no bake")));
           // X-Bake-Length: the decoded size, for a page's progress bar (Content-Length counts compressed bytes).
           res.type("application/octet-stream").set("Cache-Control", "public, max-age=31536000, immutable").set("Vary", "Accept-Encoding").set("X-Bake-Length", String(bytes.length));
@@ -148,10 +153,11 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       // Uploaded glTFs' base-colour images, kept beside their bakes (or another process's, through Redis).
       app.get("/uploaded-textures/:file", async (req, res) => {
         const file = String(req.params.file);
-        if (!/^[0-9a-f]{32}\.(png|jpg|webp)$/.test(file)) return void res.status(400).type("text/plain").send("an uploaded texture is <bake hash>.png, .jpg or .webp");
-        const bytes = await readFile(path.join(BAKE_CACHE_DIRECTORY, file)).catch(async () => (await sharedBakes?.fetchTexture(file)) ?? null);
+        if (!/^[0-9a-f]{32}\.(png|jpg|webp)$/.test(file)) return void res.status(400).type("text/plain").send("an uploaded texture is <32 hex digits>.png, .jpg or .webp");
+        const bytes = await readFile(path.join(UPLOAD_BAKE_DIRECTORY, file)).catch(async () => (await sharedBakes?.fetchTexture(file)) ?? null);
         if (!bytes) return void res.status(404).set("Cache-Control", "no-store").type("text/plain").send(`no texture ${file}`);
-        res.type(path.extname(file)).set("Cache-Control", "public, max-age=31536000, immutable").send(bytes);
+        // Named by its content, and checked to be the image its name says (uploads/upload-store.ts).
+        res.type(path.extname(file)).set({ "Cache-Control": "public, max-age=31536000, immutable", "X-Content-Type-Options": "nosniff" }).send(bytes);
       });
       app.get("/status", async (_req, res) => {
         const rooms = await matchMaker.query({ name: ROOM_NAME });

@@ -5,7 +5,7 @@
 // other web origins that may call the matchmaking endpoints; RECONNECT_SECONDS is how long a dropped client's seat waits;
 // IDLE_RESET_MINUTES how long nobody may touch anything before the table is reset (0: never); ATTRACT_WOBBLE_SECONDS
 // how often a body of an idle room watched by a kiosk bounces (0: never); UPLOAD_SIZE the largest extent uploaded meshes
-// are scaled to (m, default 0.25). HTTPS=self-signed
+// are scaled to (m; UPLOAD_LIMITS.defaultSize). HTTPS=self-signed
 // (or TLS_CERT + TLS_KEY files) serves https, which headsets need for WebXR on the local network.
 
 import path from "node:path";
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const attractWobbleSeconds = Number(process.env.ATTRACT_WOBBLE_SECONDS ?? ATTRACT_WOBBLE_SECONDS);
   if (!(attractWobbleSeconds >= 0 && attractWobbleSeconds <= 3600)) throw new Error(`ATTRACT_WOBBLE_SECONDS must be 0-3600, got "${process.env.ATTRACT_WOBBLE_SECONDS}"`);
   const uploadSize = Number(process.env.UPLOAD_SIZE ?? UPLOAD_LIMITS.defaultSize);
-  if (!(uploadSize >= 0.05 && uploadSize <= 1)) throw new Error(`UPLOAD_SIZE must be 0.05-1 (m), got "${process.env.UPLOAD_SIZE}"`);
+  if (!(uploadSize >= UPLOAD_LIMITS.minSize && uploadSize <= UPLOAD_LIMITS.maxSize)) throw new Error(`UPLOAD_SIZE must be ${UPLOAD_LIMITS.minSize}-${UPLOAD_LIMITS.maxSize} (m), got "${process.env.UPLOAD_SIZE}"`);
   const tls = await tlsFromEnvironment(host);
   const server = await startServer({
     port, host, redisUrl: process.env.REDIS_URL || undefined, adminToken: process.env.ADMIN_TOKEN, provider,

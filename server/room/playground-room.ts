@@ -14,6 +14,8 @@ import { placeBodies, type PlacedBody } from "../world/playground-bodies";
 import { bakeByHash } from "../world/bake-cache";
 import { issueUploadTicket } from "../uploads/upload-tickets";
 import { takePreparedShape } from "../uploads/prepared-shapes";
+import { UPLOAD_BAKE_DIRECTORY } from "../uploads/upload-store";
+import { BAKE_DEADLINE_MS } from "../uploads/baker";
 import { sharedBodyShape } from "../../shared/scene/body-shape-cache";
 import { ADMIN_OWNER, makeRoomFor, SnapshotIndices } from "./added-bodies";
 import { playgroundConfig } from "./playground-config";
@@ -78,6 +80,8 @@ interface Seat {
   limiter: RateLimiter;
   /** Grab starts, limited apart: each one patches the shared state. */
   grabStarts: RateLimiter;
+  /** Upload tickets asked for (each is a presence key until it expires). */
+  tickets: RateLimiter;
   lastNoticeAt: number;
   /** When this client was last told that the table cannot be reset yet (ms). */
   resetRefusedAt: number;
@@ -140,8 +144,8 @@ interface BakingUpload {
   position: [number, number, number];
 }
 
-/** Seconds an added body fades for before it leaves the room. */
-const LEAVING_SECONDS = 0.6;
+/** How long an announced upload may take to arrive before its placeholder goes: queued bakes, each with its deadline. */
+const UPLOAD_GIVE_UP_MS = (UPLOAD_LIMITS.queuedBakes + 1) * BAKE_DEADLINE_MS + 10_000;
 /** Material an added body starts as. */
 const ADDED_MATERIAL = "jelly";
 
@@ -172,6 +176,7 @@ export class PlaygroundRoom extends Room {
   private placed: RoomBody[] = [];
   private readonly uploads = new Map<string, BakingUpload>();
   private readonly snapshotIndices = new SnapshotIndices();
+  private disposed = false;
   private seats = new Map<string, Seat>();
   private grabs = new Map<string, HeldGrab>();
   private pokes = new Map<string, HeldPoke>();
@@ -210,7 +215,8 @@ export class PlaygroundRoom extends Room {
     this.state.idleResetMinutes = config.idleResetMinutes;
     // Room for as many bodies as a room may hold, with as many coordinates as the largest of them could have.
     const qLength = Math.max(0, ...this.placed.map((p) => p.entity.body.n));
-    this.writer = new SnapshotWriter(snapshotCapacity(Math.max(this.placed.length, UPLOAD_LIMITS.softBodies), qLength, config.layout.props.length, MAX_PLAYERS + MAX_SPECTATORS, 256));
+    // Leaving bodies stay for a moment beside those that replaced them: room for twice the limit.
+    this.writer = new SnapshotWriter(snapshotCapacity(Math.max(this.placed.length, 2 * UPLOAD_LIMITS.softBodies), qLength, config.layout.props.length, MAX_PLAYERS + MAX_SPECTATORS, 256));
 
     this.onMessage(MESSAGES.pose, (client, message) => this.guard(client, MESSAGES.pose, parsePose(message), (pose) => {
       const seat = this.seats.get(client.sessionId)!;
@@ -266,6 +272,7 @@ export class PlaygroundRoom extends Room {
     this.seats.set(client.sessionId, {
       client, role, slot, limiter: new RateLimiter(LIMITS.messagesPerSecond, LIMITS.messageBurst), lastNoticeAt: 0, resetRefusedAt: 0,
       grabStarts: new RateLimiter(LIMITS.grabStartsPerSecond, LIMITS.grabStartsPerSecond),
+      tickets: new RateLimiter(UPLOAD_LIMITS.ticketsPerSecond, UPLOAD_LIMITS.ticketBurst),
       admin: adminToken !== null && adminTokenMatches(playgroundConfig().adminToken, adminToken), poses: new Float64Array(21), poseMask: 0, poseDirty: false,
       inputs: [], starved: true, ack: -1, ackTick: 0, ackDirty: false, kicked: false, holding: 0, lastMove: new Map(),
       lastHeard: this.world.tick, latency: LatencyProbe.of(client), kiosk: kiosk && role === "spectator",
@@ -331,6 +338,7 @@ export class PlaygroundRoom extends Room {
 
 
   override onDispose(): void {
+    this.disposed = true;
     this.world?.dispose();
   }
 
@@ -577,11 +585,12 @@ export class PlaygroundRoom extends Room {
       client.send(MESSAGES.grabResult, { hand, body: bodyId, ok: false, reason: "spectators cannot grab in this room" });
       return "spectators cannot grab in this room";
     }
-    const placed = this.placedById(bodyId)!, entity = placed.entity;
-    if (placed.leaving) {
+    const placed = this.placedById(bodyId);
+    if (!placed || placed.leaving) {
       client.send(MESSAGES.grabResult, { hand, body: bodyId, ok: false, reason: `the ${bodyId} is leaving the room` });
       return null;
     }
+    const entity = placed.entity;
     this.releaseGrab(client.sessionId, hand);
     const radius = Math.max(LIMITS.grabSlack, 0.08 * entity.size);
     let grab = -1;
@@ -794,13 +803,19 @@ export class PlaygroundRoom extends Room {
     return seat.role === "spectator" && !seat.admin && !this.state.spectatorGrabs ? "spectators cannot add meshes in this room" : null;
   }
 
+  /** An upload ticket for the asker, or `{ error }` on the same channel saying why not. */
   private handOutUploadTicket(client: Client): string | null {
     const seat = this.seats.get(client.sessionId)!;
+    const refuse = (error: string) => {
+      client.send(MESSAGES.uploadTicket, { error } satisfies UploadTicketMessage);
+      return null;
+    };
     const refusal = this.mayUpload(seat);
-    if (refusal) return refusal;
+    if (refusal) return refuse(refusal);
+    if (!seat.tickets.take()) return refuse(`at most ${UPLOAD_LIMITS.ticketBurst} tickets at once, then one every ${1 / UPLOAD_LIMITS.ticketsPerSecond} s`);
     void issueUploadTicket(this.presence, { roomId: this.roomId, owner: seat.admin ? ADMIN_OWNER : client.sessionId })
       .then((ticket) => client.send(MESSAGES.uploadTicket, ticket satisfies UploadTicketMessage))
-      .catch((error: Error) => this.reject(client, `upload-ticket: ${error.message}`));
+      .catch((error: Error) => refuse(`no ticket: ${error.message}`));
     return null;
   }
 
@@ -829,6 +844,8 @@ export class PlaygroundRoom extends Room {
     for (const u of this.uploads.values()) occupied.push(u.position[0], u.position[1], u.position[2], size / 2);
     const position = landingSpot(playgroundConfig().layout, size, occupied);
     this.uploads.set(id, { id, owner, since: this.world.tick, name, position });
+    // A bake whose result never arrives (its process died) must not hold its place for ever.
+    this.clock.setTimeout(() => this.uploadFailed(id, "the bake did not finish"), UPLOAD_GIVE_UP_MS);
     this.state.uploads.set(id, new UploadState({ id, name, owner, stage: "queued", progress: 0, x: position[0], y: position[1], z: position[2], size }));
     return { ok: true };
   }
@@ -859,13 +876,13 @@ export class PlaygroundRoom extends Room {
     if (!upload) return;
     let bake;
     try {
-      bake = await bakeByHash(hash, playgroundConfig().fetchSharedBake);
+      bake = await bakeByHash(hash, UPLOAD_BAKE_DIRECTORY, playgroundConfig().fetchSharedBake);
     } catch (error) {
       bake = null;
       playgroundConfig().log(`room ${this.roomId}: bake ${hash} of upload ${id} is unreadable: ${(error as Error).message}`);
     }
     // It may have been cancelled while the bake was read.
-    if (!this.uploads.has(id)) return;
+    if (!this.uploads.has(id) || this.disposed) return;
     if (!bake) return this.uploadFailed(id, "its bake was lost");
     this.uploads.delete(id);
     this.state.uploads.delete(id);
@@ -900,7 +917,7 @@ export class PlaygroundRoom extends Room {
       this.lastSent.splice(index, 1);
       this.state.bodies.delete(id);
       this.materialChangedAt.delete(id);
-    }, LEAVING_SECONDS * 1000);
+    }, UPLOAD_LIMITS.leavingSeconds * 1000);
   }
 
   /** Colours a new seat must stand apart from: a player's from the other players', a spectator's from everyone's. */

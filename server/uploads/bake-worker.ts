@@ -3,7 +3,6 @@
 
 import { parentPort } from "node:worker_threads";
 import { readlinkSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
 import { setPriority } from "node:os";
 import path from "node:path";
 import { gltfBaseColourImage, MeshError, parseMesh } from "../../shared/geometry";
@@ -11,11 +10,10 @@ import { UPLOAD_LIMITS } from "../../shared/net";
 import { buildBodyShape } from "../../shared/scene";
 import { SkinningError, type SkinningFieldProvider } from "../../shared/skinning";
 import { isWeightsSource, providerFor } from "../scenarios/body-from-mesh";
-import { BAKE_CACHE_DIRECTORY, bakeKey, cachedBake } from "../world/bake-cache";
+import { bakeKey, cachedBake, ROOM_BAKE_OPTIONS } from "../world/bake-cache";
+import { keepTexture, pruneUploads, touch, UPLOAD_BAKE_DIRECTORY } from "./upload-store";
 import type { BakeJob, BakeWorkerReply } from "./bake-messages";
 
-/** The options every upload is baked with (as the layout's bodies). */
-const BAKE_OPTIONS = { handles: 16, cubature: 256 } as const;
 
 const providers = new Map<string, Promise<SkinningFieldProvider>>();
 
@@ -32,19 +30,20 @@ async function run(job: BakeJob): Promise<void> {
     return reply({ id: job.id, type: "failed", reason: error instanceof Error ? error.message : String(error), bad });
   }
   if (!isWeightsSource(job.weights)) return reply({ id: job.id, type: "failed", reason: `this server bakes with "${job.weights}" fields, which uploads cannot use`, bad: false });
-  const options = { ...BAKE_OPTIONS, fitCubature: job.fitCubature };
+  const options = { ...ROOM_BAKE_OPTIONS, fitCubature: job.fitCubature };
   const hash = bakeKey(mesh, job.providerKey, options);
   reply({ id: job.id, type: "parsed", hash, vertices: mesh.positions.length / 3, triangles: mesh.triangles.length / 3 });
-  // A glTF's base-colour image goes beside the bake, when the mesh has texture coordinates to wear it with.
-  const image = (job.format === "glb" || job.format === "gltf") && mesh.uvs ? gltfBaseColourImage(job.bytes) : null;
-  const texture = image ? `${hash}.${image.extension}` : undefined;
-  if (image) await mkdir(BAKE_CACHE_DIRECTORY, { recursive: true }).then(() => writeFile(path.join(BAKE_CACHE_DIRECTORY, texture!), image.bytes)).catch(() => undefined);
   try {
     let provider = providers.get(job.weights);
     if (!provider) providers.set(job.weights, (provider = providerFor(job.weights)));
     const bake = await cachedBake(mesh, await provider, job.providerKey, {
       ...options, onProgress: (stage, fraction) => reply({ id: job.id, type: "progress", stage, fraction }),
-    });
+    }, UPLOAD_BAKE_DIRECTORY);
+    await touch(`${bake.hash}.bake`);
+    // A glTF's base-colour image goes beside the bake, when the mesh has texture coordinates to wear it with.
+    const image = (job.format === "glb" || job.format === "gltf") && mesh.uvs ? gltfBaseColourImage(job.bytes) : null;
+    const texture = image ? await keepTexture(image) : null;
+    await pruneUploads();
     // The quarter second of placing it that depends on the shape alone, done here rather than on a room's tick.
     const shape = buildBodyShape(bake.body, job.size);
     reply({ id: job.id, type: "baked", hash: bake.hash, fromCache: bake.fromCache, shape, ...(texture ? { texture } : {}) });

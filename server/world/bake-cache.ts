@@ -15,6 +15,9 @@ export function clientBakeFile(hash: string, directory = BAKE_CACHE_DIRECTORY): 
   return path.join(directory, `${hash}.client.bake`);
 }
 
+/** The bake options of every room body, the layout's and uploads' alike (their coordinate counts must match). */
+export const ROOM_BAKE_OPTIONS = Object.freeze({ handles: 16, cubature: 256 });
+
 export interface CachedBake {
   body: BakedBody;
   /** The content hash (hex): also how clients ask for this bake. */
@@ -77,10 +80,10 @@ export async function cachedBake(
 }
 
 /**
- * A bake known by its hash (an upload another thread or process baked): from memory, this machine's cache, or
- * `fetchShared` (Redis); null when none has it.
+ * A bake known by its hash (an upload another thread or process baked): from memory, `directory` of this
+ * machine's cache, or `fetchShared` (Redis); null when none has it.
  */
-export async function bakeByHash(hash: string, fetchShared?: (hash: string) => Promise<Uint8Array | null>, directory = BAKE_CACHE_DIRECTORY): Promise<CachedBake | null> {
+export async function bakeByHash(hash: string, directory: string, fetchShared?: (hash: string) => Promise<Uint8Array | null>): Promise<CachedBake | null> {
   const file = path.join(directory, `${hash}.bake`);
   const known = recent.get(file);
   if (known) return remember(file, { ...known, fromCache: true });

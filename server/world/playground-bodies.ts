@@ -6,7 +6,7 @@ import { MATERIALS, SoftEntity, type SoftBodySpec } from "../../shared/scene";
 import { FIT_CUBATURE_BY_DEFAULT, SkinningError, type SkinningFieldProvider } from "../../shared/skinning";
 import { readMeshFile } from "../mesh-file";
 import { parseBoxSpec } from "../scenarios/body-from-mesh";
-import { cachedBake, type CachedBake } from "./bake-cache";
+import { cachedBake, ROOM_BAKE_OPTIONS, type CachedBake } from "./bake-cache";
 
 export const ASSET_DIRECTORY = path.resolve(import.meta.dirname, "../assets");
 
@@ -68,7 +68,7 @@ export async function bakeBodies(
       continue;
     }
     const { mesh, size } = await meshForSpec(spec);
-    const bake = await cachedBake(mesh, provider, providerKey, { handles: 16, cubature: 256, fitCubature });
+    const bake = await cachedBake(mesh, provider, providerKey, { ...ROOM_BAKE_OPTIONS, fitCubature });
     if (key !== null) {
       if (builtInBakes.size >= BUILT_IN_BAKES) builtInBakes.delete(builtInBakes.keys().next().value!);
       builtInBakes.set(key, { size, bake });

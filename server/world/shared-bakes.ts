@@ -6,11 +6,14 @@ import { readFile } from "node:fs/promises";
 import { Redis } from "ioredis";
 import path from "node:path";
 import { BAKE_CACHE_DIRECTORY, clientBakeFile } from "./bake-cache";
+import { UPLOAD_BAKE_DIRECTORY } from "../uploads/upload-store";
 
 const KEY_PREFIX = "pliant:bake:";
 /** The whole bake (the server's copy), for rooms in other processes: uploads are baked by whichever process got them. */
 const FULL_KEY_PREFIX = "pliant:bake-full:";
 const TEXTURE_KEY_PREFIX = "pliant:texture:";
+/** Uploads' bakes and textures stay in Redis this long (a room rarely keeps an added body a day). */
+const UPLOAD_EXPIRY_SECONDS = 7 * 24 * 3600;
 
 export class SharedBakes {
   private readonly redis: Redis;
@@ -19,12 +22,14 @@ export class SharedBakes {
     this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2 });
   }
 
-  /** Publishes the client copies of these bakes (already on this process's disk). */
-  async publish(hashes: string[]): Promise<void> {
+  /** Publishes the client copies of these bakes (already on this process's disk, in `directory`). */
+  async publish(hashes: string[], directory = BAKE_CACHE_DIRECTORY, expirySeconds?: number): Promise<void> {
     for (const hash of hashes) {
       const key = KEY_PREFIX + hash;
       if (await this.redis.exists(key)) continue;
-      await this.redis.set(key, await readFile(clientBakeFile(hash)));
+      const bytes = await readFile(clientBakeFile(hash, directory));
+      if (expirySeconds) await this.redis.set(key, bytes, "EX", expirySeconds);
+      else await this.redis.set(key, bytes);
     }
   }
 
@@ -33,10 +38,10 @@ export class SharedBakes {
    * that a room in any process can take it in and every process can serve it.
    */
   async publishWhole(hash: string, texture?: string): Promise<void> {
-    await this.publish([hash]);
+    await this.publish([hash], UPLOAD_BAKE_DIRECTORY, UPLOAD_EXPIRY_SECONDS);
     const key = FULL_KEY_PREFIX + hash;
-    if (!(await this.redis.exists(key))) await this.redis.set(key, await readFile(path.join(BAKE_CACHE_DIRECTORY, `${hash}.bake`)));
-    if (texture) await this.redis.set(TEXTURE_KEY_PREFIX + texture, await readFile(path.join(BAKE_CACHE_DIRECTORY, texture)));
+    if (!(await this.redis.exists(key))) await this.redis.set(key, await readFile(path.join(UPLOAD_BAKE_DIRECTORY, `${hash}.bake`)), "EX", UPLOAD_EXPIRY_SECONDS);
+    if (texture) await this.redis.set(TEXTURE_KEY_PREFIX + texture, await readFile(path.join(UPLOAD_BAKE_DIRECTORY, texture)), "EX", UPLOAD_EXPIRY_SECONDS);
   }
 
   /** An uploaded texture another process published, or null. */

@@ -221,6 +221,18 @@ export const UPLOAD_LIMITS = Object.freeze({
   defaultSize: 0.25,
   /** Characters kept of an upload's name. */
   nameLength: 40,
+  /** Largest base-colour image kept of an upload, bytes (a bigger one is dropped: the body shows untextured). */
+  maxTextureBytes: 4 * 1024 * 1024,
+  /** Uploads' bakes (and textures) a server keeps on disk, the most recently used (uploads/upload-store.ts). */
+  keptBakes: 256,
+  /** Seconds an added body fades out (BodyState.leaving) before it leaves the room. */
+  leavingSeconds: 0.6,
+  /** The sizes a server may scale added bodies to (UPLOAD_SIZE), m. */
+  minSize: 0.05,
+  maxSize: 1,
+  /** Live upload tickets a client may ask for: per second, and burst. */
+  ticketsPerSecond: 0.5,
+  ticketBurst: 3,
 });
 
 /** A mesh of the server's gallery (GET /gallery lists them; GET /gallery/<file> serves one). */
@@ -231,8 +243,8 @@ export interface GalleryEntry {
   credit: string;
 }
 
-/** The answer to `upload-ticket`: POST the file to /meshes?ticket=<ticket> within expiresIn seconds. */
-export interface UploadTicketMessage {
-  ticket: string;
-  expiresIn: number;
-}
+/**
+ * The answer to `upload-ticket`: POST the file to /meshes?ticket=<ticket> within expiresIn seconds; or `error`,
+ * why there is none.
+ */
+export type UploadTicketMessage = { ticket: string; expiresIn: number } | { error: string };

@@ -34,6 +34,9 @@ import { prepareSolverKernels } from "../sim/kernels/solver-kernels";
 import { decodeBakedBody, type BakedBody } from "../skinning";
 import { NetworkSimulator, PERFECT_NETWORK, type NetworkConditions } from "./network-conditions";
 import { HANDS, LIMITS, MESSAGES, ROOM_NAME, SEQ_MODULUS, TICK_RATE, unwrapSeq, type AckMessage, type GrabResultMessage, type Hand, type JoinOptions, type NoticeMessage, type Pose, type SetMaterialMessage, type UploadTicketMessage } from "./protocol";
+
+/** An upload ticket the room handed out (the answer to `upload-ticket` without an error). */
+type UploadTicket = Extract<UploadTicketMessage, { ticket: string }>;
 import { decodeSnapshot, type DecodedSnapshot } from "./snapshot";
 
 export const INTERPOLATION_DELAY_MS = 100;
@@ -238,6 +241,8 @@ type BodyInfo = { id: string; index: number; bake: string; size: number; materia
 type PropInfo = { index: number; shape: string; size: number };
 type GrabInfo = { slot: number; body: string; owner: string; x: number; y: number; z: number };
 
+/** How long a client waits before fetching a body's bake again after a failure, ms. */
+const BAKE_RETRY_MS = 3000;
 /** Notices a client keeps (PliantRoomClient.notices). */
 const MAX_NOTICES_KEPT = 100;
 
@@ -263,9 +268,16 @@ export class PliantRoomClient {
   private readonly bodyListeners = new Set<() => void>();
   /** Bodies the room added since this client built its scene, being fetched, by id. */
   private readonly arriving = new Set<string>();
+  /** When a body whose bake failed to load may be tried again (ms since the epoch), by id. */
+  private readonly retryAt = new Map<string, number>();
+  /**
+   * The latest snapshot state of each index no body has here yet (a body being fetched): applied when it is
+   * built, so that one that falls asleep at once is not shown at its spawn until something moves it.
+   */
+  private readonly unknownStates = new Map<number, { tick: number; q: Float64Array }>();
   private fetchBake: (hash: string) => Promise<Uint8Array> = async () => new Uint8Array(0);
   /** Upload tickets asked for and not answered yet, oldest first. */
-  private readonly ticketWaiters: { resolve(ticket: UploadTicketMessage): void; reject(error: Error): void }[] = [];
+  private readonly ticketWaiters: { resolve(ticket: UploadTicket): void; reject(error: Error): void }[] = [];
   private readonly network: NetworkSimulator;
   private scene!: PredictedScene;
   /** This client's live grabs, by hand. */
@@ -331,11 +343,14 @@ export class PliantRoomClient {
     room.onMessage(MESSAGES.notice, (notice: NoticeMessage) => {
       // The latest ones only: resets and refusals keep coming for as long as a page stays open.
       if (self.notices.push(notice) > MAX_NOTICES_KEPT) self.notices.shift();
-      if (notice.kind === "rejected" && notice.message.startsWith(`${MESSAGES.uploadTicket}:`)) self.ticketWaiters.shift()?.reject(new Error(notice.message.slice(MESSAGES.uploadTicket.length + 1).trim()));
       self.onNotice?.(notice);
     });
     room.onMessage(MESSAGES.ack, (ack: AckMessage) => self.network.schedule(true, () => self.onAck(ack)));
-    room.onMessage(MESSAGES.uploadTicket, (ticket: UploadTicketMessage) => self.ticketWaiters.shift()?.resolve(ticket));
+    room.onMessage(MESSAGES.uploadTicket, (answer: UploadTicketMessage) => {
+      const waiter = self.ticketWaiters.shift();
+      if ("error" in answer) waiter?.reject(new Error(answer.error));
+      else waiter?.resolve(answer);
+    });
     const fetchBake = settings.fetchBake ?? (async (hash: string) => {
       const response = await fetch(`${http}/bakes/${hash}`);
       if (!response.ok) throw new Error(`bake ${hash}: HTTP ${response.status}`);
@@ -561,8 +576,10 @@ export class PliantRoomClient {
     if (this.closed) return;
     const state = this.room.state as { bodies?: Map<string, BodyInfo> };
     if (!state.bodies) return;
+    const now = Date.now();
     for (const info of state.bodies.values()) {
-      if (!this.bodies.has(info.id) && !this.arriving.has(info.id)) void this.addBody({ ...info });
+      if (this.bodies.has(info.id) || this.arriving.has(info.id) || (this.retryAt.get(info.id) ?? 0) > now) continue;
+      void this.addBody({ ...info });
     }
     for (const body of [...this.bodies.values()]) if (!state.bodies.has(body.id)) this.removeBody(body);
   }
@@ -573,11 +590,14 @@ export class PliantRoomClient {
     try {
       baked = decodeBakedBody(await this.fetchBake(info.bake));
     } catch {
-      // Another state change tries again.
+      // Tried again after a while (a state change or the timer, whichever comes later).
       this.arriving.delete(info.id);
+      this.retryAt.set(info.id, Date.now() + BAKE_RETRY_MS);
+      setTimeout(() => this.syncBodies(), BAKE_RETRY_MS);
       return;
     }
     this.arriving.delete(info.id);
+    this.retryAt.delete(info.id);
     const now = (this.room.state as { bodies?: Map<string, BodyInfo> }).bodies?.get(info.id);
     if (this.closed || !now || now.bake !== info.bake || this.bodies.has(info.id)) return;
     const entry = this.clientBody(info, baked);
@@ -585,6 +605,12 @@ export class PliantRoomClient {
     this.bodies.set(info.id, entry);
     this.byIndex[info.index] = entry;
     this.growScratch(entry.body.n);
+    const early = this.unknownStates.get(info.index);
+    this.unknownStates.delete(info.index);
+    if (early && early.q.length === entry.body.n) {
+      entry.snapshots.push({ at: Date.now(), tick: early.tick, q: early.q });
+      this.scene.setBodyState(entry.entity, early.q, early.tick);
+    }
     this.bodiesChanged();
   }
 
@@ -597,6 +623,7 @@ export class PliantRoomClient {
     this.scene.removeEntity(body.entity);
     this.bodies.delete(body.id);
     if (this.byIndex[body.index] === body) delete this.byIndex[body.index];
+    this.unknownStates.delete(body.index);
     this.bodiesChanged();
   }
 
@@ -661,7 +688,11 @@ export class PliantRoomClient {
     const ack = this.lastAck && this.lastAck.tick === snapshot.tick ? this.lastAck : null;
     for (const state of snapshot.bodies) {
       const body = this.byIndex[state.index];
-      if (!body || state.q.length !== body.body.n) continue;
+      if (!body) {
+        this.unknownStates.set(state.index, { tick: snapshot.tick, q: state.q });
+        continue;
+      }
+      if (state.q.length !== body.body.n) continue;
       body.snapshots.push({ at: now, tick: snapshot.tick, q: state.q });
       if (body.snapshots.length > 8) body.snapshots.shift();
       // A body known only from snapshots meets predicted bodies where the server has it.
@@ -1149,10 +1180,10 @@ export class PliantRoomClient {
    * An upload ticket for POST /meshes (see uploadMesh), or the room's reason for none (spectators in a room that
    * does not let them play).
    */
-  requestUploadTicket(timeoutMs = 10_000): Promise<UploadTicketMessage> {
+  requestUploadTicket(timeoutMs = 10_000): Promise<UploadTicket> {
     return new Promise((resolve, reject) => {
       const waiter = {
-        resolve: (ticket: UploadTicketMessage) => { clearTimeout(timer); resolve(ticket); },
+        resolve: (ticket: UploadTicket) => { clearTimeout(timer); resolve(ticket); },
         reject: (error: Error) => { clearTimeout(timer); reject(error); },
       };
       const timer = setTimeout(() => {

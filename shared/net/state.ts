@@ -42,7 +42,7 @@ export const UploadState = schema({
   id: t.string().default(""),
   name: t.string().default(""),
   owner: t.string().default(""),
-  /** The bake's stage ("queued", "parsing", "sampling", "fields", ...) and its progress 0-1. */
+  /** The bake's stage ("queued", "sampling", "fields", "evaluating", "cubature", "done") and its progress 0-1. */
   stage: t.string().default("queued"),
   progress: t.float32().default(0),
   /** Where the body will land (its lowest point's centre), world metres, and its largest extent. */

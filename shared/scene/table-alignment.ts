@@ -24,12 +24,15 @@ export interface RealSurface {
   yaw: number;
 }
 
-/** The layout's table top: the widest drawn box topped within reach, as landingSpot picks it. */
+/** Tops higher than this are not tables (a wall's top), m. */
+const TABLE_HEIGHT_LIMIT = 1.3;
+
+/** The layout's table top: the widest drawn box topped within reach (bodies added land on it, AR puts it on a real one). */
 export function tableTop(layout: SceneLayout): { x: number; y: number; z: number; halfX: number; halfZ: number } | null {
   let best: SceneLayout["statics"][number] | undefined;
   for (const box of layout.statics) {
     const top = box.center[1] + box.half[1];
-    if (box.hidden || top <= 0.01 || top > 1.3) continue;
+    if (box.hidden || top <= 0.01 || top > TABLE_HEIGHT_LIMIT) continue;
     if (!best || box.half[0] * box.half[2] > best.half[0] * best.half[2]) best = box;
   }
   return best ? { x: best.center[0], y: best.center[1] + best.half[1], z: best.center[2], halfX: best.half[0], halfZ: best.half[2] } : null;

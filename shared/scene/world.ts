@@ -212,6 +212,8 @@ export class SceneWorld {
     this.proxyImpulse.splice(b, 1);
     this.flightDeformation.splice(b, 1);
     this.homecoming.remove(b);
+    // The same body goes first next tick (those after b moved down one).
+    if (b < this.firstBody) this.firstBody--;
     if (this.firstBody >= this.bodies.length) this.firstBody = 0;
   }
 

@@ -131,7 +131,7 @@ describe("parseMesh on hand-written OBJ", () => {
   });
 
   it("rejects an unknown format value", async () => {
-    await expect(parseMesh(encodeText("v 0 0 0"), "stl" as never)).rejects.toThrow(/unknown mesh format/);
+    await expect(parseMesh(encodeText("v 0 0 0"), "ply" as never)).rejects.toThrow(/unknown mesh format/);
   });
 });
 

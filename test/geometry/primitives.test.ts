@@ -73,8 +73,9 @@ describe("meshFormatFromName", () => {
   });
 
   it("throws MeshError naming the supported extensions otherwise", () => {
-    expect(() => meshFormatFromName("bunny.stl")).toThrow(MeshError);
-    expect(() => meshFormatFromName("bunny.stl")).toThrow(/\.stl.*\.obj, \.gltf and \.glb/);
+    expect(() => meshFormatFromName("bunny.ply")).toThrow(MeshError);
+    expect(() => meshFormatFromName("bunny.ply")).toThrow(/\.ply.*\.obj, \.gltf, \.glb and \.stl/);
+    expect(meshFormatFromName("part.STL")).toBe("stl");
     expect(() => meshFormatFromName("README")).toThrow(/no extension/);
     expect(() => meshFormatFromName("assets.v2/README")).toThrow(/no extension/);
     expect(meshFormatFromName("C:\\models.old\\cow.OBJ")).toBe("obj");

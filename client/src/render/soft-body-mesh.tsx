@@ -3,14 +3,14 @@
 import { useFrame, useThree } from "@react-three/fiber";
 import { useEffect, useMemo, useRef } from "react";
 import * as THREE from "three";
-import type { ClientBody } from "../../../shared/net";
+import { UPLOAD_LIMITS, type ClientBody } from "../../../shared/net";
 import type { LoadedBake } from "../bake/bake-loader";
 import { HELD_GLOW, HOVER_GLOW, highlight } from "../interaction/highlight";
 import { createBodyMaterial, useBaseColourTexture } from "./body-look";
 import { applySoftSkinning, createSkinnedGeometry, createSkinningUniforms, writeHandleRows } from "./soft-skinning";
 
-/** Seconds a leaving body takes to shrink away (the server removes it after LEAVING_SECONDS, 0.6). */
-const LEAVE_SECONDS = 0.5;
+/** Seconds a leaving body takes to shrink away: a little less than the server waits before it removes it. */
+const LEAVE_SECONDS = 0.8 * UPLOAD_LIMITS.leavingSeconds;
 
 /**
  * `texture`: the path of the body's base-colour texture ("" for none); drawn once it has loaded. `leaving`: the

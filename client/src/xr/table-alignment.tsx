@@ -29,7 +29,7 @@ export const tableAlignment = {
   surface: null as RealSurface | null,
   /** The surface the table was last put on, in the session's own (real) space: the tests' check. */
   placedOn: null as { centre: [number, number, number]; plane: boolean } | null,
-  /** Detected horizontal planes' centres in the session's own (real) space, as the browser reports them. */
+  /** Detected horizontal planes' centres in the session's own (real) space when the table was placed, as the browser reports them. */
   realPlanes: [] as [number, number, number][],
   version: 0,
 };
@@ -89,14 +89,13 @@ export function TableAlignment({ layout, ar }: { layout: SceneLayout; ar: boolea
     const s = state.current!;
     const room = gl.xr.getReferenceSpace();
     if (!room) return;
-    const right = [...session.inputSources].find((source) => source.handedness === "right" && !source.hand);
-    const left = [...session.inputSources].find((source) => source.handedness === "left" && !source.hand);
-    if (right && s.hitSpace !== right.targetRaySpace) requestHitSource(s, right.targetRaySpace);
-    tableAlignment.realPlanes.length = 0;
-    for (const plane of (frame as XRFrame & { detectedPlanes?: Set<XRPlane> }).detectedPlanes ?? []) {
-      const pose = plane.orientation === "horizontal" ? frame.getPose(plane.planeSpace, s.base) : undefined;
-      if (pose) tableAlignment.realPlanes.push([pose.transform.position.x, pose.transform.position.y, pose.transform.position.z]);
+    let right: XRInputSource | undefined, left: XRInputSource | undefined;
+    for (const source of session.inputSources) {
+      if (source.hand) continue;
+      if (source.handedness === "right") right = source;
+      else if (source.handedness === "left") left = source;
     }
+    if (right && s.hitSpace !== right.targetRaySpace) requestHitSource(s, right.targetRaySpace);
     if (!tableAlignment.aligning) return;
 
     // Where the pointer meets a horizontal surface, and the detected plane there.
@@ -127,6 +126,7 @@ export function TableAlignment({ layout, ar }: { layout: SceneLayout; ar: boolea
           tableAlignment.placedOn = { centre: [m[0] * c[0] + m[4] * c[1] + m[8] * c[2] + m[12], m[1] * c[0] + m[5] * c[1] + m[9] * c[2] + m[13], m[2] * c[0] + m[6] * c[1] + m[10] * c[2] + m[14]], plane: tableAlignment.surface !== null };
         }
       }
+      recordRealPlanes(frame, s.base);
       tableAlignment.aligning = false;
       tableAlignment.aligned = true;
       tableAlignment.reticle = null;
@@ -175,6 +175,14 @@ function requestHitSource(s: SessionState, space: XRSpace): void {
     if (s.hitSpace === space) s.hitSource = source;
     else source.cancel();
   }, () => undefined);
+}
+
+function recordRealPlanes(frame: XRFrame, base: XRReferenceSpace): void {
+  tableAlignment.realPlanes = [];
+  for (const plane of (frame as XRFrame & { detectedPlanes?: Set<XRPlane> }).detectedPlanes ?? []) {
+    const pose = plane.orientation === "horizontal" ? frame.getPose(plane.planeSpace, base) : undefined;
+    if (pose) tableAlignment.realPlanes.push([pose.transform.position.x, pose.transform.position.y, pose.transform.position.z]);
+  }
 }
 
 function deadZone(value: number): number {
