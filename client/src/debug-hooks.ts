@@ -81,12 +81,22 @@ export function installDebugHooks({ connection, loader, store, emulated }: { con
       const info = renderer.info;
       return { calls: info.render.calls, triangles: info.render.triangles, programs: info.programs?.length ?? 0, textures: info.memory.textures, geometries: info.memory.geometries };
     },
-    /** How a body is drawn: its texture's size once loaded (0 x 0 without), and its render vertices with texture coordinates. */
-    bodyLook(bodyId: string): { textureWidth: number; textureHeight: number; uvVertices: number } | null {
+    /**
+     * How a body is drawn: its texture's size once loaded (0 x 0 without), its render vertices with texture
+     * coordinates and with colours, whether its material uses them, and their mean.
+     */
+    bodyLook(bodyId: string): { textureWidth: number; textureHeight: number; uvVertices: number; colourVertices: number; vertexColours: boolean; meanColour: [number, number, number] | null } | null {
       const mesh = scene?.getObjectByName(`soft-body-${bodyId}`) as THREE.Mesh | undefined;
       if (!mesh) return null;
-      const image = (mesh.material as THREE.MeshStandardMaterial).map?.image as { width?: number; height?: number } | undefined;
-      return { textureWidth: image?.width ?? 0, textureHeight: image?.height ?? 0, uvVertices: mesh.geometry.getAttribute("uv")?.count ?? 0 };
+      const material = mesh.material as THREE.MeshStandardMaterial;
+      const image = material.map?.image as { width?: number; height?: number } | undefined;
+      const colours = mesh.geometry.getAttribute("color");
+      let meanColour: [number, number, number] | null = null;
+      if (colours) {
+        meanColour = [0, 0, 0];
+        for (let i = 0; i < colours.count; i++) for (let k = 0; k < 3; k++) meanColour[k] += colours.getComponent(i, k) / colours.count;
+      }
+      return { textureWidth: image?.width ?? 0, textureHeight: image?.height ?? 0, uvVertices: mesh.geometry.getAttribute("uv")?.count ?? 0, colourVertices: colours?.count ?? 0, vertexColours: material.vertexColors, meanColour };
     },
     /** Whether the scene has a visible object of this name (the room's statics: "table", "wall-north"...). */
     objectShown(name: string): boolean {

@@ -35,7 +35,7 @@ export function bakeKey(mesh: TriangleMesh, providerKey: string, options: BakeOp
   hash.update(`pliant-bake v${BAKED_BODY_VERSION} r${BAKE_RECIPE} ${providerKey} ${JSON.stringify(resolved)}\n`);
   hash.update(new Uint8Array(mesh.positions.buffer, mesh.positions.byteOffset, mesh.positions.byteLength));
   hash.update(new Uint8Array(mesh.triangles.buffer, mesh.triangles.byteOffset, mesh.triangles.byteLength));
-  for (const a of [mesh.uvs, mesh.uvTriangles]) if (a) hash.update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+  for (const a of [mesh.uvs, mesh.uvTriangles, mesh.colors, mesh.colorTriangles]) if (a) hash.update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
   return hash.digest("hex").slice(0, 32);
 }
 

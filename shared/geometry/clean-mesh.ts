@@ -50,6 +50,8 @@ export function cleanMesh(mesh: TriangleMesh, options: CleanMeshOptions = {}): T
   const kept = new Uint32Array(triangles.length);
   const uvTriangles = validUVs(mesh) ? mesh.uvTriangles! : null;
   const keptUVs = uvTriangles ? new Uint32Array(triangles.length) : null;
+  const colorTriangles = validColours(mesh) ? mesh.colorTriangles! : null;
+  const keptColours = colorTriangles ? new Uint32Array(triangles.length) : null;
   let keptLength = 0;
   for (let i = 0; i < triangles.length; i += 3) {
     const a = representative[triangles[i]], b = representative[triangles[i + 1]], c = representative[triangles[i + 2]];
@@ -59,6 +61,7 @@ export function cleanMesh(mesh: TriangleMesh, options: CleanMeshOptions = {}): T
     const nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
     if (Math.sqrt(nx * nx + ny * ny + nz * nz) <= minDoubleArea) continue;
     if (keptUVs && uvTriangles) keptUVs.set(uvTriangles.subarray(i, i + 3), keptLength);
+    if (keptColours && colorTriangles) keptColours.set(colorTriangles.subarray(i, i + 3), keptLength);
     kept[keptLength++] = a;
     kept[keptLength++] = b;
     kept[keptLength++] = c;
@@ -83,8 +86,21 @@ export function cleanMesh(mesh: TriangleMesh, options: CleanMeshOptions = {}): T
   }
   const outTriangles = new Uint32Array(keptLength);
   for (let i = 0; i < keptLength; i++) outTriangles[i] = newIndex[kept[i]];
-  if (!keptUVs) return { positions: outPositions, triangles: outTriangles };
-  return { positions: outPositions, triangles: outTriangles, uvs: mesh.uvs!.slice(), uvTriangles: keptUVs.slice(0, keptLength) };
+  return {
+    positions: outPositions, triangles: outTriangles,
+    ...(keptUVs ? { uvs: mesh.uvs!.slice(), uvTriangles: keptUVs.slice(0, keptLength) } : {}),
+    ...(keptColours ? { colors: mesh.colors!.slice(), colorTriangles: keptColours.slice(0, keptLength) } : {}),
+  };
+}
+
+/** Whether a mesh's vertex colours can be kept (as validUVs, three numbers a colour point). */
+function validColours(mesh: TriangleMesh): boolean {
+  const { colors, colorTriangles } = mesh;
+  if (!colors || !colorTriangles || colors.length % 3 !== 0 || colorTriangles.length !== mesh.triangles.length) return false;
+  const count = colors.length / 3;
+  for (let i = 0; i < colorTriangles.length; i++) if (colorTriangles[i] >= count) return false;
+  for (let i = 0; i < colors.length; i++) if (!Number.isFinite(colors[i])) return false;
+  return true;
 }
 
 /** Whether a mesh's texture coordinates can be kept: one UV index per triangle corner, all in range, all finite (else they are dropped, not refused). */

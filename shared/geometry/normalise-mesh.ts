@@ -21,5 +21,6 @@ export function normaliseMesh(mesh: TriangleMesh): { mesh: TriangleMesh; center:
     positions[i + 2] = (source[i + 2] - center[2]) / scale;
   }
   const textured = mesh.uvs && mesh.uvTriangles ? { uvs: mesh.uvs.slice(), uvTriangles: mesh.uvTriangles.slice() } : {};
-  return { mesh: { positions, triangles: mesh.triangles.slice(), ...textured }, center, scale };
+  const coloured = mesh.colors && mesh.colorTriangles ? { colors: mesh.colors.slice(), colorTriangles: mesh.colorTriangles.slice() } : {};
+  return { mesh: { positions, triangles: mesh.triangles.slice(), ...textured, ...coloured }, center, scale };
 }

@@ -115,6 +115,8 @@ interface PrimitiveInstance {
   triangles: Uint32Array; // local indices
   /** TEXCOORD_0 in the OBJ convention (v up), when the primitive has it. */
   uvs: Float64Array | null;
+  /** COLOR_0 (linear r, g, b), when the primitive has it. */
+  colors: Float64Array | null;
 }
 
 function collectTriangles(document: Document): TriangleMesh {
@@ -148,15 +150,23 @@ function collectTriangles(document: Document): TriangleMesh {
   // its vertex index (cleanMesh then welds the seams' duplicate vertices and keeps the UV indices).
   const textured = instances.every((instance) => instance.uvs !== null);
   const uvs = textured ? new Float64Array(2 * vertexCount) : null;
+  // Vertex colours when any primitive has them (the others white), one colour point per glTF vertex likewise.
+  const coloured = instances.some((instance) => instance.colors !== null);
+  const colors = coloured ? new Float64Array(3 * vertexCount).fill(1) : null;
   let vertexOffset = 0, cornerOffset = 0;
   for (const instance of instances) {
     positions.set(instance.positions, 3 * vertexOffset);
     if (uvs) uvs.set(instance.uvs!, 2 * vertexOffset);
+    if (colors && instance.colors) colors.set(instance.colors, 3 * vertexOffset);
     for (let i = 0; i < instance.triangles.length; i++) triangles[cornerOffset + i] = vertexOffset + instance.triangles[i];
     vertexOffset += instance.positions.length / 3;
     cornerOffset += instance.triangles.length;
   }
-  return uvs ? { positions, triangles, uvs, uvTriangles: triangles.slice() } : { positions, triangles };
+  return {
+    positions, triangles,
+    ...(uvs ? { uvs, uvTriangles: triangles.slice() } : {}),
+    ...(colors ? { colors, colorTriangles: triangles.slice() } : {}),
+  };
 }
 
 function pushPrimitive(out: PrimitiveInstance[], primitive: Primitive, matrix: mat4): void {
@@ -198,7 +208,20 @@ function pushPrimitive(out: PrimitiveInstance[], primitive: Primitive, matrix: m
     triangles[3 * t + 1] = mirrored ? c : b;
     triangles[3 * t + 2] = mirrored ? b : c;
   }
-  out.push({ positions, triangles, uvs: textureCoordinates(primitive, count) });
+  out.push({ positions, triangles, uvs: textureCoordinates(primitive, count), colors: vertexColours(primitive, count) });
+}
+
+/** A primitive's COLOR_0 as linear r, g, b (alpha dropped; normalised integers decoded); null without. */
+function vertexColours(primitive: Primitive, count: number): Float64Array | null {
+  const color = primitive.getAttribute("COLOR_0");
+  const size = color?.getElementSize() ?? 0;
+  if (!color || color.getCount() !== count || (size !== 3 && size !== 4)) return null;
+  const out = new Float64Array(3 * count), element = [0, 0, 0, 0];
+  for (let v = 0; v < count; v++) {
+    color.getElement(v, element);
+    for (let k = 0; k < 3; k++) out[3 * v + k] = Number.isFinite(element[k]) ? Math.min(1, Math.max(0, element[k])) : 1;
+  }
+  return out;
 }
 
 /** A primitive's TEXCOORD_0, flipped to the OBJ convention (glTF's v runs down the image, OBJ's up); null without. */

@@ -9,6 +9,12 @@ export interface TriangleMesh {
    */
   uvs?: Float64Array;
   uvTriangles?: Uint32Array;
+  /**
+   * Vertex colours, when the file has them (a glTF's COLOR_0): linear r, g, b per colour point, and for every
+   * triangle corner the colour point it uses (parallel to `triangles`), a second index as for `uvs`.
+   */
+  colors?: Float64Array;
+  colorTriangles?: Uint32Array;
 }
 
 /** Axis-aligned bounding box. */

@@ -164,6 +164,8 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
     triangles: shapeMesh.triangles,
     renderUVs: shapeMesh.uvs ?? new Float64Array(0),
     renderUVTriangles: shapeMesh.uvTriangles ?? new Uint32Array(0),
+    renderColors: shapeMesh.colors ?? new Float64Array(0),
+    renderColorTriangles: shapeMesh.colorTriangles ?? new Uint32Array(0),
     renderWeights,
     cubaturePositions: cubature.positions,
     cubatureVolumes: cubature.volumes,

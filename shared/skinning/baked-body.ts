@@ -5,7 +5,7 @@ import { farthestPointIndices } from "../geometry/farthest-points";
 import { integrateMass, scaleMassIntegrals, type MassIntegrals, type SubspaceSource } from "../sim/subspace";
 import { SkinningError } from "./fields";
 
-export const BAKED_BODY_VERSION = 3;
+export const BAKED_BODY_VERSION = 4;
 const MAGIC = "PLNTBAKE";
 
 export interface BakedBodyInfo {
@@ -29,6 +29,9 @@ export interface BakedBody extends BakedBodyInfo {
   /** The mesh's texture coordinates (TriangleMesh.uvs, uvTriangles); empty when it has none. */
   renderUVs: Float64Array;
   renderUVTriangles: Uint32Array;
+  /** The mesh's vertex colours (TriangleMesh.colors, colorTriangles); empty when it has none. */
+  renderColors: Float64Array;
+  renderColorTriangles: Uint32Array;
   /**
    * V * (K + 1) render-vertex weights, normalised like the cubature weights. Empty in the copy sent to clients when
    * the fields are described: they evaluate them from `fieldDescription` and `fieldNorms` (renderWeightsOf).
@@ -59,7 +62,7 @@ export interface BakedBody extends BakedBodyInfo {
 }
 
 const ARRAY_FIELDS = [
-  "renderPositions", "triangles", "renderUVs", "renderUVTriangles", "renderWeights",
+  "renderPositions", "triangles", "renderUVs", "renderUVTriangles", "renderColors", "renderColorTriangles", "renderWeights",
   "cubaturePositions", "cubatureVolumes", "cubatureWeights", "cubatureGradients",
   "massPositions", "massVolumes", "massWeights", "massIntegrals",
   "surfacePositions", "surfaceWeights", "fieldNorms", "fieldDescription",

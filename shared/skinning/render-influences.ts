@@ -27,6 +27,8 @@ export interface RenderInfluences {
   tangentDerivatives2: Float32Array;
   /** Texture coordinates (2V), for a textured mesh split along its seams (texture-seams.ts). */
   uvs?: Float32Array;
+  /** Linear r, g, b per vertex, when the mesh has vertex colours (splitTextureSeams). */
+  colors?: Float32Array;
 }
 
 /**

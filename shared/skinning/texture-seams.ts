@@ -1,27 +1,42 @@
-// A textured body's render mesh: the physics' mesh has one vertex per point of the surface, but a texture seam
-// needs two (one UV on each side). The render influences are copied to one vertex per (vertex, UV point) pair that
-// a triangle corner uses, so the GPU draws the texture without touching the solver's mesh.
+// A textured or vertex-coloured body's render mesh: the physics' mesh has one vertex per point of the surface, but
+// a texture seam (or a colour edge) needs two: one UV or colour on each side. The render influences are copied to
+// one vertex per (vertex, UV point, colour point) that a triangle corner uses, so the GPU draws them without
+// touching the solver's mesh.
 
 import type { RenderInfluences } from "./render-influences";
 import { SkinningError } from "./fields";
 
-/** The influences with their vertices split along texture seams, and a `uvs` attribute; unchanged without UVs. */
-export function splitTextureSeams(table: RenderInfluences, uvs: ArrayLike<number>, uvTriangles: ArrayLike<number>): RenderInfluences {
-  if (uvTriangles.length === 0) return table;
-  if (uvTriangles.length !== table.triangles.length) throw new SkinningError(`texture corners: ${uvTriangles.length} for ${table.triangles.length} triangle corners`);
-  const uvCount = uvs.length / 2;
-  const split = new Map<number, number>(), source: number[] = [], uvOf: number[] = [];
+/** A per-corner attribute: values (`width` per point) and, for each triangle corner, the point it uses. */
+export interface CornerAttribute {
+  values: ArrayLike<number>;
+  corners: ArrayLike<number>;
+}
+
+/**
+ * The influences with their vertices split along texture seams and colour edges, with `uvs` and `colors`
+ * attributes for what the bake has; unchanged when it has neither.
+ */
+export function splitTextureSeams(table: RenderInfluences, uv: CornerAttribute, colour: CornerAttribute = { values: [], corners: [] }): RenderInfluences {
+  const hasUV = uv.corners.length > 0, hasColour = colour.corners.length > 0;
+  if (!hasUV && !hasColour) return table;
+  const uvCount = uv.values.length / 2, colourCount = colour.values.length / 3;
+  for (const [name, a] of [["texture", uv], ["colour", colour]] as const) {
+    if (a.corners.length > 0 && a.corners.length !== table.triangles.length) throw new SkinningError(`${name} corners: ${a.corners.length} for ${table.triangles.length} triangle corners`);
+  }
+  const split = new Map<string, number>(), source: number[] = [], uvOf: number[] = [], colourOf: number[] = [];
   const triangles = new Uint32Array(table.triangles.length);
   for (let k = 0; k < triangles.length; k++) {
-    const vertex = table.triangles[k], uv = uvTriangles[k];
-    if (!(uv < uvCount)) throw new SkinningError(`texture corner ${k} names UV point ${uv} of ${uvCount}`);
-    const key = vertex * uvCount + uv;
+    const vertex = table.triangles[k], u = hasUV ? uv.corners[k] : 0, c = hasColour ? colour.corners[k] : 0;
+    if (hasUV && !(u < uvCount)) throw new SkinningError(`texture corner ${k} names UV point ${u} of ${uvCount}`);
+    if (hasColour && !(c < colourCount)) throw new SkinningError(`colour corner ${k} names colour ${c} of ${colourCount}`);
+    const key = `${vertex},${u},${c}`;
     let index = split.get(key);
     if (index === undefined) {
       index = source.length;
       split.set(key, index);
       source.push(vertex);
-      uvOf.push(uv);
+      uvOf.push(u);
+      colourOf.push(c);
     }
     triangles[k] = index;
   }
@@ -31,17 +46,18 @@ export function splitTextureSeams(table: RenderInfluences, uvs: ArrayLike<number
     for (let i = 0; i < count; i++) out.set(from.subarray(source[i] * width, (source[i] + 1) * width), i * width);
     return out;
   };
+  const gather = (values: ArrayLike<number>, of: number[], width: number): Float32Array => {
+    const out = new Float32Array(width * count);
+    for (let i = 0; i < count; i++) for (let w = 0; w < width; w++) out[width * i + w] = values[width * of[i] + w];
+    return out;
+  };
   const floats = (length: number) => new Float32Array(length);
-  const outUVs = new Float32Array(2 * count);
-  for (let i = 0; i < count; i++) {
-    outUVs[2 * i] = uvs[2 * uvOf[i]];
-    outUVs[2 * i + 1] = uvs[2 * uvOf[i] + 1];
-  }
   return {
     influences: n, vertexCount: count, triangles,
     positions: copy(table.positions, 3, floats), normals: copy(table.normals, 3, floats),
     handles: copy(table.handles, n, (length) => new Uint8Array(length)), weights: copy(table.weights, n, floats),
     tangentDerivatives1: copy(table.tangentDerivatives1, n, floats), tangentDerivatives2: copy(table.tangentDerivatives2, n, floats),
-    uvs: outUVs,
+    ...(hasUV ? { uvs: gather(uv.values, uvOf, 2) } : {}),
+    ...(hasColour ? { colors: gather(colour.values, colourOf, 3) } : {}),
   };
 }

@@ -3,6 +3,7 @@
 // is not a mesh is refused with the server's reason, shown on the page.
 
 import { readFile } from "node:fs/promises";
+import { Document, WebIO } from "@gltf-transform/core";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../server/app";
@@ -67,4 +68,29 @@ it("a teapot dropped on the page becomes a body; a dropped file that is no mesh 
   await dropFile(player, "notes.obj", new TextEncoder().encode("these are my shopping notes, not a mesh\n"));
   await waitForPage(player.page, "document.body.innerText.includes('notes.obj was not added')", 60_000);
   expect(await inPage<string>(player.page, "document.body.innerText")).toMatch(/notes\.obj was not added: .+/);
+}, 240_000);
+
+it("a glTF's vertex colours are drawn on its body", async () => {
+  // A box whose every vertex is green, as a modelling tool exports a painted mesh (COLOR_0, normalised bytes).
+  const document = new Document();
+  const buffer = document.createBuffer();
+  const corners = [[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]].flat().map((v) => 0.2 * v);
+  const faces = [0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4, 1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7];
+  const green = new Uint8Array(8 * 4);
+  for (let i = 0; i < 8; i++) green.set([20, 230, 40, 255], 4 * i);
+  const primitive = document.createPrimitive()
+    .setAttribute("POSITION", document.createAccessor().setType("VEC3").setArray(new Float32Array(corners)).setBuffer(buffer))
+    .setAttribute("COLOR_0", document.createAccessor().setType("VEC4").setArray(green).setNormalized(true).setBuffer(buffer))
+    .setIndices(document.createAccessor().setType("SCALAR").setArray(new Uint16Array(faces)).setBuffer(buffer));
+  document.createScene().addChild(document.createNode().setMesh(document.createMesh().addPrimitive(primitive)));
+  await dropFile(player, "green-box.glb", await new WebIO().writeBinary(document));
+  await waitForPage(spectator.page, "window.pliant.bodyNamed('green-box') !== null", 120_000);
+  const id = await inPage<string>(spectator.page, "window.pliant.bodyNamed('green-box')");
+  await waitForPage(spectator.page, `window.pliant.bodyLook(${JSON.stringify(id)}) !== null`, 60_000);
+  const look = await inPage<{ colourVertices: number; vertexColours: boolean; meanColour: [number, number, number] }>(spectator.page, `window.pliant.bodyLook(${JSON.stringify(id)})`);
+  expect(look.vertexColours).toBe(true);
+  expect(look.colourVertices).toBeGreaterThan(0);
+  expect(look.meanColour[0]).toBeCloseTo(20 / 255, 3);
+  expect(look.meanColour[1]).toBeCloseTo(230 / 255, 3);
+  expect(look.meanColour[2]).toBeCloseTo(40 / 255, 3);
 }, 240_000);

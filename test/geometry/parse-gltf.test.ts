@@ -164,6 +164,25 @@ describe("parseMesh on glTF and GLB", () => {
     }
   });
 
+  it("keeps vertex colours (normalised bytes decoded, alpha dropped) per corner through welding; a mesh without has none", async () => {
+    const { document, child } = cubeDocument();
+    // One colour per cube vertex as normalised RGBA bytes: vertex i gets red 30 i, green 255 - 30 i, blue 128.
+    const bytes = new Uint8Array(4 * 8);
+    for (let i = 0; i < 8; i++) bytes.set([30 * i, 255 - 30 * i, 128, 200], 4 * i);
+    const colour = document.createAccessor().setType("VEC4").setArray(bytes).setNormalized(true).setBuffer(document.getRoot().listBuffers()[0]);
+    child.getMesh()!.listPrimitives()[0].setAttribute("COLOR_0", colour);
+    const mesh = await parseMesh(await new WebIO().writeBinary(document), "glb");
+    expect(mesh.colorTriangles!.length).toBe(mesh.triangles.length);
+    for (let k = 0; k < CUBE_TRIANGLES.length; k++) {
+      const i = CUBE_TRIANGLES[k], at = mesh.colorTriangles![k];
+      expect(mesh.colors![3 * at]).toBeCloseTo((30 * i) / 255, 6);
+      expect(mesh.colors![3 * at + 1]).toBeCloseTo((255 - 30 * i) / 255, 6);
+      expect(mesh.colors![3 * at + 2]).toBeCloseTo(128 / 255, 6);
+    }
+    const plain = await parseMesh(await new WebIO().writeBinary(cubeDocument().document), "glb");
+    expect(plain.colors).toBeUndefined();
+  });
+
   it("a glTF without texture coordinates has none", async () => {
     const { document } = cubeDocument();
     const mesh = await parseMesh(await new WebIO().writeBinary(document), "glb");

@@ -157,7 +157,7 @@ describe("texture coordinates", () => {
       influences: 4, vertexCount: n, positions: Float32Array.from(mesh.positions), normals: new Float32Array(3 * n), triangles: mesh.triangles,
       handles: new Uint8Array(4 * n), weights: new Float32Array(4 * n), tangentDerivatives1: new Float32Array(4 * n), tangentDerivatives2: new Float32Array(4 * n),
     };
-    const split = splitTextureSeams(table, mesh.uvs!, mesh.uvTriangles!);
+    const split = splitTextureSeams(table, { values: mesh.uvs!, corners: mesh.uvTriangles! });
     const pairs = new Set(corners.map((c) => `${c.v}/${c.vt}`));
     expect(split.vertexCount).toBe(pairs.size);
     expect(split.vertexCount).toBeGreaterThan(n);

@@ -64,11 +64,11 @@ self.onmessage = async (event: MessageEvent<BakeRequest>) => {
     const renderWeights = await renderWeightsOf(baked, (fraction) => post({ type: "progress", hash: request.hash, stage: "fields", fraction }), decoder);
     const influences = splitTextureSeams(
       computeRenderInfluences({ ...baked, renderWeights }, RENDER_INFLUENCES, (fraction) => post({ type: "progress", hash: request.hash, stage: "weights", fraction })),
-      baked.renderUVs, baked.renderUVTriangles,
+      { values: baked.renderUVs, corners: baked.renderUVTriangles }, { values: baked.renderColors, corners: baked.renderColorTriangles },
     );
     post(
       { type: "ready", hash: request.hash, bytes, influences, cached: Boolean(cachedBytes), ms: performance.now() - started, weightsComputed: baked.renderWeights.length === 0 },
-      [bytes.buffer, influences.positions.buffer, influences.normals.buffer, influences.handles.buffer, influences.weights.buffer, influences.tangentDerivatives1.buffer, influences.tangentDerivatives2.buffer, ...(influences.uvs ? [influences.uvs.buffer] : [])],
+      [bytes.buffer, influences.positions.buffer, influences.normals.buffer, influences.handles.buffer, influences.weights.buffer, influences.tangentDerivatives1.buffer, influences.tangentDerivatives2.buffer, ...(influences.uvs ? [influences.uvs.buffer] : []), ...(influences.colors ? [influences.colors.buffer] : [])],
     );
   } catch (error) {
     post({ type: "error", hash: request.hash, message: error instanceof Error ? error.message : String(error) });

@@ -43,13 +43,15 @@ export function useBaseColourTexture(material: THREE.MeshPhysicalMaterial, url: 
   }, [material, url]);
 }
 
-/** `textured`: the body will wear a texture (useBaseColourTexture), tinted by the material's colour. */
-export function createBodyMaterial(material: string, textured = false): THREE.MeshPhysicalMaterial {
+/**
+ * `textured`: the body will wear a texture (useBaseColourTexture); `coloured`: its mesh has vertex colours. Either
+ * way its own colours show, tinted by the material's colour.
+ */
+export function createBodyMaterial(material: string, textured = false, coloured = false): THREE.MeshPhysicalMaterial {
   const look = materialLook(material);
-  if (textured) {
-    look.color.setRGB(1, 1, 1).lerp(new THREE.Color(MATERIALS[isMaterialName(material) ? material : "jelly"].color), TEXTURE_TINT);
-    look.map = placeholderTexture();
-  }
+  if (textured || coloured) look.color.setRGB(1, 1, 1).lerp(new THREE.Color(MATERIALS[isMaterialName(material) ? material : "jelly"].color), TEXTURE_TINT);
+  if (textured) look.map = placeholderTexture();
+  look.vertexColors = coloured;
   return look;
 }
 

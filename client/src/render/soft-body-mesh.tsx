@@ -20,8 +20,8 @@ export function SoftBodyMesh({ body, bake, size, texture, leaving = false }: { b
   const handles = body.baked.learnedHandles + 1;
   const uniforms = useMemo(() => createSkinningUniforms(handles, size / 2), [handles, size]);
   const geometry = useMemo(() => createSkinnedGeometry(bake.influences), [bake]);
-  const textured = Boolean(texture && bake.influences.uvs);
-  const material = useMemo(() => applySoftSkinning(createBodyMaterial(body.material, textured), uniforms, handles), [body.material, textured, uniforms, handles]);
+  const textured = Boolean(texture && bake.influences.uvs), coloured = Boolean(bake.influences.colors);
+  const material = useMemo(() => applySoftSkinning(createBodyMaterial(body.material, textured, coloured), uniforms, handles), [body.material, textured, coloured, uniforms, handles]);
   useBaseColourTexture(material, textured ? texture : "");
   // After the texture's own clean-up (which puts the placeholder back): the placeholder goes with the material.
   useEffect(() => () => material.map?.dispose(), [material]);

@@ -55,6 +55,7 @@ export function createSkinnedGeometry(table: RenderInfluences): THREE.BufferGeom
   handles.gpuType = THREE.IntType;
   geometry.setAttribute("pliantHandles", handles);
   if (table.uvs) geometry.setAttribute("uv", new THREE.BufferAttribute(table.uvs, 2));
+  if (table.colors) geometry.setAttribute("color", new THREE.BufferAttribute(table.colors, 3));
   geometry.setIndex(new THREE.BufferAttribute(table.triangles, 1));
   return geometry;
 }
