@@ -16,7 +16,8 @@ let player: WatchedPage;
 let spectator: WatchedPage;
 
 beforeAll(async () => {
-  server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "uploads", log: () => undefined });
+  // Every page here uploads from 127.0.0.1: the per-address rate has its own test (upload-rate.test.ts).
+  server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "uploads", log: () => undefined, uploadRate: { perMinute: 600, burst: 100 } });
   origin = `http://127.0.0.1:${server.port}`;
   browser = await launchBrowser();
   [player, spectator] = await Promise.all([openPage(browser, origin, "/"), openPage(browser, origin, "/")]);
@@ -84,7 +85,8 @@ it("a glTF's vertex colours are drawn on its body", async () => {
     .setIndices(document.createAccessor().setType("SCALAR").setArray(new Uint16Array(faces)).setBuffer(buffer));
   document.createScene().addChild(document.createNode().setMesh(document.createMesh().addPrimitive(primitive)));
   await dropFile(player, "green-box.glb", await new WebIO().writeBinary(document));
-  await waitForPage(spectator.page, "window.pliant.bodyNamed('green-box') !== null", 120_000);
+  await waitForPage(spectator.page, "window.pliant.bodyNamed('green-box') !== null", 120_000)
+    .catch(async (error: Error) => { throw new Error(`${error.message}; the player's page says: ${await inPage<string>(player.page, "document.body.innerText")}`); });
   const id = await inPage<string>(spectator.page, "window.pliant.bodyNamed('green-box')");
   await waitForPage(spectator.page, `window.pliant.bodyLook(${JSON.stringify(id)}) !== null`, 60_000);
   const look = await inPage<{ colourVertices: number; vertexColours: boolean; meanColour: [number, number, number] }>(spectator.page, `window.pliant.bodyLook(${JSON.stringify(id)})`);
