@@ -2,22 +2,18 @@
 // rate-limited before it touches the world; the world's fast state leaves as binary snapshots at 20 Hz.
 
 import { ErrorCode, Room, ServerError, type Client } from "@colyseus/core";
-import { MATERIALS, loadRapier, SceneWorld, MAX_POKES, grabSlipLimit, landingSpot, SoftEntity } from "../../shared/scene";
+import { MATERIALS, loadRapier, SceneWorld, MAX_POKES, grabSlipLimit } from "../../shared/scene";
 import {
-  BodyState, UploadState, UPLOAD_LIMITS, EMPTY_SNAPSHOT_BYTES, GrabState, KICK_CLOSE_CODE, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
+  BodyState, UPLOAD_LIMITS, EMPTY_SNAPSHOT_BYTES, GrabState, KICK_CLOSE_CODE, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
   parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parsePoke, parsePose, parseResetTable, parseSetMaterial, parseUploadTicket, seqAfter, seqMinus, snapshotCapacity,
   type AckMessage, type AdminMessage, type GrabResultMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type NoticeMessage, type Parsed, type UploadTicketMessage,
 } from "../../shared/net";
 import { adminTokenMatches } from "../admin-token";
 import { PUBLIC_ROOM_OPTION } from "../matchmaking/public-room";
-import { placeBodies, type PlacedBody } from "../world/playground-bodies";
-import { bakeByHash } from "../world/bake-cache";
+import { placeBodies } from "../world/playground-bodies";
 import { issueUploadTicket } from "../uploads/upload-tickets";
-import { takePreparedShape } from "../uploads/prepared-shapes";
-import { UPLOAD_BAKE_DIRECTORY } from "../uploads/upload-store";
-import { BAKE_DEADLINE_MS } from "../uploads/baker";
-import { sharedBodyShape } from "../../shared/scene/body-shape-cache";
-import { ADMIN_OWNER, makeRoomFor, SnapshotIndices } from "./added-bodies";
+import { ADMIN_OWNER, SnapshotIndices } from "./added-bodies";
+import { RoomUploads, type RoomBody, type UploadsHost } from "./room-uploads";
 import { playgroundConfig } from "./playground-config";
 import { throttledLog } from "../logging/throttled-log";
 import { isMalformedRoomData } from "./malformed-frames";
@@ -123,32 +119,6 @@ interface HeldGrab {
   moved: boolean;
 }
 
-/** A soft body in the room: the layout's, or one a visitor added (an upload). */
-interface RoomBody extends PlacedBody {
-  /** BodyState.index: its number in snapshots (not its place in `placed`, which shifts as bodies leave). */
-  slot: number;
-  /** Who added it (ADMIN_OWNER for an admin), "" for the layout's. */
-  owner: string;
-  /** World tick it joined at. */
-  since: number;
-  /** Fading out before it leaves. */
-  leaving: boolean;
-}
-
-/** An upload being baked, announced to everyone as a placeholder. */
-interface BakingUpload {
-  id: string;
-  owner: string;
-  since: number;
-  name: string;
-  position: [number, number, number];
-}
-
-/** How long an announced upload may take to arrive before its placeholder goes: queued bakes, each with its deadline. */
-const UPLOAD_GIVE_UP_MS = (UPLOAD_LIMITS.queuedBakes + 1) * BAKE_DEADLINE_MS + 10_000;
-/** Material an added body starts as. */
-const ADDED_MATERIAL = "jelly";
-
 interface HeldPoke {
   slot: number;
   lastTick: number;
@@ -174,7 +144,7 @@ export class PlaygroundRoom extends Room {
   private readonly logRefusal = throttledLog(playgroundConfig().log);
   private world!: SceneWorld;
   private placed: RoomBody[] = [];
-  private readonly uploads = new Map<string, BakingUpload>();
+  private readonly added = new RoomUploads(this.uploadsHost());
   private readonly snapshotIndices = new SnapshotIndices();
   private disposed = false;
   private seats = new Map<string, Seat>();
@@ -819,105 +789,58 @@ export class PlaygroundRoom extends Room {
     return null;
   }
 
-  /**
-   * An upload parsed and about to bake: makes room for it (the owner's and the room's oldest added bodies leave)
-   * and shows everyone a placeholder where it will land. A refusal says why (its owner left, the room is full of
-   * bakes, spectators may no longer add).
-   */
+  /** An upload parsed and about to bake (RoomUploads.announce): a refusal says why. */
   announceUpload(id: string, owner: string, name: string): { ok: true } | { ok: false; reason: string } {
-    if (owner !== ADMIN_OWNER) {
-      const seat = this.seats.get(owner);
-      if (!seat) return { ok: false, reason: "the ticket's holder has left the room" };
-      const refusal = this.mayUpload(seat);
-      if (refusal) return { ok: false, reason: refusal };
-    }
-    const staying = this.placed.filter((p) => !p.leaving);
-    const added = [
-      ...staying.filter((p) => p.owner !== "").map((p) => ({ id: p.spec.id, owner: p.owner, since: p.since, baking: false })),
-      ...[...this.uploads.values()].map((u) => ({ id: u.id, owner: u.owner, since: u.since, baking: true })),
-    ];
-    const room = makeRoomFor(owner, added, staying.length + this.uploads.size);
-    if ("refusal" in room) return { ok: false, reason: room.refusal };
-    for (const leaving of room.leave) this.leave(leaving, `made room for ${name}`);
-    const size = playgroundConfig().uploadSize, occupied: number[] = [];
-    for (const p of this.placed) if (!p.leaving) occupied.push(...p.entity.proxies.bound);
-    for (const u of this.uploads.values()) occupied.push(u.position[0], u.position[1], u.position[2], size / 2);
-    const position = landingSpot(playgroundConfig().layout, size, occupied);
-    this.uploads.set(id, { id, owner, since: this.world.tick, name, position });
-    // A bake whose result never arrives (its process died) must not hold its place for ever.
-    this.clock.setTimeout(() => this.uploadFailed(id, "the bake did not finish"), UPLOAD_GIVE_UP_MS);
-    this.state.uploads.set(id, new UploadState({ id, name, owner, stage: "queued", progress: 0, x: position[0], y: position[1], z: position[2], size }));
-    return { ok: true };
+    return this.added.announce(id, owner, name);
   }
 
-  /** A stage of an upload's bake (the placeholder's progress). */
+  /** A stage of an upload's bake. */
   uploadProgress(id: string, stage: string, progress: number): void {
-    const upload = this.state.uploads.get(id);
-    if (!upload) return;
-    upload.stage = stage;
-    upload.progress = progress;
+    this.added.progress(id, stage, progress);
   }
 
-  /** An upload could not be baked: its placeholder goes, and everyone hears why. */
+  /** An upload could not be baked. */
   uploadFailed(id: string, reason: string): void {
-    const upload = this.uploads.get(id);
-    if (!upload) return;
-    this.uploads.delete(id);
-    this.state.uploads.delete(id);
-    this.broadcast(MESSAGES.notice, { kind: "upload", message: `${upload.name} could not be added: ${reason}` } satisfies NoticeMessage);
+    this.added.failed(id, reason);
   }
 
-  /**
-   * An upload is baked (the bake `hash` is in this machine's cache or Redis): its body lands where announced,
-   * wearing `texture` (a path pages load; "" for none).
-   */
-  async uploadBaked(id: string, hash: string, texture = ""): Promise<void> {
-    const upload = this.uploads.get(id);
-    if (!upload) return;
-    let bake;
-    try {
-      bake = await bakeByHash(hash, UPLOAD_BAKE_DIRECTORY, playgroundConfig().fetchSharedBake);
-    } catch (error) {
-      bake = null;
-      playgroundConfig().log(`room ${this.roomId}: bake ${hash} of upload ${id} is unreadable: ${(error as Error).message}`);
-    }
-    // It may have been cancelled while the bake was read.
-    if (!this.uploads.has(id) || this.disposed) return;
-    if (!bake) return this.uploadFailed(id, "its bake was lost");
-    this.uploads.delete(id);
-    this.state.uploads.delete(id);
-    const size = playgroundConfig().uploadSize;
-    const spec = { id, mesh: `upload:${hash}`, material: ADDED_MATERIAL, size, position: upload.position } as const;
-    // Its shape, built on the bake thread (when this process baked it): only cheap work is left for this tick.
-    const prepared = takePreparedShape(hash, size);
-    if (prepared) sharedBodyShape(bake.body, size, () => prepared);
-    const entity = new SoftEntity(id, bake.body, size, MATERIALS[ADDED_MATERIAL], upload.position);
-    this.world.addBody(entity, upload.position[1]);
-    this.enter({ spec, entity, bake, slot: this.snapshotIndices.next(this.usedSlots()), owner: upload.owner, since: this.world.tick, leaving: false }, upload.name, texture);
-    this.broadcast(MESSAGES.notice, { kind: "upload", message: `${this.ownerName(upload.owner)} added ${upload.name}` } satisfies NoticeMessage);
+  /** An upload is baked: its body lands. */
+  uploadBaked(id: string, hash: string, texture = ""): Promise<void> {
+    return this.added.baked(id, hash, texture);
   }
 
-  private ownerName(owner: string): string {
-    return owner === ADMIN_OWNER ? "an admin" : this.state.players.get(owner)?.name ?? "someone";
+  /** The host RoomUploads works through: the room's bodies, state and clock, and what it may do to them. */
+  private uploadsHost(): UploadsHost {
+    const room = this;
+    return {
+      get roomId() { return room.roomId; },
+      get state() { return room.state; },
+      get world() { return room.world; },
+      get placed() { return room.placed; },
+      get disposed() { return room.disposed; },
+      get clock() { return room.clock; },
+      tell: (message) => this.broadcast(MESSAGES.notice, { kind: "upload", message } satisfies NoticeMessage),
+      refusal: (owner) => {
+        if (owner === ADMIN_OWNER) return null;
+        const seat = this.seats.get(owner);
+        return seat ? this.mayUpload(seat) : "the ticket's holder has left the room";
+      },
+      nameOf: (owner) => (owner === ADMIN_OWNER ? "an admin" : this.state.players.get(owner)?.name ?? "someone"),
+      enter: (body, name, texture) => this.enter({ ...body, slot: this.snapshotIndices.next(this.usedSlots()) }, name, texture),
+      remove: (body, why) => this.removeBody(body, why),
+    };
   }
 
-  /** An added body fades out (pages see `leaving`) and then leaves the room; whoever held it is told. */
-  private leave(id: string, why: string): void {
-    const body = this.placedById(id);
-    if (!body || body.leaving) return;
-    body.leaving = true;
-    this.state.bodies.get(id)!.leaving = true;
-    this.broadcast(MESSAGES.notice, { kind: "upload", message: `${this.state.bodies.get(id)!.name} left: ${why}` } satisfies NoticeMessage);
-    this.clock.setTimeout(() => {
-      for (const held of [...this.grabs.values()]) if (held.body === body) this.letGo(held, `the ${this.state.bodies.get(id)?.name ?? id} left the room`);
-      const index = this.placed.indexOf(body);
-      if (index < 0) return;
-      this.world.removeBody(index);
-      this.placed.splice(index, 1);
-      this.lastSent.splice(index, 1);
-      this.state.bodies.delete(id);
-      this.materialChangedAt.delete(id);
-    }, UPLOAD_LIMITS.leavingSeconds * 1000);
+  /** An added body leaves the room now: whoever held it is told, and it goes from the world and the state. */
+  private removeBody(body: RoomBody, why: string): void {
+    for (const held of [...this.grabs.values()]) if (held.body === body) this.letGo(held, why);
+    const index = this.placed.indexOf(body);
+    if (index < 0) return;
+    this.world.removeBody(index);
+    this.placed.splice(index, 1);
+    this.lastSent.splice(index, 1);
+    this.state.bodies.delete(body.spec.id);
+    this.materialChangedAt.delete(body.spec.id);
   }
 
   /** Colours a new seat must stand apart from: a player's from the other players', a spectator's from everyone's. */

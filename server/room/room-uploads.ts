@@ -1,0 +1,152 @@
+// A room's added bodies (uploads): each upload announced while it bakes (a placeholder everyone sees), placed when
+// baked, and sent away again (faded first) to make room for newer ones. The room hands it what it may touch
+// (UploadsHost); server/uploads/upload-routes.ts reaches it through the room's announceUpload, uploadProgress,
+// uploadBaked and uploadFailed, by remoteRoomCall.
+
+import type { ClockTimer } from "@colyseus/timer";
+import { UPLOAD_LIMITS, UploadState, type RoomState } from "../../shared/net";
+import { landingSpot, MATERIALS, SoftEntity, type SceneWorld } from "../../shared/scene";
+import { sharedBodyShape } from "../../shared/scene/body-shape-cache";
+import { BAKE_DEADLINE_MS } from "../uploads/baker";
+import { takePreparedShape } from "../uploads/prepared-shapes";
+import { UPLOAD_BAKE_DIRECTORY } from "../uploads/upload-store";
+import { bakeByHash } from "../world/bake-cache";
+import type { PlacedBody } from "../world/playground-bodies";
+import { makeRoomFor } from "./added-bodies";
+import { playgroundConfig } from "./playground-config";
+
+/** A soft body in the room: the layout's, or one a visitor added (an upload). */
+export interface RoomBody extends PlacedBody {
+  /** BodyState.index: its number in snapshots (not its place in the room's list, which shifts as bodies leave). */
+  slot: number;
+  /** Who added it (ADMIN_OWNER for an admin), "" for the layout's. */
+  owner: string;
+  /** World tick it joined at. */
+  since: number;
+  /** Fading out before it leaves. */
+  leaving: boolean;
+}
+
+/** What of the room the uploads work through. */
+export interface UploadsHost {
+  readonly roomId: string;
+  readonly state: RoomState;
+  readonly world: SceneWorld;
+  readonly placed: readonly RoomBody[];
+  readonly disposed: boolean;
+  readonly clock: ClockTimer;
+  /** Tells everyone (an `upload` notice). */
+  tell(message: string): void;
+  /** Why `owner` may not add a mesh now (left, a spectator where they may not play), or null. */
+  refusal(owner: string): string | null;
+  nameOf(owner: string): string;
+  /** Puts a body the world has just taken into the room's state and snapshots (with a snapshot index). */
+  enter(body: Omit<RoomBody, "slot">, name: string, texture: string): void;
+  /** Takes a body out of the world and the state now; its holders are told `why`. */
+  remove(body: RoomBody, why: string): void;
+}
+
+/** An upload being baked, announced to everyone as a placeholder. */
+interface BakingUpload {
+  id: string;
+  owner: string;
+  since: number;
+  name: string;
+  position: [number, number, number];
+}
+
+/** How long an announced upload may take to arrive before its placeholder goes: queued bakes, each with its deadline. */
+const GIVE_UP_MS = (UPLOAD_LIMITS.queuedBakes + 1) * BAKE_DEADLINE_MS + 10_000;
+/** Material an added body starts as. */
+const ADDED_MATERIAL = "jelly";
+
+export class RoomUploads {
+  private readonly baking = new Map<string, BakingUpload>();
+
+  constructor(private readonly room: UploadsHost) {}
+
+  /**
+   * An upload parsed and about to bake: makes room for it (the owner's and the room's oldest added bodies leave)
+   * and shows everyone a placeholder where it will land. A refusal says why (its owner left, the room is full of
+   * bakes, spectators may no longer add).
+   */
+  announce(id: string, owner: string, name: string): { ok: true } | { ok: false; reason: string } {
+    const refusal = this.room.refusal(owner);
+    if (refusal) return { ok: false, reason: refusal };
+    const staying = this.room.placed.filter((p) => !p.leaving);
+    const added = [
+      ...staying.filter((p) => p.owner !== "").map((p) => ({ id: p.spec.id, owner: p.owner, since: p.since, baking: false })),
+      ...[...this.baking.values()].map((u) => ({ id: u.id, owner: u.owner, since: u.since, baking: true })),
+    ];
+    const space = makeRoomFor(owner, added, staying.length + this.baking.size);
+    if ("refusal" in space) return { ok: false, reason: space.refusal };
+    for (const leaving of space.leave) this.leave(leaving, `made room for ${name}`);
+    const size = playgroundConfig().uploadSize, occupied: number[] = [];
+    for (const p of this.room.placed) if (!p.leaving) occupied.push(...p.entity.proxies.bound);
+    for (const u of this.baking.values()) occupied.push(u.position[0], u.position[1], u.position[2], size / 2);
+    const position = landingSpot(playgroundConfig().layout, size, occupied);
+    this.baking.set(id, { id, owner, since: this.room.world.tick, name, position });
+    // A bake whose result never arrives (its process died) must not hold its place for ever.
+    this.room.clock.setTimeout(() => this.failed(id, "the bake did not finish"), GIVE_UP_MS);
+    this.room.state.uploads.set(id, new UploadState({ id, name, owner, stage: "queued", progress: 0, x: position[0], y: position[1], z: position[2], size }));
+    return { ok: true };
+  }
+
+  /** A stage of an upload's bake (the placeholder's progress). */
+  progress(id: string, stage: string, progress: number): void {
+    const upload = this.room.state.uploads.get(id);
+    if (!upload) return;
+    upload.stage = stage;
+    upload.progress = progress;
+  }
+
+  /** An upload could not be baked: its placeholder goes, and everyone hears why. */
+  failed(id: string, reason: string): void {
+    const upload = this.baking.get(id);
+    if (!upload) return;
+    this.baking.delete(id);
+    this.room.state.uploads.delete(id);
+    this.room.tell(`${upload.name} could not be added: ${reason}`);
+  }
+
+  /**
+   * An upload is baked (the bake `hash` is in this machine's cache or Redis): its body lands where announced,
+   * wearing `texture` (a path pages load; "" for none).
+   */
+  async baked(id: string, hash: string, texture: string): Promise<void> {
+    const upload = this.baking.get(id);
+    if (!upload) return;
+    let bake;
+    try {
+      bake = await bakeByHash(hash, UPLOAD_BAKE_DIRECTORY, playgroundConfig().fetchSharedBake);
+    } catch (error) {
+      bake = null;
+      playgroundConfig().log(`room ${this.room.roomId}: bake ${hash} of upload ${id} is unreadable: ${(error as Error).message}`);
+    }
+    // It may have been given up, or the room closed, while the bake was read.
+    if (!this.baking.has(id) || this.room.disposed) return;
+    if (!bake) return this.failed(id, "its bake was lost");
+    this.baking.delete(id);
+    this.room.state.uploads.delete(id);
+    const size = playgroundConfig().uploadSize;
+    const spec = { id, mesh: `upload:${hash}`, material: ADDED_MATERIAL, size, position: upload.position } as const;
+    // Its shape, built on the bake thread (when this process baked it): only cheap work is left for this tick.
+    const prepared = takePreparedShape(hash, size);
+    if (prepared) sharedBodyShape(bake.body, size, () => prepared);
+    const entity = new SoftEntity(id, bake.body, size, MATERIALS[ADDED_MATERIAL], upload.position);
+    this.room.world.addBody(entity, upload.position[1]);
+    this.room.enter({ spec, entity, bake, owner: upload.owner, since: this.room.world.tick, leaving: false }, upload.name, texture);
+    this.room.tell(`${this.room.nameOf(upload.owner)} added ${upload.name}`);
+  }
+
+  /** An added body fades out (pages see `leaving`) and then leaves the room; whoever held it is told. */
+  private leave(id: string, why: string): void {
+    const body = this.room.placed.find((p) => p.spec.id === id);
+    const state = this.room.state.bodies.get(id);
+    if (!body || !state || body.leaving) return;
+    body.leaving = true;
+    state.leaving = true;
+    this.room.tell(`${state.name} left: ${why}`);
+    this.room.clock.setTimeout(() => this.room.remove(body, `the ${state.name} left the room`), UPLOAD_LIMITS.leavingSeconds * 1000);
+  }
+}
