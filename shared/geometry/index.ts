@@ -25,3 +25,4 @@ export {
 export { Random, createRandom } from "./random";
 export { thickenFlatMesh, flatAxis, FLAT_MESH_THICKNESS } from "./thicken";
 export { gltfBaseColourImage, type BaseColourImage } from "./gltf-base-colour";
+export { readGltfDocument } from "./parse-gltf";

@@ -1,5 +1,5 @@
 import { Logger, WebIO, type Document, type GLTF, type JSONDocument, type Node, type Primitive, type mat4 } from "@gltf-transform/core";
-import { checkCountLimits, type MeshLimits } from "./limits";
+import { checkCountLimits, MESH_LIMITS, type MeshLimits } from "./limits";
 import { MeshError } from "./mesh-error";
 import type { TriangleMesh } from "./types";
 
@@ -17,18 +17,24 @@ const UNSUPPORTED_COMPRESSION = ["KHR_draco_mesh_compression", "EXT_meshopt_comp
  * reading: only geometry is needed, and missing external images then cannot fail the read.
  */
 export async function parseGltf(data: Uint8Array, limits: MeshLimits): Promise<TriangleMesh> {
+  return collectTriangles(await readGltfDocument(data, limits));
+}
+
+/**
+ * The glTF document of a .glb or .gltf (embedded buffers), checked as parseGltf checks it and without materials
+ * and textures: its meshes, nodes, skins and animations (shared/rig reads the last two).
+ */
+export async function readGltfDocument(data: Uint8Array, limits: MeshLimits = MESH_LIMITS): Promise<Document> {
   const jsonDocument = isGlb(data) ? splitGlb(data) : { json: parseJsonText(data), resources: {} };
   const json = jsonDocument.json;
   prepareForGeometry(json);
   checkDeclaredCounts(json, limits);
-  let document: Document;
   try {
     const io = new WebIO().setLogger(new Logger(Logger.Verbosity.SILENT));
-    document = await io.readJSON(jsonDocument as JSONDocument);
+    return await io.readJSON(jsonDocument as JSONDocument);
   } catch (error) {
     throw new MeshError(`could not read glTF: ${error instanceof Error ? error.message : String(error)}`);
   }
-  return collectTriangles(document);
 }
 
 export function isGlb(data: Uint8Array): boolean {

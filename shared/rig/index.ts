@@ -1,0 +1,3 @@
+export * from "./rig";
+export { RigPose, skinVertices } from "./rig-pose";
+export { readRig } from "./gltf-rig";
