@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { access, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { TriangleMesh } from "../../shared/geometry";
-import { BAKE_RECIPE, BAKED_BODY_VERSION, bakeMesh, FIT_CUBATURE_BY_DEFAULT, clientBakedBody, decodeBakedBody, encodeBakedBody, type BakedBody, type BakeOptions, type SkinningFieldProvider } from "../../shared/skinning";
+import { BAKE_RECIPE, BAKED_BODY_VERSION, bakeMesh, packRig, FIT_CUBATURE_BY_DEFAULT, clientBakedBody, decodeBakedBody, encodeBakedBody, type BakedBody, type BakeOptions, type SkinningFieldProvider } from "../../shared/skinning";
 
 /** Where bakes are kept: BAKE_CACHE_DIR, or .cache/bakes in the repository (processes on one machine share it). */
 export const BAKE_CACHE_DIRECTORY = path.resolve(process.env.BAKE_CACHE_DIR || path.join(import.meta.dirname, "../../.cache/bakes"));
@@ -36,6 +36,12 @@ export function bakeKey(mesh: TriangleMesh, providerKey: string, options: BakeOp
   hash.update(new Uint8Array(mesh.positions.buffer, mesh.positions.byteOffset, mesh.positions.byteLength));
   hash.update(new Uint8Array(mesh.triangles.buffer, mesh.triangles.byteOffset, mesh.triangles.byteLength));
   for (const a of [mesh.uvs, mesh.uvTriangles, mesh.colors, mesh.colorTriangles]) if (a) hash.update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+  // A rig is part of the bake: two files with one mesh and different rigs or clips are different bakes.
+  if (mesh.rig && mesh.skinJoints && mesh.skinWeights) {
+    const { info, arrays } = packRig(mesh.rig, mesh.skinJoints, mesh.skinWeights);
+    hash.update(JSON.stringify(info));
+    for (const a of Object.values(arrays)) hash.update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+  }
   return hash.digest("hex").slice(0, 32);
 }
 

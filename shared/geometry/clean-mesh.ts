@@ -86,10 +86,22 @@ export function cleanMesh(mesh: TriangleMesh, options: CleanMeshOptions = {}): T
   }
   const outTriangles = new Uint32Array(keptLength);
   for (let i = 0; i < keptLength; i++) outTriangles[i] = newIndex[kept[i]];
+  // A welded vertex keeps its representative's skin weights (seams' copies share them).
+  const skinned = mesh.skinJoints && mesh.skinWeights && mesh.skinJoints.length === 4 * vertexCount && mesh.skinWeights.length === 4 * vertexCount;
+  const skinJoints = skinned ? new Uint16Array(4 * newCount) : null, skinWeights = skinned ? new Float32Array(4 * newCount) : null;
+  if (skinJoints && skinWeights) {
+    for (let v = 0; v < vertexCount; v++) {
+      const n = newIndex[v];
+      if (n < 0) continue;
+      skinJoints.set(mesh.skinJoints!.subarray(4 * v, 4 * v + 4), 4 * n);
+      skinWeights.set(mesh.skinWeights!.subarray(4 * v, 4 * v + 4), 4 * n);
+    }
+  }
   return {
     positions: outPositions, triangles: outTriangles,
     ...(keptUVs ? { uvs: mesh.uvs!.slice(), uvTriangles: keptUVs.slice(0, keptLength) } : {}),
     ...(keptColours ? { colors: mesh.colors!.slice(), colorTriangles: keptColours.slice(0, keptLength) } : {}),
+    ...(skinJoints && skinWeights ? { skinJoints, skinWeights, ...(mesh.rig ? { rig: mesh.rig } : {}) } : {}),
   };
 }
 

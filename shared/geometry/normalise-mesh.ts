@@ -22,5 +22,6 @@ export function normaliseMesh(mesh: TriangleMesh): { mesh: TriangleMesh; center:
   }
   const textured = mesh.uvs && mesh.uvTriangles ? { uvs: mesh.uvs.slice(), uvTriangles: mesh.uvTriangles.slice() } : {};
   const coloured = mesh.colors && mesh.colorTriangles ? { colors: mesh.colors.slice(), colorTriangles: mesh.colorTriangles.slice() } : {};
-  return { mesh: { positions, triangles: mesh.triangles.slice(), ...textured, ...coloured }, center, scale };
+  const rigged = mesh.skinJoints && mesh.skinWeights ? { skinJoints: mesh.skinJoints.slice(), skinWeights: mesh.skinWeights.slice(), ...(mesh.rig ? { rig: mesh.rig } : {}) } : {};
+  return { mesh: { positions, triangles: mesh.triangles.slice(), ...textured, ...coloured, ...rigged }, center, scale };
 }

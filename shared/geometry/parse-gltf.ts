@@ -2,6 +2,7 @@ import { Logger, WebIO, type Document, type GLTF, type JSONDocument, type Node, 
 import { checkCountLimits, MESH_LIMITS, type MeshLimits } from "./limits";
 import { MeshError } from "./mesh-error";
 import type { TriangleMesh } from "./types";
+import { readRig } from "../rig/gltf-rig";
 
 const GLB_MAGIC = 0x46546c67; // "glTF"
 const CHUNK_JSON = 0x4e4f534a;
@@ -17,7 +18,14 @@ const UNSUPPORTED_COMPRESSION = ["KHR_draco_mesh_compression", "EXT_meshopt_comp
  * reading: only geometry is needed, and missing external images then cannot fail the read.
  */
 export async function parseGltf(data: Uint8Array, limits: MeshLimits): Promise<TriangleMesh> {
-  return collectTriangles(await readGltfDocument(data, limits));
+  const document = await readGltfDocument(data, limits);
+  const mesh = collectTriangles(document);
+  // A rigged mesh keeps its rig, when every primitive is skinned (its positions are then the bind pose).
+  if (!mesh.skinJoints) return mesh;
+  const rig = readRig(document);
+  if (!rig) return { positions: mesh.positions, triangles: mesh.triangles, ...(mesh.uvs ? { uvs: mesh.uvs, uvTriangles: mesh.uvTriangles } : {}), ...(mesh.colors ? { colors: mesh.colors, colorTriangles: mesh.colorTriangles } : {}) };
+  for (let i = 0; i < mesh.skinJoints.length; i++) if (mesh.skinJoints[i] >= rig.jointNodes.length) throw new MeshError(`glTF skin: a vertex names joint ${mesh.skinJoints[i]} of ${rig.jointNodes.length}`);
+  return { ...mesh, rig };
 }
 
 /**
@@ -123,6 +131,8 @@ interface PrimitiveInstance {
   uvs: Float64Array | null;
   /** COLOR_0 (linear r, g, b), when the primitive has it. */
   colors: Float64Array | null;
+  /** JOINTS_0 and WEIGHTS_0 (four a vertex, weights scaled to sum to 1), when the primitive is skinned. */
+  skin: { joints: Uint16Array; weights: Float32Array } | null;
 }
 
 function collectTriangles(document: Document): TriangleMesh {
@@ -159,11 +169,17 @@ function collectTriangles(document: Document): TriangleMesh {
   // Vertex colours when any primitive has them (the others white), one colour point per glTF vertex likewise.
   const coloured = instances.some((instance) => instance.colors !== null);
   const colors = coloured ? new Float64Array(3 * vertexCount).fill(1) : null;
+  const skinned = instances.every((instance) => instance.skin !== null);
+  const skinJoints = skinned ? new Uint16Array(4 * vertexCount) : null, skinWeights = skinned ? new Float32Array(4 * vertexCount) : null;
   let vertexOffset = 0, cornerOffset = 0;
   for (const instance of instances) {
     positions.set(instance.positions, 3 * vertexOffset);
     if (uvs) uvs.set(instance.uvs!, 2 * vertexOffset);
     if (colors && instance.colors) colors.set(instance.colors, 3 * vertexOffset);
+    if (skinJoints && skinWeights && instance.skin) {
+      skinJoints.set(instance.skin.joints, 4 * vertexOffset);
+      skinWeights.set(instance.skin.weights, 4 * vertexOffset);
+    }
     for (let i = 0; i < instance.triangles.length; i++) triangles[cornerOffset + i] = vertexOffset + instance.triangles[i];
     vertexOffset += instance.positions.length / 3;
     cornerOffset += instance.triangles.length;
@@ -172,6 +188,7 @@ function collectTriangles(document: Document): TriangleMesh {
     positions, triangles,
     ...(uvs ? { uvs, uvTriangles: triangles.slice() } : {}),
     ...(colors ? { colors, colorTriangles: triangles.slice() } : {}),
+    ...(skinJoints && skinWeights ? { skinJoints, skinWeights } : {}),
   };
 }
 
@@ -214,7 +231,25 @@ function pushPrimitive(out: PrimitiveInstance[], primitive: Primitive, matrix: m
     triangles[3 * t + 1] = mirrored ? c : b;
     triangles[3 * t + 2] = mirrored ? b : c;
   }
-  out.push({ positions, triangles, uvs: textureCoordinates(primitive, count), colors: vertexColours(primitive, count) });
+  out.push({ positions, triangles, uvs: textureCoordinates(primitive, count), colors: vertexColours(primitive, count), skin: skinWeightsOf(primitive, count) });
+}
+
+/** A primitive's JOINTS_0 and WEIGHTS_0, weights scaled to sum to 1 (as readRig reads them); null without. */
+function skinWeightsOf(primitive: Primitive, count: number): { joints: Uint16Array; weights: Float32Array } | null {
+  const joints = primitive.getAttribute("JOINTS_0"), weights = primitive.getAttribute("WEIGHTS_0");
+  if (!joints || !weights || joints.getCount() !== count || weights.getCount() !== count || joints.getElementSize() !== 4 || weights.getElementSize() !== 4) return null;
+  const outJoints = new Uint16Array(4 * count), outWeights = new Float32Array(4 * count), j = [0, 0, 0, 0], w = [0, 0, 0, 0];
+  for (let v = 0; v < count; v++) {
+    joints.getElement(v, j);
+    weights.getElement(v, w);
+    let sum = 0;
+    for (let k = 0; k < 4; k++) sum += w[k] > 0 ? w[k] : 0;
+    for (let k = 0; k < 4; k++) {
+      outJoints[4 * v + k] = j[k] >= 0 && j[k] < 65536 ? j[k] : 0;
+      outWeights[4 * v + k] = sum > 0 && w[k] > 0 ? w[k] / sum : 0;
+    }
+  }
+  return { joints: outJoints, weights: outWeights };
 }
 
 /** A primitive's COLOR_0 as linear r, g, b (alpha dropped; normalised integers decoded); null without. */

@@ -1,3 +1,5 @@
+import type { Rig } from "../rig/rig";
+
 /** An indexed triangle mesh: positions hold x, y, z per vertex; triangles hold three vertex indices each. */
 export interface TriangleMesh {
   positions: Float64Array; // 3 * vertexCount
@@ -15,6 +17,13 @@ export interface TriangleMesh {
    */
   colors?: Float64Array;
   colorTriangles?: Uint32Array;
+  /**
+   * A rigged mesh (a glTF skin): per vertex its four joints (the skin's joint indices) and weights summing to 1,
+   * and the rig itself (nodes, inverse binds, clips). The positions are the bind pose.
+   */
+  skinJoints?: Uint16Array;
+  skinWeights?: Float32Array;
+  rig?: Rig;
 }
 
 /** Axis-aligned bounding box. */

@@ -6,6 +6,7 @@
 
 import { createInsideTest, DEFAULT_INTERIOR_CANDIDATES, farthestPoints, jitteredInside, meshBounds, normaliseMesh, Random, sampleInterior, sampleSurface, thickenFlatMesh, type TriangleMesh } from "../geometry";
 import { BAKED_BODY_VERSION, type BakedBody } from "./baked-body";
+import { NO_RIG, packRig } from "./baked-rig";
 import { fitCubature } from "./cubature-fit";
 import { FIT_CUBATURE_BY_DEFAULT } from "./defaults";
 import { SkinningError, type SkinningFieldProvider, type SkinningFields } from "./fields";
@@ -153,6 +154,9 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
   const t3 = performance.now();
   progress("done", 1);
 
+  // A rigged mesh keeps its rig: the render vertices (the bind pose) carry their skin weights.
+  const packed = shapeMesh.rig && shapeMesh.skinJoints && shapeMesh.skinWeights ? packRig(shapeMesh.rig, shapeMesh.skinJoints, shapeMesh.skinWeights) : null;
+  const rigged = packed ? { ...packed.arrays, rigInfo: packed.info } : { ...NO_RIG, rigInfo: null };
   const body: BakedBody = {
     version: BAKED_BODY_VERSION,
     provider: provider.name,
@@ -166,6 +170,7 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
     renderUVTriangles: shapeMesh.uvTriangles ?? new Uint32Array(0),
     renderColors: shapeMesh.colors ?? new Float64Array(0),
     renderColorTriangles: shapeMesh.colorTriangles ?? new Uint32Array(0),
+    ...rigged,
     renderWeights,
     cubaturePositions: cubature.positions,
     cubatureVolumes: cubature.volumes,

@@ -1,11 +1,12 @@
 // BakedBody: everything a simulation of one shape needs, computed once per (mesh, provider, parameters), in
 // normalised coordinates (the mesh's largest extent spans [-1, 1]); and its versioned binary encoding.
 
+import type { BakedRigArrays, BakedRigInfo } from "./baked-rig";
 import { farthestPointIndices } from "../geometry/farthest-points";
 import { integrateMass, scaleMassIntegrals, type MassIntegrals, type SubspaceSource } from "../sim/subspace";
 import { SkinningError } from "./fields";
 
-export const BAKED_BODY_VERSION = 4;
+export const BAKED_BODY_VERSION = 5;
 const MAGIC = "PLNTBAKE";
 
 export interface BakedBodyInfo {
@@ -20,9 +21,11 @@ export interface BakedBodyInfo {
   scale: number;
   /** How `fieldDescription` describes the fields ("" when it does not: the render weights are then always sent). */
   fieldKind: string;
+  /** A rigged mesh's rig (names, clips' layout; its numbers are the rig arrays): baked-rig.ts. Null without. */
+  rigInfo: BakedRigInfo | null;
 }
 
-export interface BakedBody extends BakedBodyInfo {
+export interface BakedBody extends BakedBodyInfo, BakedRigArrays {
   /** Render mesh (normalised positions, 3V) and its triangles. */
   renderPositions: Float64Array;
   triangles: Uint32Array;
@@ -66,6 +69,7 @@ const ARRAY_FIELDS = [
   "cubaturePositions", "cubatureVolumes", "cubatureWeights", "cubatureGradients",
   "massPositions", "massVolumes", "massWeights", "massIntegrals",
   "surfacePositions", "surfaceWeights", "fieldNorms", "fieldDescription",
+  "rigParents", "rigRest", "rigBase", "rigJointNodes", "rigInverseBind", "rigKeyTimes", "rigKeyValues", "renderSkinJoints", "renderSkinWeights",
 ] as const;
 
 /**
@@ -169,7 +173,7 @@ export function toSubspaceSource(body: BakedBody, size: number): SubspaceSource 
  * Arrays that keep double precision in any copy: field descriptions hold grid sizes, indices and coefficients, and
  * the mass integrals are the server's own (a client's mass matrix then matches the server's to rounding).
  */
-const EXACT_ARRAYS = new Set<string>(["fieldDescription", "fieldNorms", "massIntegrals"]);
+const EXACT_ARRAYS = new Set<string>(["fieldDescription", "fieldNorms", "massIntegrals", "rigRest", "rigBase", "rigInverseBind"]);
 
 /**
  * `floats: "f32"` stores the float arrays in single precision (field descriptions excepted): the copy browsers download (clientBakedBody), half
@@ -191,6 +195,7 @@ export function encodeBakedBody(body: BakedBody, options: { floats?: "f64" | "f3
     center: body.center,
     scale: body.scale,
     fieldKind: body.fieldKind,
+    rigInfo: body.rigInfo,
     arrays: arrays.map(({ name, type, length }) => ({ name, type, length })),
   };
   const json = new TextEncoder().encode(JSON.stringify(info));
@@ -232,6 +237,7 @@ export function decodeBakedBody(bytes: Uint8Array): BakedBody {
   const body: Record<string, unknown> = {
     version, provider: info.provider, learnedHandles: info.learnedHandles, seed: info.seed, center: info.center, scale: info.scale,
     fieldKind: typeof info.fieldKind === "string" ? info.fieldKind : "",
+    rigInfo: info.rigInfo ?? null,
   };
   for (const name of ARRAY_FIELDS) {
     const entry = info.arrays.find((a) => a.name === name) ?? fail(`missing ${name}`);

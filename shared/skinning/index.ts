@@ -12,3 +12,4 @@ export * from "./orthonormal";
 export * from "./render-influences";
 export * from "./texture-seams";
 export * from "./field-description";
+export { rigOf, packRig, type BakedRigInfo, type BakedRigArrays } from "./baked-rig";
