@@ -5,7 +5,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { expect, it } from "vitest";
 import { parseMesh, readGltfDocument } from "../../shared/geometry";
-import { readRig, RigPose, skinVertices } from "../../shared/rig";
+import { complementaryDirections, readRig, RigPose, skinVertices } from "../../shared/rig";
 import { bakeMesh, baselineProvider, clientBakedBody, decodeBakedBody, encodeBakedBody, rigOf } from "../../shared/skinning";
 
 const FOX = path.resolve(import.meta.dirname, "../../../shared/assets/characters/fox.glb");
@@ -52,4 +52,21 @@ it("the fox's bake carries its rig; its render vertices skin as the file's do (R
 it("a bake of a mesh without a rig has none", async () => {
   const { body } = await bakeMesh(await parseMesh(new TextEncoder().encode("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"), "obj"), baselineProvider, { handles: 4, cubature: 16 });
   expect(rigOf(decodeBakedBody(encodeBakedBody(body)))).toBeNull();
+}, 120_000);
+
+it("the fox's 16-handle subspace leaves room for complementary motion: 204 directions, the rig's 75 columns of them at most", async () => {
+  const mesh = await parseMesh(new Uint8Array(await readFile(FOX)), "glb");
+  const { body } = await bakeMesh(mesh, baselineProvider, { handles: 16, cubature: 128 });
+  const rig = rigOf(body)!, pose = new RigPose(rig);
+  for (const [clip, t] of [["Survey", 0], ["Run", 0.4]] as const) {
+    pose.sample(rig.clips.find((c) => c.name === clip)!, t);
+    const counts = complementaryDirections(body, pose);
+    console.info(`${clip} at ${t} s: the rig spans ${counts.rigRank} of its ${counts.rigColumns} columns in the subspace; ${counts.complementary} of ${counts.subspace} directions are complementary`);
+    expect(counts.subspace).toBe(204);
+    expect(counts.rigColumns).toBe(75);
+    // The root's translation alone is 3 independent directions; the joints add more, never past their count.
+    expect(counts.rigRank).toBeGreaterThan(3);
+    expect(counts.rigRank).toBeLessThanOrEqual(75);
+    expect(counts.complementary).toBe(204 - counts.rigRank);
+  }
 }, 120_000);
