@@ -48,9 +48,9 @@ export function cleanMesh(mesh: TriangleMesh, options: CleanMeshOptions = {}): T
   // |cross| is twice the triangle area.
   const minDoubleArea = 2 * (options.degenerateArea ?? 1e-12) * diagonal * diagonal;
   const kept = new Uint32Array(triangles.length);
-  const uvTriangles = validUVs(mesh) ? mesh.uvTriangles! : null;
+  const uvTriangles = validCorners(mesh.uvs, mesh.uvTriangles, 2, triangles.length) ? mesh.uvTriangles! : null;
   const keptUVs = uvTriangles ? new Uint32Array(triangles.length) : null;
-  const colorTriangles = validColours(mesh) ? mesh.colorTriangles! : null;
+  const colorTriangles = validCorners(mesh.colors, mesh.colorTriangles, 3, triangles.length) ? mesh.colorTriangles! : null;
   const keptColours = colorTriangles ? new Uint32Array(triangles.length) : null;
   let keptLength = 0;
   for (let i = 0; i < triangles.length; i += 3) {
@@ -105,23 +105,15 @@ export function cleanMesh(mesh: TriangleMesh, options: CleanMeshOptions = {}): T
   };
 }
 
-/** Whether a mesh's vertex colours can be kept (as validUVs, three numbers a colour point). */
-function validColours(mesh: TriangleMesh): boolean {
-  const { colors, colorTriangles } = mesh;
-  if (!colors || !colorTriangles || colors.length % 3 !== 0 || colorTriangles.length !== mesh.triangles.length) return false;
-  const count = colors.length / 3;
-  for (let i = 0; i < colorTriangles.length; i++) if (colorTriangles[i] >= count) return false;
-  for (let i = 0; i < colors.length; i++) if (!Number.isFinite(colors[i])) return false;
-  return true;
-}
-
-/** Whether a mesh's texture coordinates can be kept: one UV index per triangle corner, all in range, all finite (else they are dropped, not refused). */
-function validUVs(mesh: TriangleMesh): boolean {
-  const { uvs, uvTriangles } = mesh;
-  if (!uvs || !uvTriangles || uvs.length % 2 !== 0 || uvTriangles.length !== mesh.triangles.length) return false;
-  const count = uvs.length / 2;
-  for (let i = 0; i < uvTriangles.length; i++) if (uvTriangles[i] >= count) return false;
-  for (let i = 0; i < uvs.length; i++) if (!Number.isFinite(uvs[i])) return false;
+/**
+ * Whether a per-corner attribute (texture coordinates, `width` 2; vertex colours, 3) can be kept: one index per
+ * triangle corner, all in range, all values finite (else it is dropped, not refused).
+ */
+function validCorners(values: Float64Array | undefined, corners: Uint32Array | undefined, width: number, triangleCorners: number): boolean {
+  if (!values || !corners || values.length % width !== 0 || corners.length !== triangleCorners) return false;
+  const count = values.length / width;
+  for (let i = 0; i < corners.length; i++) if (corners[i] >= count) return false;
+  for (let i = 0; i < values.length; i++) if (!Number.isFinite(values[i])) return false;
   return true;
 }
 

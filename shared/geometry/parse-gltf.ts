@@ -2,7 +2,7 @@ import { Logger, WebIO, type Document, type GLTF, type JSONDocument, type Node, 
 import { checkCountLimits, MESH_LIMITS, type MeshLimits } from "./limits";
 import { MeshError } from "./mesh-error";
 import type { TriangleMesh } from "./types";
-import { readRig } from "../rig/gltf-rig";
+import { readRig, readSkinWeights } from "../rig/gltf-rig";
 
 const GLB_MAGIC = 0x46546c67; // "glTF"
 const CHUNK_JSON = 0x4e4f534a;
@@ -231,25 +231,7 @@ function pushPrimitive(out: PrimitiveInstance[], primitive: Primitive, matrix: m
     triangles[3 * t + 1] = mirrored ? c : b;
     triangles[3 * t + 2] = mirrored ? b : c;
   }
-  out.push({ positions, triangles, uvs: textureCoordinates(primitive, count), colors: vertexColours(primitive, count), skin: skinWeightsOf(primitive, count) });
-}
-
-/** A primitive's JOINTS_0 and WEIGHTS_0, weights scaled to sum to 1 (as readRig reads them); null without. */
-function skinWeightsOf(primitive: Primitive, count: number): { joints: Uint16Array; weights: Float32Array } | null {
-  const joints = primitive.getAttribute("JOINTS_0"), weights = primitive.getAttribute("WEIGHTS_0");
-  if (!joints || !weights || joints.getCount() !== count || weights.getCount() !== count || joints.getElementSize() !== 4 || weights.getElementSize() !== 4) return null;
-  const outJoints = new Uint16Array(4 * count), outWeights = new Float32Array(4 * count), j = [0, 0, 0, 0], w = [0, 0, 0, 0];
-  for (let v = 0; v < count; v++) {
-    joints.getElement(v, j);
-    weights.getElement(v, w);
-    let sum = 0;
-    for (let k = 0; k < 4; k++) sum += w[k] > 0 ? w[k] : 0;
-    for (let k = 0; k < 4; k++) {
-      outJoints[4 * v + k] = j[k] >= 0 && j[k] < 65536 ? j[k] : 0;
-      outWeights[4 * v + k] = sum > 0 && w[k] > 0 ? w[k] / sum : 0;
-    }
-  }
-  return { joints: outJoints, weights: outWeights };
+  out.push({ positions, triangles, uvs: textureCoordinates(primitive, count), colors: vertexColours(primitive, count), skin: primitive.getAttribute("JOINTS_0")?.getCount() === count ? readSkinWeights(primitive) : null });
 }
 
 /** A primitive's COLOR_0 as linear r, g, b (alpha dropped; normalised integers decoded); null without. */

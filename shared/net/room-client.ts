@@ -689,7 +689,11 @@ export class PliantRoomClient {
     for (const state of snapshot.bodies) {
       const body = this.byIndex[state.index];
       if (!body) {
-        this.unknownStates.set(state.index, { tick: snapshot.tick, q: state.q });
+        const early = this.unknownStates.get(state.index);
+        if (early) {
+          early.tick = snapshot.tick;
+          early.q = state.q;
+        } else this.unknownStates.set(state.index, { tick: snapshot.tick, q: state.q });
         continue;
       }
       if (state.q.length !== body.body.n) continue;

@@ -1,10 +1,32 @@
 // Reads a glTF document's first skin and its animations into a Rig (@gltf-transform/core, as the mesh reader).
 
-import type { Document, Node } from "@gltf-transform/core";
+import type { Document, Node, Primitive } from "@gltf-transform/core";
 import { MeshError } from "../geometry/mesh-error";
 import type { ChannelPath, Interpolation, Rig, RigChannel, RigClip } from "./rig";
 
 const IDENTITY = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+
+/**
+ * A primitive's JOINTS_0 and WEIGHTS_0, four a vertex, the weights scaled to sum to 1 (quantised exports' do not
+ * quite, and renderers scale them so); null when it has none.
+ */
+export function readSkinWeights(primitive: Primitive): { joints: Uint16Array; weights: Float32Array } | null {
+  const joints = primitive.getAttribute("JOINTS_0"), weights = primitive.getAttribute("WEIGHTS_0");
+  const count = joints?.getCount() ?? 0;
+  if (!joints || !weights || weights.getCount() !== count || joints.getElementSize() !== 4 || weights.getElementSize() !== 4) return null;
+  const outJoints = new Uint16Array(4 * count), outWeights = new Float32Array(4 * count), j = [0, 0, 0, 0], w = [0, 0, 0, 0];
+  for (let v = 0; v < count; v++) {
+    joints.getElement(v, j);
+    weights.getElement(v, w);
+    let sum = 0;
+    for (let k = 0; k < 4; k++) sum += w[k] > 0 ? w[k] : 0;
+    for (let k = 0; k < 4; k++) {
+      outJoints[4 * v + k] = j[k];
+      outWeights[4 * v + k] = sum > 0 && w[k] > 0 ? w[k] / sum : 0;
+    }
+  }
+  return { joints: outJoints, weights: outWeights };
+}
 
 /** The document's first skin as a Rig (with every animation that moves its nodes), or null without a skin. */
 export function readRig(document: Document): Rig | null {
@@ -16,8 +38,7 @@ export function readRig(document: Document): Rig | null {
   if (joints.length > 65535) throw new MeshError(`glTF skin has ${joints.length} joints; at most 65,535 can be read`);
   const skinned = root.listNodes().find((node) => node.getSkin() === skin);
   const primitive = skinned?.getMesh()?.listPrimitives()[0];
-  const jointsAttribute = primitive?.getAttribute("JOINTS_0"), weightsAttribute = primitive?.getAttribute("WEIGHTS_0");
-  if (!primitive || !jointsAttribute || !weightsAttribute) throw new MeshError("glTF skin: its mesh has no JOINTS_0 and WEIGHTS_0");
+  if (!primitive || !readSkinWeights(primitive)) throw new MeshError("glTF skin: its mesh has no JOINTS_0 and WEIGHTS_0 (four a vertex)");
 
   // The rig's nodes: every joint and every node above one, parents first (a walk down from the top nodes).
   const inRig = new Set<Node>();
@@ -51,21 +72,10 @@ export function readRig(document: Document): Rig | null {
     else inverseBind.set(IDENTITY, 16 * j);
   }
 
-  const count = jointsAttribute.getCount();
-  const vertexJoints = new Uint16Array(4 * count), vertexWeights = new Float32Array(4 * count);
-  const jointElement = [0, 0, 0, 0], weightElement = [0, 0, 0, 0];
-  for (let v = 0; v < count; v++) {
-    jointsAttribute.getElement(v, jointElement);
-    weightsAttribute.getElement(v, weightElement);
-    // Weights that do not sum to 1 (quantised exports) are scaled to, as renderers do.
-    let sum = 0;
-    for (let k = 0; k < 4; k++) sum += weightElement[k] > 0 ? weightElement[k] : 0;
-    for (let k = 0; k < 4; k++) {
-      const joint = jointElement[k];
-      if (!(joint >= 0 && joint < joints.length)) throw new MeshError(`glTF skin: vertex ${v} names joint ${joint} of ${joints.length}`);
-      vertexJoints[4 * v + k] = joint;
-      vertexWeights[4 * v + k] = sum > 0 && weightElement[k] > 0 ? weightElement[k] / sum : 0;
-    }
+  const skinWeights = readSkinWeights(primitive)!;
+  const { joints: vertexJoints, weights: vertexWeights } = skinWeights;
+  for (let i = 0; i < vertexJoints.length; i++) {
+    if (vertexJoints[i] >= joints.length) throw new MeshError(`glTF skin: vertex ${i >> 2} names joint ${vertexJoints[i]} of ${joints.length}`);
   }
 
   const clips: RigClip[] = [];

@@ -15,7 +15,6 @@ import { integerFlag, parseFlags } from "../../server/cli/cli-support";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const ASSETS = path.resolve(ROOT, "../shared/assets");
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const flags = parseFlags(process.argv.slice(2), { json: { type: "boolean", default: false }, players: { type: "string" } });
 const players = integerFlag(flags, "players", 8, 0, 16);
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -24,7 +23,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 process.env.BAKE_CACHE_DIR = mkdtempSync(path.join(tmpdir(), "pliant-upload-bench-"));
 const { matchMaker } = await import("@colyseus/core");
 const { startServer } = await import("../../server/app");
-const { ROOM_NAME } = await import("../../shared/net");
+const { ROOM_NAME, TICK_RATE } = await import("../../shared/net");
 type Room = import("../../server/room/playground-room").PlaygroundRoom;
 
 const MESHES: { file: string; type: string }[] = [
@@ -52,28 +51,44 @@ watcher.stdout!.on("data", (chunk: Buffer) => {
   watcherOutput += chunk.toString();
   for (const [, id, at] of watcherOutput.matchAll(/visible (\S+) (\d+)\n/g)) visibleAt.set(id, Number(at));
 });
-for (let i = 0; i < 600 && !watcherOutput.includes("ready"); i++) await sleep(100);
-for (let i = 0; i < 300 && room.clients.length < players + 1; i++) await sleep(100);
-log(`room ${listing.roomId}: ${room.clients.length - 1} bot players; warming up 5 s...`);
-await sleep(5000);
+/**
+ * Waits for `condition`, looking every 5 ms (the figures' resolution), at most `timeoutMs`; then fails naming `what`.
+ */
+async function until(condition: () => boolean, what: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`bench:uploads: no ${what} within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
 
-/** Ticks in consecutive 1 s windows while `work` runs. */
+/** Waits until the room has run `ticks` more ticks (room time, whatever the machine's load). */
+function ticksPass(ticks: number): Promise<void> {
+  const target = room.stats.count + ticks;
+  return until(() => room.stats.count >= target, `${ticks} room ticks`);
+}
+
+await until(() => watcherOutput.includes("ready"), "watching client");
+await until(() => room.clients.length >= players + 1, `${players} bot players`, 60_000);
+log(`room ${listing.roomId}: ${room.clients.length - 1} bot players; warming up 5 s of room time...`);
+await ticksPass(5 * TICK_RATE);
+
+/** Ticks in consecutive 1 s windows (looked at every 50 ms) while `work` runs. */
 async function ticksDuring<T>(work: Promise<T>): Promise<{ result: T; windows: number[] }> {
   const windows: number[] = [];
-  let done = false, result!: T;
-  void work.then((r) => { result = r; done = true; }, () => { done = true; });
   let start = performance.now(), startTicks = room.stats.count;
-  while (!done) {
-    await sleep(50);
+  const sampler = setInterval(() => {
     const now = performance.now();
-    if (now - start >= 1000) {
-      windows.push(((room.stats.count - startTicks) * 1000) / (now - start));
-      start = now;
-      startTicks = room.stats.count;
-    }
+    if (now - start < 1000) return;
+    windows.push(((room.stats.count - startTicks) * 1000) / (now - start));
+    start = now;
+    startTicks = room.stats.count;
+  }, 50);
+  try {
+    return { result: await work, windows };
+  } finally {
+    clearInterval(sampler);
   }
-  await work;
-  return { result, windows };
 }
 
 async function timeUpload(bytes: Uint8Array, type: string, name: string) {
@@ -82,9 +97,9 @@ async function timeUpload(bytes: Uint8Array, type: string, name: string) {
   const answer = (await response.json()) as { id: string; hash: string; error?: string };
   if (response.status !== 202) throw new Error(`${name}: ${response.status} ${answer.error}`);
   const parsed = performance.now() - t0;
-  while (!room.state.bodies.has(answer.id)) await sleep(5);
+  await until(() => room.state.bodies.has(answer.id), `${name} in the room state`);
   const inState = performance.now() - t0;
-  while (!visibleAt.has(answer.id)) await sleep(5);
+  await until(() => visibleAt.has(answer.id), `${name} in the watching client`);
   return { parsed, inState, visible: visibleAt.get(answer.id)! - wall0 };
 }
 
@@ -93,12 +108,13 @@ for (const mesh of MESHES) {
   const bytes = new Uint8Array(await readFile(path.join(ASSETS, mesh.file)));
   const name = path.basename(mesh.file);
   const first = await ticksDuring(timeUpload(bytes, mesh.type, name));
-  await sleep(1500);
+  // The room settles a moment between uploads (room time: 1.5 s).
+  await ticksPass(1.5 * TICK_RATE);
   const again = await ticksDuring(timeUpload(bytes, mesh.type, `${name} again`));
   const windows = [...first.windows, ...again.windows];
   rows.push({ mesh: name, bytes: bytes.byteLength, first: first.result, again: again.result, ticksPerSecondMin: windows.length ? Math.min(...windows) : NaN, windows: windows.length, windowsUnder55: windows.filter((t) => t < 55).length });
   log(`${name}: visible after ${first.result.visible.toFixed(0)} ms (again ${again.result.visible.toFixed(0)} ms)`);
-  await sleep(1500);
+  await ticksPass(1.5 * TICK_RATE);
 }
 bots.kill("SIGTERM");
 watcher.kill("SIGTERM");

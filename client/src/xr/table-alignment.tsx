@@ -27,8 +27,6 @@ export const tableAlignment = {
   /** Where the pointer meets a horizontal surface now (room coordinates), and the detected plane's table under it. */
   reticle: null as [number, number, number] | null,
   surface: null as RealSurface | null,
-  /** The surface the table was last put on, in the session's own (real) space: the tests' check. */
-  placedOn: null as { centre: [number, number, number]; plane: boolean } | null,
   /** Detected horizontal planes' centres in the session's own (real) space when the table was placed, as the browser reports them. */
   realPlanes: [] as [number, number, number][],
   version: 0,
@@ -73,7 +71,8 @@ export function TableAlignment({ layout, ar }: { layout: SceneLayout; ar: boolea
     const session = frame?.session;
     if (reticle.current) {
       reticle.current.visible = tableAlignment.reticle !== null;
-      if (tableAlignment.reticle) reticle.current.position.set(...tableAlignment.reticle);
+      const r = tableAlignment.reticle;
+      if (r) reticle.current.position.set(r[0], r[1], r[2]);
     }
     if (!session || !frame || !ar || !table) {
       if (state.current && !session) end(state);
@@ -83,7 +82,7 @@ export function TableAlignment({ layout, ar }: { layout: SceneLayout; ar: boolea
       const base = gl.xr.getReferenceSpace();
       if (!base) return;
       state.current = { session, base, hitSource: null, hitSpace: null, wasTrigger: false };
-      Object.assign(tableAlignment, { aligning: true, aligned: false, alignment: { ...UNALIGNED }, reticle: null, surface: null, placedOn: null });
+      Object.assign(tableAlignment, { aligning: true, aligned: false, alignment: { ...UNALIGNED }, reticle: null, surface: null });
       changed();
     }
     const s = state.current!;
@@ -99,12 +98,15 @@ export function TableAlignment({ layout, ar }: { layout: SceneLayout; ar: boolea
     if (!tableAlignment.aligning) return;
 
     // Where the pointer meets a horizontal surface, and the detected plane there.
+    const seen = tableAlignment.reticle;
     tableAlignment.reticle = null;
     tableAlignment.surface = null;
     const hit = s.hitSource ? frame.getHitTestResults(s.hitSource)[0]?.getPose(room) : undefined;
     if (hit && hit.transform.matrix[5] > HORIZONTAL_COS) {
       const p = hit.transform.position;
-      tableAlignment.reticle = [p.x, p.y, p.z];
+      // The reticle's array is reused frame to frame.
+      tableAlignment.reticle = seen ?? [0, 0, 0];
+      tableAlignment.reticle[0] = p.x; tableAlignment.reticle[1] = p.y; tableAlignment.reticle[2] = p.z;
       tableAlignment.surface = planeUnder(frame, room, p.x, p.y, p.z);
     }
 
@@ -117,15 +119,7 @@ export function TableAlignment({ layout, ar }: { layout: SceneLayout; ar: boolea
     const trigger = (right?.gamepad?.buttons[0]?.value ?? 0) > 0.5;
     if (trigger && !s.wasTrigger) {
       const target = tableAlignment.surface ?? (tableAlignment.reticle && facingSurface(frame, room, tableAlignment.reticle));
-      if (target) {
-        apply(alignToSurface(tableAlignment.alignment, target, table));
-        // What it was put on, in the real room's own coordinates (independent of the alignment just made).
-        const real = frame.getPose(room, s.base);
-        if (real) {
-          const m = real.transform.matrix, c = [target.x, target.y, target.z];
-          tableAlignment.placedOn = { centre: [m[0] * c[0] + m[4] * c[1] + m[8] * c[2] + m[12], m[1] * c[0] + m[5] * c[1] + m[9] * c[2] + m[13], m[2] * c[0] + m[6] * c[1] + m[10] * c[2] + m[14]], plane: tableAlignment.surface !== null };
-        }
-      }
+      if (target) apply(alignToSurface(tableAlignment.alignment, target, table));
       recordRealPlanes(frame, s.base);
       tableAlignment.aligning = false;
       tableAlignment.aligned = true;
