@@ -1,11 +1,14 @@
-// How much room a rigged body's subspace leaves for complementary motion: the rig's displacement basis J
-// (rig-basis.ts) at a pose, projected into the subspace by mass (each column's least-squares image), and the
+// How complementary a rigged body's soft motion can be, and is. complementaryDirections: the rig's displacement
+// basis J (rig-basis.ts) at a pose, projected into the subspace by mass (each column's least-squares image), and the
 // number of subspace directions mass-orthogonal to all of it (J^T M u = 0): n minus the rank of the projected J.
+// ComplementarityMeter: |J^T M u| / (|J| |M u|) of a soft displacement, with J evaluated point by point on the mass
+// samples (not through the joints' moments the projection uses), so it checks the projection independently.
 
 import { symmetricEigenSorted } from "../linalg/symmetric-eigen";
 import type { BakedBody } from "../skinning/baked-body";
 import { handleCount } from "../skinning/baked-body";
 import { RigBasis } from "./rig-basis";
+import { skinWeightsAt } from "./rig-moments";
 import type { RigPose } from "./rig-pose";
 
 /** Eigenvalues of the projected basis's Gram matrix below this share of the largest count as none. */
@@ -27,25 +30,9 @@ export interface Complementarity {
  */
 export function complementaryDirections(body: BakedBody, pose: RigPose): Complementarity {
   const h = handleCount(body), m = 4 * h, n = 3 * m;
-  const samples = body.massVolumes.length, render = body.renderPositions.length / 3;
+  const samples = body.massVolumes.length;
   if (samples === 0) throw new Error("complementaryDirections needs a server bake (its mass samples)");
-  // The samples in the rig's units, and their skin weights (nearest render vertex).
-  const rest = new Float64Array(3 * samples), joints = new Uint16Array(4 * samples), weights = new Float32Array(4 * samples);
-  for (let i = 0; i < samples; i++) {
-    const x = body.massPositions[3 * i], y = body.massPositions[3 * i + 1], z = body.massPositions[3 * i + 2];
-    let best = 0, bestDistance = Infinity;
-    for (let v = 0; v < render; v++) {
-      const d = (body.renderPositions[3 * v] - x) ** 2 + (body.renderPositions[3 * v + 1] - y) ** 2 + (body.renderPositions[3 * v + 2] - z) ** 2;
-      if (d < bestDistance) { bestDistance = d; best = v; }
-    }
-    for (let k = 0; k < 4; k++) {
-      joints[4 * i + k] = body.renderSkinJoints[4 * best + k];
-      weights[4 * i + k] = body.renderSkinWeights[4 * best + k];
-    }
-    rest[3 * i] = x * body.scale + body.center[0];
-    rest[3 * i + 1] = y * body.scale + body.center[1];
-    rest[3 * i + 2] = z * body.scale + body.center[2];
-  }
+  const rest = samplesInRigUnits(body), { joints, weights } = skinWeightsAt(body, body.massPositions);
   const basis = new RigBasis(pose), columns = basis.columns;
   const fields = new Float64Array(3 * samples * columns);
   basis.evaluate(rest, joints, weights, fields);
@@ -99,4 +86,80 @@ export function complementaryDirections(body: BakedBody, pose: RigPose): Complem
   let rank = 0;
   for (const value of gramValues) if (value > RANK_TOLERANCE * top) rank++;
   return { subspace: n, rigColumns: columns, rigRank: rank, complementary: n - rank };
+}
+
+/** A server bake's mass samples in the rig's units (3 per sample). */
+function samplesInRigUnits(body: BakedBody): Float64Array {
+  const samples = body.massVolumes.length, rest = new Float64Array(3 * samples);
+  for (let i = 0; i < samples; i++) for (let a = 0; a < 3; a++) rest[3 * i + a] = body.massPositions[3 * i + a] * body.scale + body.center[a];
+  return rest;
+}
+
+/**
+ * Measures |J^T M u| / (|J|_F |M u|) for soft displacements u = B q on a server bake's mass samples at `size`
+ * metres: J in metres (the turns' columns scaled from rig units), M the samples' masses. Preallocated per body.
+ */
+export class ComplementarityMeter {
+  private readonly rest: Float64Array;
+  private readonly joints: Uint16Array;
+  private readonly weights: Float32Array;
+  private readonly rows: Float64Array;
+  private readonly volumes: Float64Array;
+  private readonly fields: Float64Array;
+  private readonly weighted: Float64Array;
+  private readonly m: number;
+  private readonly unitScale: number;
+  private readonly basis: RigBasis;
+
+  /** For a body's bake at `size` metres, measured at whatever `pose` holds when measuring. */
+  constructor(body: BakedBody, size: number, pose: RigPose) {
+    const h = handleCount(body), m = (this.m = 4 * h), samples = body.massVolumes.length, s = size / 2;
+    if (samples === 0) throw new Error("ComplementarityMeter needs a server bake (its mass samples)");
+    this.rest = samplesInRigUnits(body);
+    ({ joints: this.joints, weights: this.weights } = skinWeightsAt(body, body.massPositions));
+    this.rows = new Float64Array(samples * m);
+    for (let i = 0; i < samples; i++) {
+      const x = s * body.massPositions[3 * i], y = s * body.massPositions[3 * i + 1], z = s * body.massPositions[3 * i + 2];
+      for (let hh = 0; hh < h; hh++) {
+        const w = body.massWeights[i * h + hh], o = i * m + 4 * hh;
+        this.rows[o] = w * x; this.rows[o + 1] = w * y; this.rows[o + 2] = w * z; this.rows[o + 3] = w;
+      }
+    }
+    this.volumes = body.massVolumes.map((v) => v * s * s * s);
+    this.unitScale = s / body.scale;
+    this.basis = new RigBasis(pose);
+    this.fields = new Float64Array(3 * samples * this.basis.columns);
+    this.weighted = new Float64Array(3 * samples);
+  }
+
+  /** The measure for coordinates q (3m) of the body at the pose (density cancels out). */
+  measure(q: Float64Array): number {
+    const basis = this.basis, samples = this.volumes.length, n = 3 * samples, m = this.m, fields = this.fields;
+    basis.evaluate(this.rest, this.joints, this.weights, fields);
+    const u = this.weighted;
+    let mu2 = 0;
+    for (let i = 0; i < samples; i++) {
+      let ux = 0, uy = 0, uz = 0;
+      for (let k = 0; k < m; k++) {
+        const b = this.rows[i * m + k];
+        ux += b * q[k]; uy += b * q[m + k]; uz += b * q[2 * m + k];
+      }
+      const v = this.volumes[i];
+      u[3 * i] = v * ux; u[3 * i + 1] = v * uy; u[3 * i + 2] = v * uz;
+      mu2 += v * v * (ux * ux + uy * uy + uz * uz);
+    }
+    let projected2 = 0, j2 = 0;
+    for (let c = 0; c < basis.columns; c++) {
+      const units = c < 3 ? 1 : this.unitScale, o = c * n;
+      let dot = 0, norm = 0;
+      for (let k = 0; k < n; k++) {
+        const g = units * fields[o + k];
+        dot += g * u[k];
+        norm += g * g;
+      }
+      projected2 += dot * dot;
+      j2 += norm;
+    }
+    return mu2 > 0 ? Math.sqrt(projected2) / (Math.sqrt(j2) * Math.sqrt(mu2)) : 0;
+  }
 }

@@ -106,6 +106,14 @@ export interface GrabOptions {
   stiffness?: number;
 }
 
+/**
+ * A linear constraint on the state, kept by projection after each step (a rigged body's complementarity): it
+ * removes from a state vector (q, or a velocity) what the constraint forbids, in place, allocating nothing.
+ */
+export interface StateConstraint {
+  project(vector: Float64Array): void;
+}
+
 /** Default grab radius as a share of the body's diagonal. */
 export const GRAB_RADIUS_FRACTION = 0.08;
 
@@ -144,6 +152,7 @@ export class SoftBody {
   /** Volume ratio below which this step's trials are rejected (half the smallest at its start, at most 0.2). */
   private inversionFloor = -Infinity;
   private builtGrabVersion = -1;
+  private constraint: StateConstraint | null = null;
 
   private readonly qStart: Float64Array;
   /** q - x_hat of the last step: the warm start of the next. */
@@ -269,6 +278,34 @@ export class SoftBody {
   applyForceAt(rows: Float64Array, i: number, fx: number, fy: number, fz: number): void {
     if (!Number.isFinite(fx) || !Number.isFinite(fy) || !Number.isFinite(fz)) throw new SimParameterError("force must be finite");
     this.external.addPointForce(rows, i, fx, fy, fz);
+  }
+
+  /**
+   * Adds a generalised force (n numbers, B^T f of a force field: the rig's inertia on a character's flesh) for the
+   * next step only.
+   */
+  addGeneralisedForce(force: ArrayLike<number>): void {
+    const f = this.external.pointForces;
+    for (let i = 0; i < this.n; i++) {
+      if (!Number.isFinite(force[i])) throw new SimParameterError("generalised force must be finite");
+      f[i] += force[i];
+    }
+    this.external.hasPointForces = true;
+  }
+
+  /**
+   * Where the surface samples are with q = 0, for bodies whose q is a displacement on top of a prescribed motion (a
+   * character's rig pose, in the body's frame): contacts and grabs then act on the samples where they are. The
+   * elastic energy still measures q from the rest shape. The subspace must be this body's own: it holds them.
+   */
+  setSurfacePose(positions: ArrayLike<number>): void {
+    if (positions.length !== this.subspace.surfaceRest.length) throw new SimParameterError(`surface pose must have ${this.subspace.surfaceRest.length} numbers`);
+    this.subspace.surfaceRest.set(positions);
+  }
+
+  /** Keeps the state on a constraint from the next step on (null: none). */
+  setConstraint(constraint: StateConstraint | null): void {
+    this.constraint = constraint;
   }
 
   // ----- grabs ---------------------------------------------------------------------------------------
@@ -466,7 +503,9 @@ export class SoftBody {
       // Drift along directions that move nothing would grow without bound (and cost snapshot precision). Only
       // the solve adds such components: the history and the velocity are combinations of projected states.
       removeNullComponents(this.subspace, q);
+      this.constraint?.project(q);
       this.history.accept(q, v, this.qStart, state);
+      this.constraint?.project(v);
       this.contact.updateNormalForces(q);
     }
     this.external.clearPointForces();
