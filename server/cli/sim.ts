@@ -1,13 +1,17 @@
-// npm run sim -- --mesh PATH|box:LxWxH --scenario drop|cantilever|pull|throw [flags] [--json]
+// npm run sim -- --mesh PATH|box:LxWxH --scenario drop|cantilever|pull|throw|animate [flags] [--json]
 // stdout carries only the result (JSON with --json, a short summary otherwise); progress goes to stderr.
 
+import { CHARACTER_SIZE, FLESH } from "../../shared/rig/character-defaults";
+import { LAYERS, runAnimate, type Layer } from "../scenarios/animate";
 import { DEFAULT_WEIGHTS } from "../scenarios/body-from-mesh";
 import { DEFAULT_THROW_SPEED, runScenario, SCENARIOS, type ScenarioName } from "../scenarios/run-scenario";
 import { integerFlag, numberFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-support";
 
 const USAGE = `usage: npm run sim -- --mesh PATH|box:LxWxH --scenario drop|cantilever|pull|throw [--weights baseline|eigen|model]
        [--handles 16] [--cubature 256] [--E 1e5] [--nu 0.45] [--rho 1000] [--damping 0.002] [--dt 0.016667]
-       [--steps 240] [--size 0.3] [--seed 1] [--speed 6] [--json]`;
+       [--steps 240] [--size 0.3] [--seed 1] [--speed 6] [--json]
+       npm run sim -- --mesh RIGGED.glb --scenario animate [--clip NAME] [--seconds 6] [--layer ${LAYERS.join("|")}]
+       (animate: flesh by default, --E ${FLESH.youngsModulus} --nu ${FLESH.poissonRatio} --rho ${FLESH.density} --damping ${FLESH.damping} --size ${CHARACTER_SIZE})`;
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
@@ -15,14 +19,16 @@ async function main(): Promise<void> {
     handles: { type: "string" }, cubature: { type: "string" }, E: { type: "string" }, nu: { type: "string" },
     rho: { type: "string" }, damping: { type: "string" }, dt: { type: "string" }, steps: { type: "string" },
     size: { type: "string" }, seed: { type: "string" }, speed: { type: "string" }, json: { type: "boolean", default: false }, help: { type: "boolean" },
+    clip: { type: "string" }, seconds: { type: "string" }, layer: { type: "string" },
   });
   if (flags.help) {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
   if (typeof flags.mesh !== "string") throw new UsageError("--mesh is required");
+  if (flags.scenario === "animate") return animate(flags, flags.mesh);
   const scenario = flags.scenario as ScenarioName;
-  if (!SCENARIOS.includes(scenario)) throw new UsageError(`--scenario must be one of ${SCENARIOS.join(", ")}`);
+  if (!SCENARIOS.includes(scenario)) throw new UsageError(`--scenario must be one of ${[...SCENARIOS, "animate"].join(", ")}`);
   const weights = weightsFlag(flags);
   const json = flags.json === true;
   const result = await runScenario({
@@ -53,6 +59,42 @@ async function main(): Promise<void> {
       `step median ${result.stepMs.median.toFixed(3)} ms (p99 ${result.stepMs.p99.toFixed(3)})\n` +
       `final centroid [${f.centroid.map((v) => v.toFixed(4)).join(", ")}] m, min y ${f.minY.toFixed(4)} m` +
       (f.tipDeflection !== undefined ? `, tip deflection ${f.tipDeflection.toFixed(4)} m` : "") + "\n",
+  );
+}
+
+async function animate(flags: Record<string, string | boolean | undefined>, mesh: string): Promise<void> {
+  const layer = (flags.layer ?? "sim") as Layer;
+  if (!LAYERS.includes(layer)) throw new UsageError(`--layer must be one of ${LAYERS.join(", ")}`);
+  const result = await runAnimate({
+    mesh,
+    clip: typeof flags.clip === "string" ? flags.clip : undefined,
+    layer,
+    weights: weightsFlag(flags),
+    handles: integerFlag(flags, "handles", 16, 1, 64),
+    cubature: integerFlag(flags, "cubature", 256, 8, 4096),
+    youngsModulus: numberFlag(flags, "E", FLESH.youngsModulus),
+    poissonRatio: numberFlag(flags, "nu", FLESH.poissonRatio),
+    density: numberFlag(flags, "rho", FLESH.density),
+    damping: numberFlag(flags, "damping", FLESH.damping),
+    dt: numberFlag(flags, "dt", 1 / 60, (v) => v > 0 && v <= 0.1, "must be in (0, 0.1] s"),
+    seconds: numberFlag(flags, "seconds", 6, (v) => v > 0 && v <= 600, "must be in (0, 600] s"),
+    size: numberFlag(flags, "size", CHARACTER_SIZE, (v) => v > 0 && v <= 100, "must be in (0, 100] m"),
+    seed: integerFlag(flags, "seed", 1, 0, 2 ** 31 - 1),
+    onProgress: (f) => process.stderr.write(`\rsimulating ${(100 * f).toFixed(0)}%`),
+  });
+  process.stderr.write("\rsimulating 100%\n");
+  if (flags.json === true) {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return;
+  }
+  const s = result.summary;
+  process.stdout.write(
+    `animate ${result.mesh} (${result.clip}, ${result.layer}): ${result.subspace} directions, ${result.rigColumns} rig columns, ` +
+      `${result.complementaryDirections.min}-${result.complementaryDirections.max} complementary\n` +
+      `rig ${result.rigMs.median.toFixed(3)} ms + soft step ${result.stepMs.median.toFixed(3)} ms a frame (median; p99 ${result.stepMs.p99.toFixed(3)})\n` +
+      `soft part ${(1000 * s.playingSoftRms).toFixed(2)} mm RMS while playing (peak ${(1000 * s.peakSoftRms).toFixed(2)}), ` +
+      `settled ${s.decaySeconds === null ? `not within ${result.settleSeconds} s` : `${s.decaySeconds.toFixed(2)} s`} after the stop; ` +
+      `worst complementarity ${s.worstComplementarity.toExponential(2)}\n`,
   );
 }
 

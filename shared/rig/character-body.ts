@@ -15,7 +15,7 @@ import { SoftBody, Subspace, type Material, type SolverOptions, type StepStats }
 import { toSubspaceSource, type BakedBody } from "../skinning/baked-body";
 import { rigOf } from "../skinning/baked-rig";
 import { ComplementaryProjection } from "./complementary-projection";
-import type { Rig } from "./rig";
+import type { Rig, RigClip } from "./rig";
 import { RigMoments, skinWeightsAt } from "./rig-moments";
 import { RigPose } from "./rig-pose";
 
@@ -90,6 +90,18 @@ export class CharacterBody {
     this.body.setSurfacePose(this.posedSurface);
     this.projection.update(this.jointMatrices, this.jointPositions);
     return this.body.step();
+  }
+
+  /** The lowest surface sample (frame y, m) over a clip's poses at 60 Hz: where a floor under it goes. */
+  lowestPoint(clip: RigClip): number {
+    let lowest = Infinity;
+    for (let t = 0; t <= clip.duration; t += 1 / 60) {
+      this.pose.sample(clip, t);
+      this.poseInFrame();
+      this.poseSurface();
+      for (let i = 1; i < this.posedSurface.length; i += 3) lowest = Math.min(lowest, this.posedSurface[i]);
+    }
+    return lowest;
   }
 
   /** RMS over the surface samples of the soft displacement |B q| (m). */

@@ -6,23 +6,29 @@
 // with P_k the joints' moments (rig-moments.ts), M_k the skinning matrices and c_j the joint's position, so a pose
 // costs a few 3 x m products per joint. The projection q <- q - M^-1 C^T (C M^-1 C^T)^+ C q takes out exactly what
 // the constraint forbids and is the smallest change in kinetic metric; the rows' Gram matrix comes from 3 x 3 blocks
-// of dot products per pair of joints ((a x d).(b x e) = (a.b)(d.e) - (a.e)(d.b)) and is factored with pivoting,
-// dropping the rows that repeat others (joints at one place with one subtree).
+// of dot products per pair of joints ((a x d).(b x e) = (a.b)(d.e) - (a.e)(d.b)). Joints at the top of the tree
+// whose whole mass is also below one child joint add nothing (their turns are the child's plus translations) and are
+// left out; rows that still depend on earlier ones at some pose are dropped by the factor.
 
 import { symmetricEigen } from "../sim/linalg";
 import type { Subspace } from "../sim/subspace";
 import type { RigMoments } from "./rig-moments";
 
-/** Pivots under this share of the largest diagonal count as dependent rows. */
+/** Pivots under this share of the row's own diagonal count as dependent rows. */
 const RANK_TOLERANCE = 1e-14;
 /** Mass eigenvalues under this share of the largest move nothing (as the subspace's null directions). */
 const NULL_MASS = 1e-13;
 
 export class ComplementaryProjection {
-  /** Constraint rows: 3 for the root's translation, 3 per joint. */
+  /** J's columns: 3 for the root's translation, 3 per joint. */
   readonly rows: number;
   /** Independent rows at the last update (the rig's directions in the subspace). */
   rank = 0;
+  /** The joints whose turns are rows of the constraint (the others repeat them), and the rows in all. */
+  private readonly kept: Int32Array;
+  private readonly keptRows: number;
+  /** Per factored row: 1 when it depended on earlier rows at the last update (left out). */
+  private readonly dropped: Uint8Array;
   private readonly joints: number;
   private readonly m: number;
   /** Per joint, its moments P_k and P_k A^-1 (A the mass block). */
@@ -40,7 +46,6 @@ export class ComplementaryProjection {
   private readonly d: Float64Array;
   private readonly dInverse: Float64Array;
   private readonly gram: Float64Array;
-  private readonly pivot: Int32Array;
   private readonly residual: Float64Array;
   private readonly solution: Float64Array;
   private readonly blockDots = new Float64Array(9);
@@ -78,12 +83,33 @@ export class ComplementaryProjection {
       if (this.parentJoint[k] >= 0) continue;
       for (let r = 0; r < m; r++) { this.mu[r] += this.subtreeWeight[k * m + r]; this.muInverse[r] += this.subtreeWeightInverse[k * m + r]; }
     }
+    this.kept = this.independentJoints();
+    this.keptRows = 3 + 3 * this.kept.length;
+    this.dropped = new Uint8Array(this.keptRows);
     this.d = new Float64Array(joints * 3 * m);
     this.dInverse = new Float64Array(joints * 3 * m);
-    this.gram = new Float64Array(this.rows * this.rows);
-    this.pivot = new Int32Array(this.rows);
-    this.residual = new Float64Array(this.rows);
-    this.solution = new Float64Array(this.rows);
+    this.gram = new Float64Array(this.keptRows * this.keptRows);
+    this.residual = new Float64Array(this.keptRows);
+    this.solution = new Float64Array(this.keptRows);
+  }
+
+  /** Joints left out: all of the body's mass is below them and below their one child joint. */
+  private independentJoints(): Int32Array {
+    const m = this.m, whole = (j: number) => {
+      let norm = 0, difference = 0;
+      for (let r = 0; r < m; r++) {
+        norm += this.mu[r] ** 2;
+        difference += (this.subtreeWeight[j * m + r] - this.mu[r]) ** 2;
+      }
+      return difference <= 1e-24 * norm;
+    };
+    const kept: number[] = [];
+    for (let j = 0; j < this.joints; j++) {
+      const children = [...this.parentJoint.keys()].filter((k) => this.parentJoint[k] === j);
+      if (whole(j) && children.some(whole)) continue;
+      kept.push(j);
+    }
+    return Int32Array.from(kept);
   }
 
   /**
@@ -97,56 +123,51 @@ export class ComplementaryProjection {
     this.factor();
   }
 
-  /** Removes from `v` (3m: q or a velocity) its part along the rig's directions, in the mass metric. */
+  /** Removes from `v` (3m: q or a velocity) its part along the rig's directions, in the mass metric: P v. */
   project(v: Float64Array): void {
+    this.apply(v, this.d, this.mu, this.dInverse, this.muInverse);
+  }
+
+  /**
+   * P^T g for a gradient g: minimising f(P q) over q is minimising f on the constraint, and its gradient is
+   * P^T f'(P q) = g - C^T G^-1 (C A^-1 g).
+   */
+  projectGradient(g: Float64Array): void {
+    this.apply(g, this.dInverse, this.muInverse, this.d, this.mu);
+  }
+
+  /** v -= R^T G^-1 (L v), with L and R the rows built from (left, leftMu) and (right, rightMu). */
+  private apply(v: Float64Array, left: Float64Array, leftMu: Float64Array, right: Float64Array, rightMu: Float64Array): void {
     if (this.rank === 0) return;
-    const m = this.m, r = this.residual, z = this.solution, rank = this.rank, n = this.rows, l = this.gram;
-    this.constraintTimes(v, r);
-    // Solve G_SS z_S = r_S with G's pivoted factor (L below the diagonal of `gram`, in pivot order).
-    for (let i = 0; i < rank; i++) {
-      let s = r[this.pivot[i]];
+    const m = this.m, r = this.residual, z = this.solution, n = this.keptRows, l = this.gram, dropped = this.dropped;
+    rowsTimes(left, leftMu, this.kept, m, v, r);
+    // G z = r over the rows kept (L below the diagonal of `gram`; a dropped row's multiplier is 0).
+    for (let i = 0; i < n; i++) {
+      if (dropped[i]) { z[i] = 0; continue; }
+      let s = r[i];
       for (let k = 0; k < i; k++) s -= l[i * n + k] * z[k];
       z[i] = s / l[i * n + i];
     }
-    for (let i = rank - 1; i >= 0; i--) {
+    for (let i = n - 1; i >= 0; i--) {
+      if (dropped[i]) continue;
       let s = z[i];
-      for (let k = i + 1; k < rank; k++) s -= l[k * n + i] * z[k];
+      for (let k = i + 1; k < n; k++) s -= l[k * n + i] * z[k];
       z[i] = s / l[i * n + i];
     }
-    r.fill(0);
-    for (let i = 0; i < rank; i++) r[this.pivot[i]] = z[i];
-    // v -= (C A^-1)^T z: the translations' mu A^-1, and per joint w x D~ with w its three turns' multipliers.
+    // The translations' rows are e_a mu; a joint's three turns' rows sum to w x D for multipliers w.
     for (let a = 0; a < 3; a++) {
-      const za = r[a];
-      if (za !== 0) for (let k = 0; k < m; k++) v[a * m + k] -= za * this.muInverse[k];
+      const za = z[a];
+      if (za !== 0) for (let k = 0; k < m; k++) v[a * m + k] -= za * rightMu[k];
     }
-    const di = this.dInverse;
-    for (let j = 0; j < this.joints; j++) {
-      const wx = r[3 + 3 * j], wy = r[4 + 3 * j], wz = r[5 + 3 * j], o = 3 * j * m;
+    for (let i = 0; i < this.kept.length; i++) {
+      const wx = z[3 + 3 * i], wy = z[4 + 3 * i], wz = z[5 + 3 * i], o = 3 * this.kept[i] * m;
       if (wx === 0 && wy === 0 && wz === 0) continue;
       for (let k = 0; k < m; k++) {
-        const dx = di[o + k], dy = di[o + m + k], dz = di[o + 2 * m + k];
+        const dx = right[o + k], dy = right[o + m + k], dz = right[o + 2 * m + k];
         v[k] -= wy * dz - wz * dy;
         v[m + k] -= wz * dx - wx * dz;
         v[2 * m + k] -= wx * dy - wy * dx;
       }
-    }
-  }
-
-  /** C v into `out` (rows): per unit density, J^T M B v. */
-  constraintTimes(v: Float64Array, out: Float64Array): void {
-    const m = this.m, d = this.d, f = this.blockDots;
-    for (let a = 0; a < 3; a++) {
-      let s = 0;
-      for (let k = 0; k < m; k++) s += this.mu[k] * v[a * m + k];
-      out[a] = s;
-    }
-    for (let j = 0; j < this.joints; j++) {
-      blockDots(d, 3 * j * m, v, 0, m, f);
-      // (e_a x D) . v = e_a . (D x v), with (D x v)_x = D_y.v_z - D_z.v_y and so on.
-      out[3 + 3 * j] = f[5] - f[7];
-      out[4 + 3 * j] = f[6] - f[2];
-      out[5 + 3 * j] = f[1] - f[3];
     }
   }
 
@@ -181,55 +202,82 @@ export class ComplementaryProjection {
   }
 
   private buildGram(): void {
-    const m = this.m, n = this.rows, g = this.gram, d = this.d, di = this.dInverse, e = this.blockDots;
+    const m = this.m, n = this.keptRows, g = this.gram, d = this.d, di = this.dInverse, e = this.blockDots, kept = this.kept;
     g.fill(0);
     let muMu = 0;
     for (let k = 0; k < m; k++) muMu += this.mu[k] * this.muInverse[k];
     for (let a = 0; a < 3; a++) g[a * n + a] = muMu;
-    for (let j = 0; j < this.joints; j++) {
-      // Translation a with turn b about j: mu . (e_b x D~_j)_a.
+    for (let i = 0; i < kept.length; i++) {
+      // Translation a with turn b about the joint: mu . (e_b x D~)_a.
       let sx = 0, sy = 0, sz = 0;
-      const o = 3 * j * m;
+      const o = 3 * kept[i] * m;
       for (let k = 0; k < m; k++) { sx += this.mu[k] * di[o + k]; sy += this.mu[k] * di[o + m + k]; sz += this.mu[k] * di[o + 2 * m + k]; }
-      const row = 3 + 3 * j;
+      const row = 3 + 3 * i;
       // e_x x D = (0, -D_z, D_y); e_y x D = (D_z, 0, -D_x); e_z x D = (-D_y, D_x, 0).
-      setSymmetric(g, n, 0, row + 1, sz); setSymmetric(g, n, 0, row + 2, -sy);
-      setSymmetric(g, n, 1, row, -sz); setSymmetric(g, n, 1, row + 2, sx);
-      setSymmetric(g, n, 2, row, sy); setSymmetric(g, n, 2, row + 1, -sx);
-      for (let k = j; k < this.joints; k++) {
-        blockDots(d, o, di, 3 * k * m, m, e);
-        const trace = e[0] + e[4] + e[8], col = 3 + 3 * k;
+      g[(row + 1) * n] = sz; g[(row + 2) * n] = -sy;
+      g[row * n + 1] = -sz; g[(row + 2) * n + 1] = sx;
+      g[row * n + 2] = sy; g[(row + 1) * n + 2] = -sx;
+      for (let i2 = 0; i2 <= i; i2++) {
+        blockDots(d, o, di, 3 * kept[i2] * m, m, e);
+        const trace = e[0] + e[4] + e[8], col = 3 + 3 * i2;
         for (let a = 0; a < 3; a++) {
-          for (let b = 0; b < 3; b++) setSymmetric(g, n, row + a, col + b, (a === b ? trace : 0) - e[3 * b + a]);
+          for (let b = 0; b < 3; b++) if (i2 < i || b <= a) g[(row + a) * n + col + b] = (a === b ? trace : 0) - e[3 * b + a];
         }
       }
     }
   }
 
-  /** Cholesky with symmetric pivoting of the Gram matrix in place (L below the diagonal), to its numerical rank. */
+  /**
+   * Cholesky of the Gram matrix in place (its lower triangle becomes L), leaving out rows whose pivot shows them
+   * to depend on earlier rows at this pose.
+   */
   private factor(): void {
-    const n = this.rows, g = this.gram, pivot = this.pivot;
-    for (let i = 0; i < n; i++) pivot[i] = i;
-    let largest = 0;
-    for (let i = 0; i < n; i++) largest = Math.max(largest, g[i * n + i]);
+    const n = this.keptRows, g = this.gram, dropped = this.dropped;
     let rank = 0;
-    for (let k = 0; k < n; k++) {
-      let best = k;
-      for (let i = k + 1; i < n; i++) if (g[i * n + i] > g[best * n + best]) best = i;
-      if (!(g[best * n + best] > RANK_TOLERANCE * largest)) break;
-      if (best !== k) swapSymmetric(g, n, k, best, pivot);
-      const diagonal = Math.sqrt(g[k * n + k]);
-      g[k * n + k] = diagonal;
-      for (let i = k + 1; i < n; i++) g[i * n + k] /= diagonal;
-      // The whole trailing block stays symmetric, so later pivots' swaps move true values.
-      for (let j = k + 1; j < n; j++) {
-        const ljk = g[j * n + k];
-        if (ljk === 0) continue;
-        for (let i = k + 1; i < n; i++) g[i * n + j] -= g[i * n + k] * ljk;
+    for (let j = 0; j < n; j++) {
+      const original = g[j * n + j];
+      let diagonal = original;
+      for (let k = 0; k < j; k++) diagonal -= g[j * n + k] * g[j * n + k];
+      if (!(diagonal > RANK_TOLERANCE * original)) {
+        dropped[j] = 1;
+        for (let i = j; i < n; i++) g[i * n + j] = 0;
+        g[j * n + j] = 1;
+        continue;
       }
+      dropped[j] = 0;
       rank++;
+      const root = Math.sqrt(diagonal);
+      g[j * n + j] = root;
+      for (let i = j + 1; i < n; i++) {
+        let s = g[i * n + j];
+        for (let k = 0; k < j; k++) s -= g[i * n + k] * g[j * n + k];
+        g[i * n + j] = s / root;
+      }
     }
     this.rank = rank;
+  }
+}
+
+/** The rows built from the kept joints' blocks d (3 x m each) and mu, times v, into out. */
+function rowsTimes(d: Float64Array, mu: Float64Array, kept: Int32Array, m: number, v: Float64Array, out: Float64Array): void {
+  for (let a = 0; a < 3; a++) {
+    let s = 0;
+    for (let k = 0; k < m; k++) s += mu[k] * v[a * m + k];
+    out[a] = s;
+  }
+  for (let i = 0; i < kept.length; i++) {
+    // (e_a x D) . v = e_a . (D x v), with (D x v)_x = D_y.v_z - D_z.v_y and so on.
+    const o = 3 * kept[i] * m;
+    let x = 0, y = 0, z = 0;
+    for (let r = 0; r < m; r++) {
+      const dx = d[o + r], dy = d[o + m + r], dz = d[o + 2 * m + r], vx = v[r], vy = v[m + r], vz = v[2 * m + r];
+      x += dy * vz - dz * vy;
+      y += dz * vx - dx * vz;
+      z += dx * vy - dy * vx;
+    }
+    out[3 + 3 * i] = x;
+    out[4 + 3 * i] = y;
+    out[5 + 3 * i] = z;
   }
 }
 
@@ -244,19 +292,6 @@ function blockDots(a: Float64Array, ao: number, b: Float64Array, bo: number, m: 
     e6 += a2 * b0; e7 += a2 * b1; e8 += a2 * b2;
   }
   e[0] = e0; e[1] = e1; e[2] = e2; e[3] = e3; e[4] = e4; e[5] = e5; e[6] = e6; e[7] = e7; e[8] = e8;
-}
-
-/** The lower triangle is what the factor reads: write both, it is cheap. */
-function setSymmetric(g: Float64Array, n: number, i: number, j: number, value: number): void {
-  g[i * n + j] = value;
-  g[j * n + i] = value;
-}
-
-/** Swaps rows and columns k and p (both at or past the factor's column k): L's rows and the trailing block. */
-function swapSymmetric(g: Float64Array, n: number, k: number, p: number, pivot: Int32Array): void {
-  for (let c = 0; c < n; c++) { const t = g[k * n + c]; g[k * n + c] = g[p * n + c]; g[p * n + c] = t; }
-  for (let r = 0; r < n; r++) { const t = g[r * n + k]; g[r * n + k] = g[r * n + p]; g[r * n + p] = t; }
-  const t = pivot[k]; pivot[k] = pivot[p]; pivot[p] = t;
 }
 
 /** out[o..o+m] = row a[ao..ao+m] times the symmetric m x m matrix b. */

@@ -111,7 +111,10 @@ export interface GrabOptions {
  * removes from a state vector (q, or a velocity) what the constraint forbids, in place, allocating nothing.
  */
 export interface StateConstraint {
+  /** P v: the nearest allowed state vector (in whatever metric the constraint keeps). */
   project(vector: Float64Array): void;
+  /** P^T g: a gradient of f(q) into the gradient of f(P q), so a minimiser's steps stay on the constraint. */
+  projectGradient(gradient: Float64Array): void;
 }
 
 /** Default grab radius as a share of the body's diagonal. */
@@ -215,8 +218,13 @@ export class SoftBody {
         // which stable Neo-Hookean can hold on to.
         return elastic.minJ < this.inversionFloor ? Infinity : energy;
       },
-      precondition(d) {
+      // With a constraint the preconditioner is P H^-1 P^T: every direction the minimiser takes from an allowed state
+      // stays allowed, so a step is the constrained minimum of the incremental potential (projecting an
+      // unconstrained minimum afterwards stalls short of it wherever inertia does not dominate the stiffness).
+      precondition: (d) => {
+        this.constraint?.projectGradient(d);
         preconditioner.solve(d, rotation);
+        this.constraint?.project(d);
       },
       stepNorm2: (d) => inertia.massNorm2(d) / this.totalMass,
       // No iteration moves the body by more than half its size (RMS): farther is never a good quasi-Newton guess.
@@ -503,6 +511,7 @@ export class SoftBody {
       // Drift along directions that move nothing would grow without bound (and cost snapshot precision). Only
       // the solve adds such components: the history and the velocity are combinations of projected states.
       removeNullComponents(this.subspace, q);
+      // The minimiser's steps kept it there; this takes out their rounding.
       this.constraint?.project(q);
       this.history.accept(q, v, this.qStart, state);
       this.constraint?.project(v);
@@ -541,6 +550,7 @@ export class SoftBody {
     // Warm start: the prediction plus last step's correction (forces change slowly from step to step), unless
     // staying put is already lower (violent input can make that a wildly stretched state).
     for (let i = 0; i < n; i++) qt[i] = xh[i] + this.lastCorrection[i];
+    this.constraint?.project(qt);
     this.inversionFloor = -Infinity;
     let energy = this.objective.evaluate(qt, g);
     let startJ = this.elastic.minJ;

@@ -1,0 +1,147 @@
+// `npm run sim -- --scenario animate`: a rigged mesh plays a clip in place on a floor for `seconds`, then holds its
+// last pose while the flesh settles. Each frame reports the rig's root, the soft part's RMS over the surface
+// samples, how complementary it is (measured point by point on the mass samples) and its energy.
+
+import { FloorContact } from "../../shared/sim";
+import { CharacterBody, ComplementarityMeter } from "../../shared/rig";
+import { loadBody, type BodySetup } from "./body-from-mesh";
+import { quantile } from "./run-scenario";
+
+export const LAYERS = ["sim"] as const;
+export type Layer = (typeof LAYERS)[number];
+
+/** How long the flesh is watched after the clip stops, s. */
+export const SETTLE_SECONDS = 3;
+/** The soft part has settled once it stays under this share of its level while the clip played. */
+const SETTLED_SHARE = 0.1;
+
+export interface AnimateOptions extends BodySetup {
+  clip?: string;
+  seconds: number;
+  layer: Layer;
+  youngsModulus: number;
+  poissonRatio: number;
+  density: number;
+  damping: number;
+  dt: number;
+  onProgress?: (fraction: number) => void;
+}
+
+export interface AnimateFrame {
+  t: number;
+  /** Whether the clip was playing (false: holding its last pose). */
+  playing: boolean;
+  /** The rig's root joint, world metres. */
+  root: [number, number, number];
+  /** RMS of the soft displacement over the surface samples, m. */
+  softRms: number;
+  /** |J^T M u| / (|J| |M u|) at the frame's pose. */
+  complementarity: number;
+  energy: { kinetic: number; elastic: number };
+}
+
+export interface AnimateResult {
+  scenario: "animate";
+  mesh: string;
+  clip: string;
+  layer: Layer;
+  weights: string;
+  handles: number;
+  /** Directions of the subspace (12 (K + 1)), the rig's columns, and how many directions stayed complementary (min and max over frames). */
+  subspace: number;
+  rigColumns: number;
+  complementaryDirections: { min: number; max: number };
+  dt: number;
+  seconds: number;
+  settleSeconds: number;
+  /** The floor's height under the character (its lowest point over the clip), m. */
+  floor: number;
+  /** Per frame: the rig's evaluation (clip sampling and skinning matrices) and the soft step, ms. */
+  rigMs: { median: number; p99: number };
+  stepMs: { median: number; p99: number };
+  frames: AnimateFrame[];
+  summary: {
+    worstComplementarity: number;
+    /** Mean softRms while the clip played (after its first second), and the largest, m. */
+    playingSoftRms: number;
+    peakSoftRms: number;
+    /** Seconds after the stop until softRms stays under 10% of playingSoftRms (null: not within settleSeconds). */
+    decaySeconds: number | null;
+  };
+}
+
+export async function runAnimate(options: AnimateOptions): Promise<AnimateResult> {
+  const loaded = await loadBody(options);
+  const baked = loaded.baked;
+  if (baked.rigJointNodes.length === 0) throw new Error(`${options.mesh} has no rig: the animate scenario needs a skinned glTF with clips`);
+  const material = { youngsModulus: options.youngsModulus, poissonRatio: options.poissonRatio, density: options.density };
+  const character = new CharacterBody(baked, loaded.size, material, { dt: options.dt, damping: options.damping });
+  const clips = character.rig.clips;
+  const clip = options.clip === undefined ? clips[0] : clips.find((c) => c.name === options.clip);
+  if (!clip) throw new Error(`no clip "${options.clip}" in ${options.mesh}: it has ${clips.map((c) => c.name).join(", ") || "none"}`);
+  const floor = character.lowestPoint(clip);
+  character.body.addContactSurface(new FloorContact(floor));
+  const meter = new ComplementarityMeter(baked, loaded.size, character.pose);
+
+  const playingSteps = Math.round(options.seconds / options.dt), steps = playingSteps + Math.round(SETTLE_SECONDS / options.dt);
+  const frames: AnimateFrame[] = [];
+  const rigTimes = new Float64Array(steps), stepTimes = new Float64Array(steps);
+  const root = new Float64Array(3);
+  let fewest = Infinity, most = 0;
+  for (let step = 0; step < steps; step++) {
+    const t = (step + 1) * options.dt, playing = step < playingSteps;
+    const clipTime = (playing ? t : playingSteps * options.dt) % Math.max(clip.duration, 1e-9);
+    const start = performance.now();
+    character.pose.sample(clip, clipTime);
+    rigTimes[step] = performance.now() - start;
+    const stepStart = performance.now();
+    character.step();
+    stepTimes[step] = performance.now() - stepStart;
+    const complementary = character.body.n - character.projection.rank;
+    fewest = Math.min(fewest, complementary);
+    most = Math.max(most, complementary);
+    const j = character.jointPositions;
+    character.toWorld(j[0], j[1], j[2], root);
+    const energy = character.body.energies();
+    frames.push({
+      t: round(t, 6), playing, root: [round(root[0], 6), round(root[1], 6), round(root[2], 6)],
+      softRms: character.softRms(), complementarity: meter.measure(character.body.q),
+      energy: { kinetic: energy.kinetic, elastic: energy.elastic },
+    });
+    if (options.onProgress && step % 20 === 0) options.onProgress(step / steps);
+  }
+  return {
+    scenario: "animate", mesh: options.mesh, clip: clip.name, layer: options.layer, weights: baked.provider,
+    handles: baked.learnedHandles + 1, subspace: character.body.n, rigColumns: character.projection.rows,
+    complementaryDirections: { min: fewest, max: most }, dt: options.dt, seconds: options.seconds, settleSeconds: SETTLE_SECONDS,
+    floor, rigMs: timing(rigTimes), stepMs: timing(stepTimes), frames, summary: summarise(frames, options.dt),
+  };
+}
+
+function summarise(frames: AnimateFrame[], dt: number): AnimateResult["summary"] {
+  const playing = frames.filter((f) => f.playing && f.t > 1);
+  const level = playing.length ? playing.reduce((sum, f) => sum + f.softRms, 0) / playing.length : 0;
+  const stop = frames.findIndex((f) => !f.playing);
+  let decaySeconds: number | null = null;
+  if (stop >= 0 && level > 0) {
+    let last = frames.length;
+    while (last > stop && frames[last - 1].softRms < SETTLED_SHARE * level) last--;
+    if (last < frames.length) decaySeconds = round((last - stop + 1) * dt, 4);
+  }
+  return {
+    worstComplementarity: Math.max(0, ...frames.map((f) => f.complementarity)),
+    playingSoftRms: level,
+    peakSoftRms: Math.max(0, ...frames.map((f) => f.softRms)),
+    decaySeconds,
+  };
+}
+
+function timing(times: Float64Array): { median: number; p99: number } {
+  const sorted = Array.from(times).sort((a, b) => a - b);
+  return { median: round(quantile(sorted, 0.5), 4), p99: round(quantile(sorted, 0.99), 4) };
+}
+
+function round(v: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(v * f) / f;
+}

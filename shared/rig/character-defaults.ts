@@ -1,0 +1,12 @@
+// The policy numbers of characters: how big, how soft, how their clips join. One place for the room and the CLIs.
+
+import type { MaterialPreset } from "../scene/materials";
+
+/** A character's largest extent (the fox: nose to tail tip), m. */
+export const CHARACTER_SIZE = 1;
+
+/**
+ * Flesh: far softer than the room's jelly so that ears, cheeks and belly answer a trot, and heavily damped (Rayleigh
+ * beta, s) so that the wobble settles within a second or two of a stop.
+ */
+export const FLESH: Readonly<MaterialPreset> = Object.freeze({ youngsModulus: 5e3, poissonRatio: 0.45, density: 1000, damping: 0.04, color: "#d9773a" });
