@@ -1,13 +1,16 @@
 // `npm run sim -- --scenario animate`: a rigged mesh plays a clip in place on a floor for `seconds`, then holds its
 // last pose while the flesh settles. Each frame reports the rig's root, the soft part's RMS over the surface
-// samples, how complementary it is (measured point by point on the mass samples) and its energy.
+// samples, how complementary it is (measured point by point on the mass samples) and its energy. The soft part
+// comes from the solver (layer "sim") or from the spring layer (layer "springs"), fitted first to the solver on
+// the other clips.
 
 import { FloorContact } from "../../shared/sim";
-import { CharacterBody, ComplementarityMeter } from "../../shared/rig";
+import { CharacterBody, ComplementarityMeter, SpringCharacter, surfaceRms } from "../../shared/rig";
+import { DEFAULT_SPRING_TRAINING, trainSpringModel } from "../characters/spring-training";
 import { loadBody, type BodySetup } from "./body-from-mesh";
 import { quantile } from "./run-scenario";
 
-export const LAYERS = ["sim"] as const;
+export const LAYERS = ["sim", "springs"] as const;
 export type Layer = (typeof LAYERS)[number];
 
 /** How long the flesh is watched after the clip stops, s. */
@@ -17,6 +20,8 @@ const SETTLED_SHARE = 0.1;
 
 export interface AnimateOptions extends BodySetup {
   clip?: string;
+  /** springs: the clips the layer is fitted on (default: every other clip). */
+  train?: string[];
   seconds: number;
   layer: Layer;
   youngsModulus: number;
@@ -45,12 +50,15 @@ export interface AnimateResult {
   mesh: string;
   clip: string;
   layer: Layer;
+  /** springs: the clips the layer was fitted on, and its springs (natural frequency Hz, damping ratio, gain). */
+  trainedOn?: string[];
+  springs?: { frequencyHz: number; dampingRatio: number; gain: number }[];
   weights: string;
   handles: number;
-  /** Directions of the subspace (12 (K + 1)), the rig's columns, and how many directions stayed complementary (min and max over frames). */
+  /** Directions of the subspace (12 (K + 1)), the rig's columns, and (sim) how many directions stayed complementary (min and max over frames). */
   subspace: number;
   rigColumns: number;
-  complementaryDirections: { min: number; max: number };
+  complementaryDirections?: { min: number; max: number };
   dt: number;
   seconds: number;
   settleSeconds: number;
@@ -79,9 +87,17 @@ export async function runAnimate(options: AnimateOptions): Promise<AnimateResult
   const clips = character.rig.clips;
   const clip = options.clip === undefined ? clips[0] : clips.find((c) => c.name === options.clip);
   if (!clip) throw new Error(`no clip "${options.clip}" in ${options.mesh}: it has ${clips.map((c) => c.name).join(", ") || "none"}`);
-  const floor = character.lowestPoint(clip);
+  const floor = character.motion.lowestPoint(clip);
   character.body.addContactSurface(new FloorContact(floor));
-  const meter = new ComplementarityMeter(baked, loaded.size, character.pose);
+  let springs: SpringCharacter | null = null, trainedOn: string[] | undefined;
+  if (options.layer === "springs") {
+    trainedOn = options.train ?? clips.filter((c) => c !== clip).map((c) => c.name);
+    if (trainedOn.length === 0) throw new Error("the spring layer needs clips to fit on besides the one it plays");
+    const model = trainSpringModel(baked, loaded.size, material, options.damping, { ...DEFAULT_SPRING_TRAINING, clips: trainedOn, dt: options.dt });
+    springs = new SpringCharacter(baked, loaded.size, model);
+  }
+  const motion = springs ? springs.motion : character.motion;
+  const meter = new ComplementarityMeter(baked, loaded.size, motion.pose);
 
   const playingSteps = Math.round(options.seconds / options.dt), steps = playingSteps + Math.round(SETTLE_SECONDS / options.dt);
   const frames: AnimateFrame[] = [];
@@ -92,28 +108,40 @@ export async function runAnimate(options: AnimateOptions): Promise<AnimateResult
     const t = (step + 1) * options.dt, playing = step < playingSteps;
     const clipTime = (playing ? t : playingSteps * options.dt) % Math.max(clip.duration, 1e-9);
     const start = performance.now();
-    character.pose.sample(clip, clipTime);
+    motion.pose.sample(clip, clipTime);
     rigTimes[step] = performance.now() - start;
     const stepStart = performance.now();
-    character.step();
+    if (springs) springs.step(options.dt);
+    else character.step();
     stepTimes[step] = performance.now() - stepStart;
-    const complementary = character.body.n - character.projection.rank;
-    fewest = Math.min(fewest, complementary);
-    most = Math.max(most, complementary);
-    const j = character.jointPositions;
-    character.toWorld(j[0], j[1], j[2], root);
-    const energy = character.body.energies();
+    if (!springs) {
+      const complementary = character.body.n - character.projection.rank;
+      fewest = Math.min(fewest, complementary);
+      most = Math.max(most, complementary);
+    }
+    const j = motion.jointPositions;
+    motion.toWorld(j[0], j[1], j[2], root);
+    const q = springs ? springs.q : character.body.q;
+    const energy = springs ? springs.layer.energies() : character.body.energies();
     frames.push({
       t: round(t, 6), playing, root: [round(root[0], 6), round(root[1], 6), round(root[2], 6)],
-      softRms: character.softRms(), complementarity: meter.measure(character.body.q),
+      softRms: surfaceRms(character.subspace, q), complementarity: meter.measure(q),
       energy: { kinetic: energy.kinetic, elastic: energy.elastic },
     });
     if (options.onProgress && step % 20 === 0) options.onProgress(step / steps);
   }
+  const springTable = springs?.model.parameters;
   return {
-    scenario: "animate", mesh: options.mesh, clip: clip.name, layer: options.layer, weights: baked.provider,
+    scenario: "animate", mesh: options.mesh, clip: clip.name, layer: options.layer,
+    ...(springs && springTable ? {
+      trainedOn,
+      springs: Array.from(springTable.stiffness, (k, i) => ({
+        frequencyHz: round(Math.sqrt(k) / (2 * Math.PI), 3), dampingRatio: round(springTable.damping[i] / (2 * Math.sqrt(k)), 3), gain: round(springTable.gain[i], 4),
+      })),
+    } : {}),
+    weights: baked.provider,
     handles: baked.learnedHandles + 1, subspace: character.body.n, rigColumns: character.projection.rows,
-    complementaryDirections: { min: fewest, max: most }, dt: options.dt, seconds: options.seconds, settleSeconds: SETTLE_SECONDS,
+    ...(springs ? {} : { complementaryDirections: { min: fewest, max: most } }), dt: options.dt, seconds: options.seconds, settleSeconds: SETTLE_SECONDS,
     floor, rigMs: timing(rigTimes), stepMs: timing(stepTimes), frames, summary: summarise(frames, options.dt),
   };
 }

@@ -20,10 +20,10 @@ it("the fox running: the soft part is complementary to 1e-6, visibly there, and 
     ...MATERIAL, damping: FLESH.damping, dt: 1 / 60,
   });
   const s = result.summary;
-  console.info(`Run: ${result.complementaryDirections.min}-${result.complementaryDirections.max} of ${result.subspace} directions complementary; soft part ${(1000 * s.playingSoftRms).toFixed(2)} mm RMS (peak ${(1000 * s.peakSoftRms).toFixed(2)}), settled ${s.decaySeconds} s after the stop; worst complementarity ${s.worstComplementarity.toExponential(2)}`);
+  console.info(`Run: ${result.complementaryDirections?.min}-${result.complementaryDirections?.max} of ${result.subspace} directions complementary; soft part ${(1000 * s.playingSoftRms).toFixed(2)} mm RMS (peak ${(1000 * s.peakSoftRms).toFixed(2)}), settled ${s.decaySeconds} s after the stop; worst complementarity ${s.worstComplementarity.toExponential(2)}`);
   expect(result.subspace).toBe(204);
   expect(result.rigColumns).toBe(75);
-  expect(result.complementaryDirections.min).toBeGreaterThan(100);
+  expect(result.complementaryDirections?.min).toBeGreaterThan(100);
   expect(s.worstComplementarity).toBeLessThan(1e-6);
   // The flesh moves by millimetres while the fox runs (a rigid-looking fox would show micrometres)...
   expect(s.playingSoftRms).toBeGreaterThan(5e-4);
@@ -43,7 +43,7 @@ it("a frame in uniform motion or uniform acceleration stirs no flesh; a spinning
     for (let step = 0; step < 60; step++) {
       const t = step / 60;
       // Walking diagonally at 1.5 m/s, turned 30 degrees; speeding up by `acceleration` m/s^2; turning at `spin` rad/s.
-      character.setFrame(1.5 * t + 0.5 * acceleration * t * t, 0, 0.75 * t, Math.PI / 6 + spin * t);
+      character.motion.setFrame(1.5 * t + 0.5 * acceleration * t * t, 0, 0.75 * t, Math.PI / 6 + spin * t);
       character.step();
       largest = Math.max(largest, character.softRms());
     }

@@ -1,0 +1,167 @@
+// How the layers of secondary motion compare with the solver on a clip none of them was fitted on: the solver at 60 Hz
+// is the reference (the clip plays in place for a few seconds, then stops dead and holds its pose); each layer plays
+// the same, and its soft part is compared with the reference's at the surface samples (RMS over samples and frames,
+// while playing and after the stop), along with its cost per frame. Then every layer again at 15, 30, 60 and 90 Hz,
+// compared with the same 60 Hz reference at the times all rates share (every 1/15 s).
+
+import { FloorContact, type Material } from "../../shared/sim";
+import { CharacterBody, SpringCharacter, surfaceRms, type SpringModel } from "../../shared/rig";
+import type { Subspace } from "../../shared/sim";
+import type { LoadedBody } from "./body-from-mesh";
+import { DEFAULT_SPRING_TRAINING, trainSpringModel } from "../characters/spring-training";
+import { quantile } from "./run-scenario";
+
+export const RATES_HZ = [15, 30, 60, 90] as const;
+/** The clip plays this long, then holds its last pose this long. */
+const PLAY_SECONDS = 4;
+const HOLD_SECONDS = 2;
+const REFERENCE_HZ = 60;
+/** All rates share these instants. */
+const COMMON_HZ = 15;
+
+export interface LayerScore {
+  /** RMS over surface samples and frames of the difference from the solver while playing, and after the stop, mm. */
+  rmsErrorMm: number;
+  stopErrorMm: number;
+  /** Median cost of a frame (rig evaluation + the layer), ms. */
+  msPerFrame: number;
+}
+
+export interface RateRow {
+  hz: number;
+  /** Error against the 60 Hz solver at the shared instants, mm (playing and stopped together); the largest soft RMS seen, mm. */
+  sim: { errorMm: number; peakSoftRmsMm: number; finite: boolean };
+  springs: { errorMm: number; peakSoftRmsMm: number; finite: boolean };
+}
+
+export interface SecondaryEval {
+  mesh: string;
+  train: string[];
+  test: string;
+  /** What showing no soft part at all would err by: the reference's own RMS, mm. */
+  none: { rmsErrorMm: number; stopErrorMm: number };
+  sim: { msPerFrame: number };
+  springs: LayerScore & { complementary: true };
+  /** The spring layer without the per-frame projection onto the complement (its cheapest form). */
+  springsFree: LayerScore;
+  rates: RateRow[];
+  springModel: { directions: number; fitSeconds: number };
+}
+
+interface Trace {
+  q: Float64Array[];
+  ms: number[];
+}
+
+export interface SecondaryOptions {
+  loaded: LoadedBody;
+  mesh: string;
+  material: Material;
+  damping: number;
+  train: string[];
+  test: string;
+  onProgress?: (what: string) => void;
+}
+
+export function evaluateSecondary(options: SecondaryOptions): SecondaryEval {
+  const { loaded, material, damping } = options;
+  const baked = loaded.baked, size = loaded.size;
+  options.onProgress?.(`fitting the spring layer on ${options.train.join(", ")}`);
+  const fitStart = performance.now();
+  const model = trainSpringModel(baked, size, material, damping, { ...DEFAULT_SPRING_TRAINING, clips: options.train });
+  const fitSeconds = (performance.now() - fitStart) / 1000;
+  const subspace = new CharacterBody(baked, size, material, { damping }).subspace;
+
+  options.onProgress?.(`the solver on ${options.test}`);
+  const reference = solverTrace(options, REFERENCE_HZ);
+  const springs = springTrace(options, model, REFERENCE_HZ, true), free = springTrace(options, model, REFERENCE_HZ, false);
+  const score = (trace: Trace): LayerScore => ({ ...errors(subspace, trace, reference), msPerFrame: median(trace.ms) });
+  const zero: Trace = { q: reference.q.map((q) => new Float64Array(q.length)), ms: [] };
+  const none = errors(subspace, zero, reference);
+
+  const rates: RateRow[] = RATES_HZ.map((hz) => {
+    options.onProgress?.(`both layers at ${hz} Hz`);
+    const sim = hz === REFERENCE_HZ ? reference : solverTrace(options, hz);
+    const spring = hz === REFERENCE_HZ ? springs : springTrace(options, model, hz, true);
+    return { hz, sim: atCommonInstants(subspace, sim, hz, reference), springs: atCommonInstants(subspace, spring, hz, reference) };
+  });
+  return {
+    mesh: options.mesh, train: options.train, test: options.test, none,
+    sim: { msPerFrame: median(reference.ms) }, springs: { ...score(springs), complementary: true }, springsFree: score(free), rates,
+    springModel: { directions: model.basis.count, fitSeconds: round(fitSeconds, 2) },
+  };
+}
+
+function clipSampler(names: string[], name: string) {
+  if (!names.includes(name)) throw new Error(`no clip "${name}": the rig has ${names.join(", ")}`);
+}
+
+function solverTrace(options: SecondaryOptions, hz: number): Trace {
+  const { loaded, material, damping } = options, dt = 1 / hz;
+  const character = new CharacterBody(loaded.baked, loaded.size, material, { dt, damping });
+  clipSampler(character.rig.clips.map((c) => c.name), options.test);
+  const clip = character.rig.clips.find((c) => c.name === options.test)!;
+  character.body.addContactSurface(new FloorContact(character.motion.lowestPoint(clip)));
+  return play(hz, clip.duration, (t) => character.pose.sample(clip, t), () => character.step(), () => character.body.q);
+}
+
+function springTrace(options: SecondaryOptions, model: SpringModel, hz: number, complementary: boolean): Trace {
+  const character = new SpringCharacter(options.loaded.baked, options.loaded.size, model, { complementary }), dt = 1 / hz;
+  clipSampler(character.motion.rig.clips.map((c) => c.name), options.test);
+  const clip = character.motion.rig.clips.find((c) => c.name === options.test)!;
+  return play(hz, clip.duration, (t) => character.pose.sample(clip, t), () => character.step(dt), () => character.q);
+}
+
+/** Plays a clip for PLAY_SECONDS then holds, at `hz`: pose, step, record (the rig's sampling counts in the cost). */
+function play(hz: number, duration: number, pose: (t: number) => void, step: () => void, q: () => Float64Array): Trace {
+  const dt = 1 / hz, playing = Math.round(PLAY_SECONDS * hz), steps = playing + Math.round(HOLD_SECONDS * hz);
+  const trace: Trace = { q: [], ms: [] };
+  for (let s = 0; s < steps; s++) {
+    const start = performance.now();
+    pose((Math.min(s + 1, playing) * dt) % Math.max(duration, 1e-9));
+    step();
+    trace.ms.push(performance.now() - start);
+    trace.q.push(Float64Array.from(q()));
+  }
+  return trace;
+}
+
+function errors(subspace: Subspace, trace: Trace, reference: Trace): { rmsErrorMm: number; stopErrorMm: number } {
+  const playing = Math.round(PLAY_SECONDS * REFERENCE_HZ), difference = new Float64Array(subspace.n);
+  let play2 = 0, stop2 = 0;
+  for (let s = 0; s < reference.q.length; s++) {
+    for (let i = 0; i < difference.length; i++) difference[i] = trace.q[s][i] - reference.q[s][i];
+    const e = surfaceRms(subspace, difference) ** 2;
+    if (s < playing) play2 += e;
+    else stop2 += e;
+  }
+  return { rmsErrorMm: round(1000 * Math.sqrt(play2 / playing), 4), stopErrorMm: round(1000 * Math.sqrt(stop2 / (reference.q.length - playing)), 4) };
+}
+
+function atCommonInstants(subspace: Subspace, trace: Trace, hz: number, reference: Trace): { errorMm: number; peakSoftRmsMm: number; finite: boolean } {
+  const difference = new Float64Array(subspace.n);
+  let sum = 0, count = 0, peak = 0, finite = true;
+  for (const q of trace.q) {
+    const rms = surfaceRms(subspace, q);
+    if (!Number.isFinite(rms)) finite = false;
+    else peak = Math.max(peak, rms);
+  }
+  // Instant k / COMMON_HZ is step k hz / COMMON_HZ - 1 at this rate and k REFERENCE_HZ / COMMON_HZ - 1 in the reference.
+  for (let k = 1; ; k++) {
+    const own = (k * hz) / COMMON_HZ - 1, ref = (k * REFERENCE_HZ) / COMMON_HZ - 1;
+    if (own >= trace.q.length || ref >= reference.q.length) break;
+    for (let i = 0; i < difference.length; i++) difference[i] = trace.q[own][i] - reference.q[ref][i];
+    sum += surfaceRms(subspace, difference) ** 2;
+    count++;
+  }
+  return { errorMm: round(1000 * Math.sqrt(sum / count), 4), peakSoftRmsMm: round(1000 * peak, 4), finite };
+}
+
+function median(values: number[]): number {
+  return round(quantile([...values].sort((a, b) => a - b), 0.5), 4);
+}
+
+function round(v: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(v * f) / f;
+}
