@@ -22,6 +22,7 @@ import { configurePlayground, playgroundConfig } from "./room/playground-config"
 import { PlaygroundRoom } from "./room/playground-room";
 import { BAKE_CACHE_DIRECTORY, clientBakeFile } from "./world/bake-cache";
 import { ASSET_DIRECTORY, bakeBodies } from "./world/playground-bodies";
+import { bakeCharacters } from "./world/playground-characters";
 import { SharedBakes } from "./world/shared-bakes";
 import { CompressedBakes } from "./world/compressed-bakes";
 import { Baker } from "./uploads/baker";
@@ -94,9 +95,10 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   // first person to join does not wait for bakes.
   const config = playgroundConfig();
   const baked = await bakeBodies(config.layout.bodies, config.provider, config.providerKey, config.fitCubature);
+  const characters = await bakeCharacters(config.layout.characters ?? [], config.provider, config.providerKey, config.fitCubature);
   // With Redis, bakes are shared: a client may fetch through this process a body another process baked.
   const sharedBakes = settings.redisUrl ? new SharedBakes(settings.redisUrl) : null;
-  await sharedBakes?.publish(baked.map((b) => b.bake.hash));
+  await sharedBakes?.publish([...baked, ...characters].map((b) => b.bake.hash));
   if (sharedBakes) configurePlayground({ fetchSharedBake: (hash) => sharedBakes.fetchWhole(hash) });
   if (settings.uploadSize !== undefined) {
     if (!(settings.uploadSize >= UPLOAD_LIMITS.minSize && settings.uploadSize <= UPLOAD_LIMITS.maxSize)) throw new Error(`uploadSize must be ${UPLOAD_LIMITS.minSize}-${UPLOAD_LIMITS.maxSize} m, got ${settings.uploadSize}`);

@@ -17,6 +17,7 @@ import { WristMenu } from "./hud/wrist-menu";
 import { MouseDrag } from "./interaction/mouse-drag";
 import { XRInteraction } from "./interaction/xr-interaction";
 import { SoftBodyMesh } from "./render/soft-body-mesh";
+import { CharacterMesh } from "./render/character-mesh";
 import { FrameDriver } from "./room/frame-driver";
 import { RoomConnection } from "./room/room-connection";
 import { useGrabs, useLeavingBodies, usePlayers, useRoomFlags } from "./room/room-hooks";
@@ -152,6 +153,11 @@ function RoomContents({ client, loader, players }: { client: PliantRoomClient; l
         const info = infos.bodies.get(body.id);
         const bake = info && loader.get(info.bake);
         return bake && info ? <SoftBodyMesh key={`${body.id}:${body.material}`} body={body} bake={bake} size={info.size} texture={info.texture} leaving={leaving.includes(body.id)} /> : null;
+      })}
+      {[...client.characters.all.values()].map((character) => {
+        const info = (client.room.state as { characters?: Map<string, { bake: string; texture: string }> }).characters?.get(character.id);
+        const bake = info && loader.get(info.bake);
+        return bake && info ? <CharacterMesh key={character.id} character={character} bake={bake} texture={info.texture} /> : null;
       })}
       <UploadPlaceholders client={client} />
       <Props client={client} />

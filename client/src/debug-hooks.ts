@@ -56,6 +56,25 @@ export function installDebugHooks({ connection, loader, store, emulated }: { con
       body.body.positionAt(body.displayQ, s.surfaceRows, s.surfaceRest, i, point, 0);
       return [point[0], point[1], point[2]];
     },
+    /**
+     * A character as shown now: whether it is on screen, its frame (where it stands, which way it faces), the RMS of
+     * its soft part over its surface samples (m), and its surface samples in the world (3 each).
+     */
+    character(id: string): { drawn: boolean; frame: [number, number, number]; yaw: number; softRms: number; surface: number[] } | null {
+      const character = connection.snapshot.client?.characters.all.get(id);
+      if (!character) return null;
+      let mesh: THREE.Object3D | undefined;
+      scene?.traverse((o) => { if (o.name === `character-${id}`) mesh = o; });
+      const q = character.displayQ, m = q.length / 3, rows = character.surfaceRows, samples = character.surfaceWorld.length / 3;
+      let sum = 0;
+      for (let i = 0; i < samples; i++) {
+        let ux = 0, uy = 0, uz = 0;
+        for (let k = 0; k < m; k++) { const r = rows[i * m + k]; ux += r * q[k]; uy += r * q[m + k]; uz += r * q[2 * m + k]; }
+        sum += ux * ux + uy * uy + uz * uz;
+      }
+      const f = character.motion.framePosition;
+      return { drawn: Boolean(mesh?.visible), frame: [f[0], f[1], f[2]], yaw: character.motion.frameYaw, softRms: Math.sqrt(sum / samples), surface: Array.from(character.surfaceWorld) };
+    },
     surfaceCount(bodyId: string): number {
       return connection.snapshot.client?.bodies.get(bodyId)?.body.subspace.surfaceCount ?? 0;
     },

@@ -4,13 +4,16 @@
 import { ErrorCode, Room, ServerError, type Client } from "@colyseus/core";
 import { MATERIALS, loadRapier, SceneWorld, MAX_POKES, grabSlipLimit } from "../../shared/scene";
 import {
-  BodyState, UPLOAD_LIMITS, EMPTY_SNAPSHOT_BYTES, GrabState, KICK_CLOSE_CODE, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
+  BodyState, CharacterState, UPLOAD_LIMITS, EMPTY_SNAPSHOT_BYTES, GrabState, KICK_CLOSE_CODE, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
   parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parsePoke, parsePose, parseResetTable, parseSetMaterial, parseUploadTicket, seqAfter, seqMinus, snapshotCapacity,
   type AckMessage, type AdminMessage, type GrabResultMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type NoticeMessage, type Parsed, type UploadTicketMessage,
 } from "../../shared/net";
 import { adminTokenMatches } from "../admin-token";
 import { PUBLIC_ROOM_OPTION } from "../matchmaking/public-room";
 import { placeBodies } from "../world/playground-bodies";
+import { bakeCharacters } from "../world/playground-characters";
+import { RoomCharacter } from "./room-character";
+import { CHARACTER_GRAB_SLIP } from "../../shared/rig/character-defaults";
 import { issueUploadTicket } from "../uploads/upload-tickets";
 import { ADMIN_OWNER, SnapshotIndices } from "./added-bodies";
 import { RoomUploads, type RoomBody, type UploadsHost } from "./room-uploads";
@@ -144,6 +147,9 @@ export class PlaygroundRoom extends Room {
   private readonly logRefusal = throttledLog(playgroundConfig().log);
   private world!: SceneWorld;
   private placed: RoomBody[] = [];
+  private characters: RoomCharacter[] = [];
+  /** Hands holding a character, by "sessionId:hand". */
+  private readonly characterGrabs = new Map<string, RoomCharacter>();
   private readonly added = new RoomUploads(this.uploadsHost());
   private readonly snapshotIndices = new SnapshotIndices();
   private disposed = false;
@@ -175,6 +181,14 @@ export class PlaygroundRoom extends Room {
     const layoutBodies = await placeBodies(config.layout.bodies, config.provider, config.providerKey, config.fitCubature);
     this.world = new SceneWorld(rapier, config.layout, layoutBodies.map((p) => p.entity), 1 / TICK_RATE);
     for (const p of layoutBodies) this.enter({ ...p, slot: this.snapshotIndices.next(this.usedSlots()), owner: "", since: 0, leaving: false }, p.spec.id, p.spec.texture ? `/textures/${p.spec.texture}.png` : "");
+    for (const { spec, bake, texture } of await bakeCharacters(config.layout.characters ?? [], config.provider, config.providerKey, config.fitCubature)) {
+      const character = new RoomCharacter(spec.id, this.snapshotIndices.next(this.usedSlots()), spec, bake.body, this.world.sceneObstacles(), 1 / TICK_RATE);
+      this.characters.push(character);
+      this.state.characters.set(spec.id, new CharacterState({
+        id: spec.id, index: character.index, mesh: spec.mesh, bake: bake.hash, size: spec.size, texture,
+        clips: character.character.rig.clips.map((c) => c.name).join(","), mode: character.mode,
+      }));
+    }
     this.lastSentProps = new Float64Array(7 * config.layout.props.length).fill(NaN);
     config.layout.props.forEach((spec, index) => {
       this.state.props.set(spec.id, new PropState({ id: spec.id, index, shape: spec.shape, size: spec.size, color: spec.color }));
@@ -184,9 +198,9 @@ export class PlaygroundRoom extends Room {
     this.attractWobble = new AttractWobble(TICK_RATE, config.attractWobbleSeconds);
     this.state.idleResetMinutes = config.idleResetMinutes;
     // Room for as many bodies as a room may hold, with as many coordinates as the largest of them could have.
-    const qLength = Math.max(0, ...this.placed.map((p) => p.entity.body.n));
+    const qLength = Math.max(0, ...this.placed.map((p) => p.entity.body.n), ...this.characters.map((c) => c.character.body.n));
     // Leaving bodies stay for a moment beside those that replaced them: room for twice the limit.
-    this.writer = new SnapshotWriter(snapshotCapacity(Math.max(this.placed.length, 2 * UPLOAD_LIMITS.softBodies), qLength, config.layout.props.length, MAX_PLAYERS + MAX_SPECTATORS, 256));
+    this.writer = new SnapshotWriter(snapshotCapacity(Math.max(this.placed.length, 2 * UPLOAD_LIMITS.softBodies) + this.characters.length, qLength, config.layout.props.length, MAX_PLAYERS + MAX_SPECTATORS, 256, this.characters.length));
 
     this.onMessage(MESSAGES.pose, (client, message) => this.guard(client, MESSAGES.pose, parsePose(message), (pose) => {
       const seat = this.seats.get(client.sessionId)!;
@@ -198,7 +212,7 @@ export class PlaygroundRoom extends Room {
       return null;
     }));
     this.onMessage(MESSAGES.grabStart, (client, message) =>
-      this.guard(client, MESSAGES.grabStart, parseGrabStart(message, (id) => this.state.bodies.has(id)), (grab) => {
+      this.guard(client, MESSAGES.grabStart, parseGrabStart(message, (id) => this.state.bodies.has(id) || this.state.characters.has(id)), (grab) => {
         if (this.seats.get(client.sessionId)!.grabStarts.take()) return this.queueInput(client, { kind: "start", message: grab, arrived: this.world.tick });
         const reason = `over ${LIMITS.grabStartsPerSecond} grab starts a second`;
         client.send(MESSAGES.grabResult, { hand: grab.hand, body: grab.body, ok: false, reason } satisfies GrabResultMessage);
@@ -213,7 +227,7 @@ export class PlaygroundRoom extends Room {
     this.onMessage(MESSAGES.setMaterial, (client, message) =>
       this.guard(client, MESSAGES.setMaterial, parseSetMaterial(message, (id) => this.state.bodies.has(id)), (change) => this.playerSetsMaterial(client, change.body, change.material)));
     this.onMessage(MESSAGES.uploadTicket, (client, message) => this.guard(client, MESSAGES.uploadTicket, parseUploadTicket(message), () => this.handOutUploadTicket(client)));
-    this.onMessage(MESSAGES.admin, (client, message) => this.guard(client, MESSAGES.admin, parseAdmin(message, (id) => this.state.bodies.has(id)), (admin) => this.admin(client, admin)));
+    this.onMessage(MESSAGES.admin, (client, message) => this.guard(client, MESSAGES.admin, parseAdmin(message, (id) => this.state.bodies.has(id), (id) => this.state.characters.has(id)), (admin) => this.admin(client, admin)));
     this.onMessage("*", (client, type) => this.reject(client, `unknown message type "${String(type).slice(0, 40)}"`));
 
     // Frames Colyseus would close the connection over (malformed-frames.ts) are dropped like any bad message. Its
@@ -303,6 +317,12 @@ export class PlaygroundRoom extends Room {
       if (reason) this.letGo(held, reason);
       else this.releaseGrab(held.sessionId, held.hand);
     }
+    for (const [key, character] of [...this.characterGrabs]) {
+      if (!key.startsWith(`${sessionId}:`)) continue;
+      const hand = key.slice(sessionId.length + 1) as Hand;
+      this.releaseGrab(sessionId, hand);
+      if (reason) this.seats.get(sessionId)?.client.send(MESSAGES.grabResult, { hand, body: character.id, ok: false, reason } satisfies GrabResultMessage);
+    }
     for (const key of [...this.pokes.keys()]) if (key.startsWith(`${sessionId}:`)) this.endPoke(key);
   }
 
@@ -345,6 +365,11 @@ export class PlaygroundRoom extends Room {
   private readonly bounceable = (b: number): boolean => this.placed[b].entity.body.activeGrabs() === 0 && !this.world.homecoming.flying(b);
 
   /** The world, for benchmarks and tests in the same process. */
+  /** The room's characters (tests and the admin page look at them). */
+  get roomCharacters(): readonly RoomCharacter[] {
+    return this.characters;
+  }
+
   get sceneWorld(): SceneWorld {
     return this.world;
   }
@@ -365,8 +390,9 @@ export class PlaygroundRoom extends Room {
     // A tick that sends snapshots leaves the soft bodies less time: sending costs up to 3 ms with 58 clients.
     const sends = (this.ticks + 1) % TICKS_PER_SNAPSHOT === 0;
     this.world.step(sends ? this.world.solverBudgetMs - Math.min(MAX_SEND_RESERVE_MS, this.sendMs) : this.world.solverBudgetMs);
+    for (const character of this.characters) character.step();
     for (let b = 0; b < this.placed.length; b++) if (this.world.respawned[b]) this.dropGrabsOn(b);
-    if (this.grabs.size) this.slipOverstretchedGrabs();
+    if (this.grabs.size || this.characterGrabs.size) this.slipOverstretchedGrabs();
     this.ticks++;
     if (this.ticks % TICKS_PER_SNAPSHOT === 0) {
       const sendStarted = performance.now();
@@ -403,6 +429,7 @@ export class PlaygroundRoom extends Room {
       w.body(this.placed[b].slot, entity.body.q);
       if (!full) last.set(at);
     }
+    for (const character of this.characters) character.writeBody(w, full);
     w.section();
     // Props as bodies: sent when they moved visibly since last sent, not whenever the physics keeps them awake (a
     // ball resting on a jelly never sleeps, and an idle room would never fall silent).
@@ -432,6 +459,8 @@ export class PlaygroundRoom extends Room {
       w.grab(held.slot, held.target[0], held.target[1], held.target[2]);
       if (!full) held.moved = false;
     }
+    w.section();
+    for (const character of this.characters) character.writeEntry(w, full);
     return w.finish();
   }
 
@@ -533,7 +562,10 @@ export class PlaygroundRoom extends Room {
           this.releaseGrab(client.sessionId, input.message.hand);
           return null;
         case "move": {
-          const held = this.grabs.get(`${client.sessionId}:${input.message.hand}`);
+          const key = `${client.sessionId}:${input.message.hand}`;
+          const character = this.characterGrabs.get(key);
+          if (character) return character.moveGrab(key, input.message.target);
+          const held = this.grabs.get(key);
           if (!held) return `no grab held by ${input.message.hand}`;
           const bound = held.body.entity.proxies.bound;
           const [x, y, z] = input.message.target;
@@ -555,6 +587,8 @@ export class PlaygroundRoom extends Room {
       client.send(MESSAGES.grabResult, { hand, body: bodyId, ok: false, reason: "spectators cannot grab in this room" });
       return "spectators cannot grab in this room";
     }
+    const character = this.characters.find((c) => c.id === bodyId);
+    if (character) return this.startCharacterGrab(client, hand, character, point);
     const placed = this.placedById(bodyId);
     if (!placed || placed.leaving) {
       client.send(MESSAGES.grabResult, { hand, body: bodyId, ok: false, reason: `the ${bodyId} is leaving the room` });
@@ -584,8 +618,31 @@ export class PlaygroundRoom extends Room {
     return null;
   }
 
+  /** A hand on a character: held in its frame (it walks on under the hand); nobody predicts it, so no samples go back. */
+  private startCharacterGrab(client: Client, hand: Hand, character: RoomCharacter, point: [number, number, number]): string | null {
+    this.releaseGrab(client.sessionId, hand);
+    const key = `${client.sessionId}:${hand}`;
+    const refusal = character.grab(key, point);
+    if (refusal) {
+      client.send(MESSAGES.grabResult, { hand, body: character.id, ok: false, reason: refusal } satisfies GrabResultMessage);
+      return null;
+    }
+    this.characterGrabs.set(key, character);
+    this.seats.get(client.sessionId)!.holding++;
+    client.send(MESSAGES.grabResult, { hand, body: character.id, ok: true, point: [point[0], point[1], point[2]] } satisfies GrabResultMessage);
+    return null;
+  }
+
   private releaseGrab(sessionId: string, hand: Hand): void {
     const key = `${sessionId}:${hand}`;
+    const character = this.characterGrabs.get(key);
+    if (character) {
+      character.release(key);
+      this.characterGrabs.delete(key);
+      const seat = this.seats.get(sessionId);
+      if (seat) seat.holding--;
+      return;
+    }
     const held = this.grabs.get(key);
     if (!held) return;
     held.body.entity.body.release(held.grab);
@@ -605,6 +662,12 @@ export class PlaygroundRoom extends Room {
       const entity = held.body.entity;
       const limit = grabSlipLimit(entity.size);
       if (entity.body.grabStretch(held.grab) > limit) this.letGo(held, "the body slipped out of your hand");
+    }
+    for (const [key, character] of [...this.characterGrabs]) {
+      if (character.stretch(key) <= CHARACTER_GRAB_SLIP) continue;
+      const sessionId = key.slice(0, key.lastIndexOf(":")), hand = key.slice(key.lastIndexOf(":") + 1) as Hand;
+      this.releaseGrab(sessionId, hand);
+      this.seats.get(sessionId)?.client.send(MESSAGES.grabResult, { hand, body: character.id, ok: false, reason: `the ${character.id} slipped out of your hand` } satisfies GrabResultMessage);
     }
   }
 
@@ -730,6 +793,12 @@ export class PlaygroundRoom extends Room {
       case "material":
         this.changeMaterial(message.body, message.material);
         return done(`${message.body} is now ${message.material}`);
+      case "character": {
+        const character = this.characters.find((c) => c.id === message.character)!;
+        character.setMode(message.mode);
+        this.state.characters.get(character.id)!.mode = message.mode;
+        return done(`the ${character.id} ${message.mode === "auto" ? "walks its loop" : message.mode === "stop" ? "stops where it is" : `${message.mode}s`}`);
+      }
       case "kick": {
         const target = this.seats.get(message.sessionId);
         if (!target) return `no client ${message.sessionId} in this room`;
@@ -761,7 +830,7 @@ export class PlaygroundRoom extends Room {
   }
 
   private usedSlots(): Set<number> {
-    return new Set(this.placed.map((p) => p.slot));
+    return new Set([...this.placed.map((p) => p.slot), ...this.characters.map((c) => c.index)]);
   }
 
   private placedById(id: string): RoomBody | undefined {

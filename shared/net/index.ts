@@ -5,3 +5,4 @@ export * from "./state";
 export * from "./network-conditions";
 export * from "./room-client";
 export * from "./mesh-upload";
+export * from "./client-characters";

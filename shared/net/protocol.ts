@@ -83,8 +83,13 @@ export interface PokeMessage {
   radius: number;
 }
 
+/** What a room's character can be told to do: walk its loop stopping now and then ("auto"), walk, run, look around, or stop where it is. */
+export const CHARACTER_MODES = ["auto", "walk", "run", "look", "stop"] as const;
+export type CharacterMode = (typeof CHARACTER_MODES)[number];
+
 export type AdminAction =
   | { action: "reset" }
+  | { action: "character"; character: string; mode: CharacterMode }
   | { action: "material"; body: string; material: string }
   | { action: "kick"; sessionId: string }
   | { action: "spectator-grabs"; allowed: boolean }

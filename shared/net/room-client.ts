@@ -38,6 +38,7 @@ import { HANDS, LIMITS, MESSAGES, ROOM_NAME, SEQ_MODULUS, TICK_RATE, unwrapSeq, 
 /** An upload ticket the room handed out (the answer to `upload-ticket` without an error). */
 type UploadTicket = Extract<UploadTicketMessage, { ticket: string }>;
 import { decodeSnapshot, type DecodedSnapshot } from "./snapshot";
+import { ClientCharacters, type CharacterInfo } from "./client-characters";
 
 export const INTERPOLATION_DELAY_MS = 100;
 /** Local prediction history kept for reconciliation, frames (2 s: round trips beyond that are not replayed). */
@@ -276,6 +277,10 @@ export class PliantRoomClient {
    */
   private readonly unknownStates = new Map<number, { tick: number; q: Float64Array }>();
   private fetchBake: (hash: string) => Promise<Uint8Array> = async () => new Uint8Array(0);
+  /** The room's characters as shown (client-characters.ts); nobody predicts them. */
+  readonly characters = new ClientCharacters((hash) => this.fetchBake(hash), () => this.bodiesChanged());
+  /** Hands holding a character: its id. */
+  private readonly heldCharacters = new Map<Hand, string>();
   /** Upload tickets asked for and not answered yet, oldest first. */
   private readonly ticketWaiters: { resolve(ticket: UploadTicket): void; reject(error: Error): void }[] = [];
   private readonly network: NetworkSimulator;
@@ -368,8 +373,12 @@ export class PliantRoomClient {
     ready = true;
     for (const bytes of early) self.applySnapshot(bytes);
     // Bodies come and go (uploads): follow the room's list from now on.
-    room.onStateChange(() => self.syncBodies());
+    room.onStateChange(() => {
+      self.syncBodies();
+      self.characters.sync((room.state as { characters?: Map<string, CharacterInfo> }).characters, Date.now());
+    });
     self.syncBodies();
+    self.characters.sync((room.state as { characters?: Map<string, CharacterInfo> }).characters, Date.now());
     self.pingTimer = setInterval(() => room.ping((ms) => (self.rtt = ms + 2 * (settings.network?.latencyMs ?? 0))), 1000);
     room.ping((ms) => (self.rtt = ms + 2 * (settings.network?.latencyMs ?? 0)));
     room.onLeave(() => self.stopTimers());
@@ -429,7 +438,7 @@ export class PliantRoomClient {
    * by the server: the promise resolves with the server's answer.
    */
   grab(hand: Hand, bodyId: string, point: [number, number, number]): Promise<GrabResultMessage> {
-    if (!this.bodies.has(bodyId)) return Promise.resolve({ hand, body: bodyId, ok: false, reason: `unknown body "${bodyId}"` });
+    if (!this.bodies.has(bodyId) && !this.characters.all.has(bodyId)) return Promise.resolve({ hand, body: bodyId, ok: false, reason: `unknown body "${bodyId}"` });
     return new Promise<GrabResultMessage>((resolve) => {
       this.pendingGrabs.get(hand)?.({ hand, body: bodyId, ok: false, reason: "replaced by a newer grab" });
       this.pendingGrabs.set(hand, resolve);
@@ -498,6 +507,7 @@ export class PliantRoomClient {
     for (let f = 0; f < frames; f++) this.runFrame(frames - 1 - f);
     for (const [body, prediction] of this.predictions) this.endCoasting(body, prediction);
     this.predictionStats.mostStepsInUpdate = Math.max(this.predictionStats.mostStepsInUpdate, budgetAtStart - this.budget);
+    this.characters.show(now - INTERPOLATION_DELAY_MS);
     for (const body of this.bodies.values()) {
       if (body.predicting) body.displayQ.set(body.body.q);
       else this.interpolate(body, now - INTERPOLATION_DELAY_MS);
@@ -686,7 +696,12 @@ export class PliantRoomClient {
     this.syncMaterials();
     for (const body of this.bodies.values()) if (body.predicting) this.syncReplicas(body);
     const ack = this.lastAck && this.lastAck.tick === snapshot.tick ? this.lastAck : null;
+    for (const entry of snapshot.characters) this.characters.pose(entry, snapshot.tick, now);
     for (const state of snapshot.bodies) {
+      if (this.characters.owns(state.index)) {
+        this.characters.soft(state.index, snapshot.tick, state.q, now);
+        continue;
+      }
       const body = this.byIndex[state.index];
       if (!body) {
         const early = this.unknownStates.get(state.index);
@@ -819,7 +834,13 @@ export class PliantRoomClient {
   private runFrame(later: number): void {
     const seq = ++this.frame;
     for (const input of this.queued.splice(0)) {
-      if (input.kind === "start") {
+      if (input.kind === "start" && this.characters.all.has(input.body)) {
+        // A character: only the server moves it, so the hand's target is all there is to send.
+        this.releaseLocal(input.hand);
+        this.heldCharacters.set(input.hand, input.body);
+        this.targets.set(input.hand, input.point);
+        this.send(false, MESSAGES.grabStart, { hand: input.hand, body: input.body, point: input.point, seq: seq % SEQ_MODULUS });
+      } else if (input.kind === "start") {
         const body = this.bodies.get(input.body)!;
         this.releaseLocal(input.hand);
         const prediction = this.startPredicting(body);
@@ -840,6 +861,10 @@ export class PliantRoomClient {
         this.releaseLocal(input.hand);
         this.send(false, MESSAGES.grabEnd, { hand: input.hand, seq: seq % SEQ_MODULUS });
       }
+    }
+    for (const hand of this.heldCharacters.keys()) {
+      const target = this.targets.get(hand);
+      if (target) this.send(true, MESSAGES.grabMove, { hand, target: [target[0], target[1], target[2]], seq: seq % SEQ_MODULUS, earlier: [] });
     }
     for (const [hand, held] of this.held) {
       const target = this.targets.get(hand);
@@ -885,6 +910,7 @@ export class PliantRoomClient {
   private releaseLocal(hand: Hand): void {
     const held = this.held.get(hand);
     this.targets.delete(hand);
+    this.heldCharacters.delete(hand);
     if (!held) return;
     this.held.delete(hand);
     const prediction = this.predictions.get(held.body);
@@ -1235,6 +1261,7 @@ export class PliantRoomClient {
       }
     } else {
       if (!resolve) this.onGrabEnded?.(result);
+      if (this.heldCharacters.get(result.hand) === result.body) this.releaseLocal(result.hand);
       // Refused, or ended by the server (slipped, or the body was put back): every snapshot from now on is after
       // that, so no frame may replay this grab's pull again.
       const held = this.held.get(result.hand);

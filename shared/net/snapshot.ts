@@ -4,15 +4,22 @@
 // out, so an idle room sends nothing (a client that joins gets one full snapshot).
 //
 // Layout (little-endian):
-//   u8 version (SNAPSHOT_VERSION, 2), u32 tick,
+//   u8 version (SNAPSHOT_VERSION, 3), u32 tick,
 //   u8 bodies,  per body:  u8 index, u16 n, f32 scale, n x i16 round(q / scale)
 //   u8 props,   per prop:  u8 index, 3 x f32 position (m), 4 x i16 quaternion x 32767
 //   u8 avatars, per avatar: u8 slot, u8 mask (1 head, 2 left, 4 right), per pose 3 x i16 mm + 4 x i16 quaternion x 32767
 //   u8 grabs,   per grab:  u8 slot (GrabState.slot), 3 x f32 target (m)
+//   u8 characters, per character: u8 index (CharacterState.index), u8 clip, f32 time (s), u8 clip2, f32 time2,
+//                  u8 blend (weight of clip2 x 255), u8 running (1: clip's time runs on, 2: clip2's),
+//                  3 x f32 frame position (m), f32 frame yaw (rad)
+// A character's soft part travels as a body (its q, under its index); its pose is its clips (indices into
+// CharacterState.clips) at their times, and its frame: world = position + R_y(yaw) (skinned pose + soft part).
 
-export const SNAPSHOT_VERSION = 2;
-/** A snapshot with nothing in it (version, tick, four zero counts): not worth sending. */
-export const EMPTY_SNAPSHOT_BYTES = 9;
+export const SNAPSHOT_VERSION = 3;
+/** A snapshot with nothing in it (version, tick, five zero counts): not worth sending. */
+export const EMPTY_SNAPSHOT_BYTES = 10;
+/** Bytes of one character's pose. */
+const CHARACTER_BYTES = 29;
 const QUAT = 32767;
 
 export interface BodySnapshot {
@@ -24,6 +31,22 @@ export interface PropSnapshot {
   index: number;
   position: Float64Array; // 3
   quaternion: Float64Array; // 4 (x, y, z, w)
+}
+
+/** A character's rig pose: clip `clip` at `time` crossfading to `clip2` at `time2` by `blend`, in its frame. */
+export interface CharacterSnapshot {
+  index: number;
+  clip: number;
+  time: number;
+  clip2: number;
+  time2: number;
+  /** Weight of clip2, 0..1 (in 1/255 steps). */
+  blend: number;
+  /** Whether each clip's time runs on at the clock's pace (false: the pose is held). */
+  running: boolean;
+  running2: boolean;
+  position: Float64Array; // 3
+  yaw: number;
 }
 
 export interface AvatarSnapshot {
@@ -112,6 +135,23 @@ export class SnapshotWriter {
     this.counted++;
   }
 
+  character(index: number, pose: Omit<CharacterSnapshot, "index" | "position" | "yaw">, x: number, y: number, z: number, yaw: number): void {
+    const v = this.view, o = this.offset;
+    v.setUint8(o, index);
+    v.setUint8(o + 1, pose.clip);
+    v.setFloat32(o + 2, pose.time, true);
+    v.setUint8(o + 6, pose.clip2);
+    v.setFloat32(o + 7, pose.time2, true);
+    v.setUint8(o + 11, Math.max(0, Math.min(255, Math.round(pose.blend * 255))));
+    v.setUint8(o + 12, (pose.running ? 1 : 0) | (pose.running2 ? 2 : 0));
+    v.setFloat32(o + 13, x, true);
+    v.setFloat32(o + 17, y, true);
+    v.setFloat32(o + 21, z, true);
+    v.setFloat32(o + 25, yaw, true);
+    this.offset += CHARACTER_BYTES;
+    this.counted++;
+  }
+
   /** The encoded snapshot (a view into the writer's buffer: copy or send before the next begin). */
   finish(): Uint8Array {
     this.closeSection();
@@ -125,8 +165,8 @@ export class SnapshotWriter {
 }
 
 /** Bytes a snapshot of this room can take at most. */
-export function snapshotCapacity(bodies: number, qLength: number, props: number, avatars: number, grabs: number): number {
-  return 9 + bodies * (7 + 2 * qLength) + props * 21 + avatars * (2 + 3 * 14) + grabs * 13;
+export function snapshotCapacity(bodies: number, qLength: number, props: number, avatars: number, grabs: number, characters = 0): number {
+  return EMPTY_SNAPSHOT_BYTES + bodies * (7 + 2 * qLength) + props * 21 + avatars * (2 + 3 * 14) + grabs * 13 + characters * CHARACTER_BYTES;
 }
 
 export interface GrabSnapshot {
@@ -140,6 +180,7 @@ export interface DecodedSnapshot {
   props: PropSnapshot[];
   avatars: AvatarSnapshot[];
   grabs: GrabSnapshot[];
+  characters: CharacterSnapshot[];
 }
 
 export class SnapshotError extends Error {
@@ -196,5 +237,16 @@ export function decodeSnapshot(bytes: Uint8Array): DecodedSnapshot {
     grabs.push({ slot: v.getUint8(o), target: [v.getFloat32(o + 1, true), v.getFloat32(o + 5, true), v.getFloat32(o + 9, true)] });
     o += 13;
   }
-  return { tick, bodies, props, avatars, grabs };
+  need(1);
+  const characters: CharacterSnapshot[] = [];
+  for (let count = v.getUint8(o++), i = 0; i < count; i++) {
+    need(CHARACTER_BYTES);
+    characters.push({
+      index: v.getUint8(o), clip: v.getUint8(o + 1), time: v.getFloat32(o + 2, true), clip2: v.getUint8(o + 6), time2: v.getFloat32(o + 7, true),
+      blend: v.getUint8(o + 11) / 255, running: (v.getUint8(o + 12) & 1) !== 0, running2: (v.getUint8(o + 12) & 2) !== 0,
+      position: Float64Array.from([v.getFloat32(o + 13, true), v.getFloat32(o + 17, true), v.getFloat32(o + 21, true)]), yaw: v.getFloat32(o + 25, true),
+    });
+    o += CHARACTER_BYTES;
+  }
+  return { tick, bodies, props, avatars, grabs, characters };
 }

@@ -76,6 +76,24 @@ export const GrabState = schema({
 }, "Grab");
 export type GrabState = SchemaType<typeof GrabState>;
 
+/** A rigged character walking the room: its soft part is a body's q in snapshots, its pose a snapshot entry. */
+export const CharacterState = schema({
+  id: t.string().default(""),
+  /** Its number in snapshots (shared with bodies' indices). */
+  index: t.uint8().default(0),
+  mesh: t.string().default(""),
+  /** Content hash of its BakedBody (GET /bakes/<hash>): the bake carries the rig and its clips. */
+  bake: t.string().default(""),
+  /** Largest extent, m. */
+  size: t.float32().default(0),
+  texture: t.string().default(""),
+  /** Its clips' names, comma-separated, in the order snapshots number them. */
+  clips: t.string().default(""),
+  /** What it does: "auto" (walks its loop, stopping now and then to look around), "walk", "run", "look" or "stop". */
+  mode: t.string().default("auto"),
+}, "Character");
+export type CharacterState = SchemaType<typeof CharacterState>;
+
 export const RoomState = schema({
   players: t.map(PlayerState),
   bodies: t.map(BodyState),
@@ -84,6 +102,7 @@ export const RoomState = schema({
   props: t.map(PropState),
   /** Keyed "sessionId:hand". */
   grabs: t.map(GrabState),
+  characters: t.map(CharacterState),
   spectatorGrabs: t.boolean().default(false),
   /** Minutes without a grab or a poke after which the table is reset (0: never). */
   idleResetMinutes: t.float32().default(0),

@@ -2,7 +2,7 @@
 // value or a reason the message was dropped; nothing here trusts a field it has not checked.
 
 import { isMaterialName } from "../scene/materials";
-import { HANDS, LIMITS, SEQ_MODULUS, type AdminMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type JoinOptions, type PokeMessage, type Pose, type PoseMessage, type Role, type SetMaterialMessage } from "./protocol";
+import { CHARACTER_MODES, HANDS, LIMITS, SEQ_MODULUS, type AdminMessage, type CharacterMode, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type JoinOptions, type PokeMessage, type Pose, type PoseMessage, type Role, type SetMaterialMessage } from "./protocol";
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -123,7 +123,7 @@ export function parseSetMaterial(message: unknown, knownBody: (id: string) => bo
   return { ok: true, value: { body, material: message.material } };
 }
 
-export function parseAdmin(message: unknown, knownBody: (id: string) => boolean): Parsed<AdminMessage> {
+export function parseAdmin(message: unknown, knownBody: (id: string) => boolean, knownCharacter: (id: string) => boolean = () => false): Parsed<AdminMessage> {
   if (!isRecord(message)) return fail("admin must be an object");
   if (message.token !== undefined && (typeof message.token !== "string" || message.token.length > 256)) return fail("an admin token is a string of at most 256 characters");
   const token = typeof message.token === "string" ? message.token : null;
@@ -135,6 +135,11 @@ export function parseAdmin(message: unknown, knownBody: (id: string) => boolean)
       if (typeof body !== "string") return fail(body.error);
       if (!isMaterialName(message.material)) return fail("material must be jelly, rubber or dough");
       return { ok: true, value: { action: "material", body, material: message.material, token } };
+    }
+    case "character": {
+      if (typeof message.character !== "string" || message.character.length > 64 || !knownCharacter(message.character)) return fail("character needs the id of a character in this room");
+      if (!CHARACTER_MODES.includes(message.mode as CharacterMode)) return fail(`character mode must be ${CHARACTER_MODES.join(", ")}`);
+      return { ok: true, value: { action: "character", character: message.character, mode: message.mode as CharacterMode, token } };
     }
     case "kick":
       if (typeof message.sessionId !== "string" || message.sessionId.length > 64) return fail("kick needs a sessionId");
@@ -148,7 +153,7 @@ export function parseAdmin(message: unknown, knownBody: (id: string) => boolean)
       }
       return { ok: true, value: { action: "idle-reset", minutes: message.minutes, token } };
     default:
-      return fail("admin action must be reset, material, kick, spectator-grabs or idle-reset");
+      return fail("admin action must be reset, material, character, kick, spectator-grabs or idle-reset");
   }
 }
 

@@ -33,7 +33,7 @@ export class CharacterBody {
     // Its own subspace: the surface samples' posed positions are written into it every step.
     this.subspace = new Subspace(toSubspaceSource(baked, size));
     this.body = new SoftBody(this.subspace, material, { ...options, gravity: [0, 0, 0] });
-    this.projection = new ComplementaryProjection(this.subspace, this.motion.moments, rig.jointNodes, rig.parents);
+    this.projection = new ComplementaryProjection(this.subspace, this.motion.moments!, rig.jointNodes, rig.parents);
     this.body.setConstraint(this.projection);
     this.force = new Float64Array(this.body.n);
   }

@@ -10,3 +10,9 @@ export const CHARACTER_SIZE = 1;
  * beta, s) so that the wobble settles within a second or two of a stop.
  */
 export const FLESH: Readonly<MaterialPreset> = Object.freeze({ youngsModulus: 5e3, poissonRatio: 0.45, density: 1000, damping: 0.04, color: "#d9773a" });
+
+/**
+ * How far (m) a hand may pull a character's flesh from where its rig carries it before it slips out of the hand:
+ * the rig walks on whatever the hand does, so a held point would otherwise be drawn out across the room.
+ */
+export const CHARACTER_GRAB_SLIP = 0.1;

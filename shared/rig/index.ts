@@ -11,3 +11,6 @@ export { complementaryModes, principalDirections, type ModalBasis } from "./moda
 export { SpringLayer, modalCoordinates, modalForce, springTransition, type SpringParameters } from "./spring-layer";
 export { fitSprings, type SpringTrainingRun } from "./spring-fit";
 export { SpringCharacter, type SpringModel } from "./spring-character";
+export { FramedSurface } from "./framed-surface";
+export { ACCELERATION_WINDOW } from "./rig-motion";
+export { CharacterSkin } from "./character-skin";

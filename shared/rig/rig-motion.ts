@@ -17,7 +17,8 @@ const HISTORY = 2 * Math.ceil(ACCELERATION_WINDOW * 240) + 1;
 export class RigMotion {
   /** The rig's pose for the next step: sample a clip into it, then `advance`. */
   readonly pose: RigPose;
-  readonly moments: RigMoments;
+  /** Null for a client's copy of a bake (no mass samples): such a motion poses and frames, and has no inertia. */
+  readonly moments: RigMoments | null;
   /** The character's frame: where its origin stands in the world, and its turn about +y (rad). */
   readonly framePosition = new Float64Array(3);
   frameYaw = 0;
@@ -38,7 +39,7 @@ export class RigMotion {
 
   constructor(readonly rig: Rig, baked: BakedBody, size: number) {
     this.pose = new RigPose(rig);
-    this.moments = new RigMoments(baked, size);
+    this.moments = baked.massVolumes.length > 0 ? new RigMoments(baked, size) : null;
     this.unitScale = size / 2 / baked.scale;
     this.unitCentre = Float64Array.from(baked.center);
     const joints = rig.jointNodes.length;
@@ -107,8 +108,10 @@ export class RigMotion {
    */
   inertiaForce(density: number, dt: number, out: Float64Array): void {
     out.fill(0);
+    const moments = this.moments;
+    if (!moments) throw new Error("the rig's inertia needs a server bake (its mass samples)");
     if (!this.moving(dt)) return;
-    const k = windowSteps(dt), joints = this.rig.jointNodes.length, size = 16 * joints, h = this.worldHistory, m = this.moments.m, p = this.moments.moments;
+    const k = windowSteps(dt), joints = this.rig.jointNodes.length, size = 16 * joints, h = this.worldHistory, m = moments.m, p = moments.moments;
     const span = k * dt, scale = -density / (span * span), cos = Math.cos(this.frameYaw), sin = Math.sin(this.frameYaw);
     const back = k * size, back2 = 2 * k * size;
     for (let j = 0; j < joints; j++) {

@@ -16,6 +16,10 @@ export class RigPose {
   private cursor = new Int32Array(0);
   private cursorClip: RigClip | null = null;
   private readonly local = new Float64Array(16);
+  /** The first clip's local transforms while blending. */
+  private readonly blendTranslation: Float64Array;
+  private readonly blendRotation: Float64Array;
+  private readonly blendScale: Float64Array;
 
   constructor(readonly rig: Rig) {
     const n = rig.parents.length;
@@ -24,6 +28,9 @@ export class RigPose {
     this.scale = Float64Array.from(rig.restScale);
     this.world = new Float64Array(16 * n);
     this.joints = new Float64Array(16 * rig.jointNodes.length);
+    this.blendTranslation = new Float64Array(3 * n);
+    this.blendRotation = new Float64Array(4 * n);
+    this.blendScale = new Float64Array(3 * n);
     this.update();
   }
 
@@ -46,6 +53,25 @@ export class RigPose {
       this.cursor.fill(0);
     }
     for (let c = 0; c < clip.channels.length; c++) this.sampleChannel(clip.channels[c], c, t);
+    this.update();
+  }
+
+  /**
+   * A crossfade: `from` at time `fromTime` blended with `to` at `toTime` by weight w of `to` (0..1): translations
+   * and scales mixed linearly, rotations by the shorter spherical path.
+   */
+  sampleBlend(from: RigClip, fromTime: number, to: RigClip, toTime: number, w: number): void {
+    if (!(w > 0)) return this.sample(from, fromTime);
+    if (!(w < 1)) return this.sample(to, toTime);
+    this.sample(from, fromTime);
+    const translation = this.blendTranslation, rotation = this.blendRotation, scale = this.blendScale;
+    translation.set(this.translation);
+    rotation.set(this.rotation);
+    scale.set(this.scale);
+    this.sample(to, toTime);
+    for (let i = 0; i < translation.length; i++) this.translation[i] = translation[i] + w * (this.translation[i] - translation[i]);
+    for (let i = 0; i < scale.length; i++) this.scale[i] = scale[i] + w * (this.scale[i] - scale[i]);
+    for (let node = 0; node < rotation.length / 4; node++) slerpInto(rotation, 4 * node, this.rotation, 4 * node, w, this.rotation, 4 * node);
     this.update();
   }
 

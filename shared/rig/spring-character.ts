@@ -32,7 +32,7 @@ export class SpringCharacter {
     const rig = rigOf(baked);
     if (!rig) throw new Error("a character needs a rigged bake");
     this.motion = new RigMotion(rig, baked, size);
-    this.projection = options.complementary === false ? null : new ComplementaryProjection(new Subspace(toSubspaceSource(baked, size)), this.motion.moments, rig.jointNodes, rig.parents);
+    this.projection = options.complementary === false ? null : new ComplementaryProjection(new Subspace(toSubspaceSource(baked, size)), this.motion.moments!, rig.jointNodes, rig.parents);
     this.layer = new SpringLayer(model.basis, model.parameters);
     this.q = new Float64Array(model.basis.n);
     this.force = new Float64Array(model.basis.n);

@@ -36,10 +36,26 @@ export interface SoftBodySpec {
   position: [number, number, number];
 }
 
+/** A rigged character that walks the room on its own (its flesh simulated: shared/rig/character-body.ts). */
+export interface CharacterSpec {
+  id: string;
+  /** "asset:NAME": a skinned glTF with clips that the server ships. */
+  mesh: string;
+  /** Largest extent (the fox: nose to tail tip), m. */
+  size: number;
+  /** The loop it walks on the floor: an ellipse about (x, z) with half axes (along x, along z), m. */
+  path: { centre: [number, number]; radii: [number, number] };
+  /** Its clips for walking, running and looking around, and its speed along the path while walking and running, m/s. */
+  clips: { walk: string; run: string; look: string };
+  speeds: { walk: number; run: number };
+}
+
 export interface SceneLayout {
   statics: StaticBoxSpec[];
   props: PropSpec[];
   bodies: SoftBodySpec[];
+  /** Characters that walk the room (none when absent). */
+  characters?: CharacterSpec[];
   /** Half extent of the room's floor (square), m: anything beyond is out of the room. */
   roomHalfExtent: number;
   /** Height of the room's ceiling, m: anything above is out of the room. */
@@ -77,5 +93,9 @@ export const PLAYGROUND: SceneLayout = {
     { id: "spot", mesh: "asset:spot", texture: "spot_texture", size: 0.3, material: "jelly", yaw: 180, position: [0, TABLE_TOP + 0.002, -0.6] },
     { id: "rubber-block", mesh: "box:0.18x0.12x0.12", size: 0.18, material: "rubber", position: [0.45, TABLE_TOP + 0.002, -0.7] },
     { id: "dough-ball", mesh: "sphere:0.08", size: 0.16, material: "dough", position: [-0.45, TABLE_TOP + 0.002, -0.7] },
+  ],
+  characters: [
+    // Around the table, clear of its legs and of the props on the floor by the width of a fox.
+    { id: "fox", mesh: "asset:fox", size: 0.8, path: { centre: [0, -0.6], radii: [1.7, 1.45] }, clips: { walk: "Walk", run: "Run", look: "Survey" }, speeds: { walk: 0.5, run: 1.8 } },
   ],
 };

@@ -8,7 +8,7 @@ import { Matrix4, Quaternion } from "three";
 import { Homecoming, rigidCoordinates } from "./homecoming";
 import { BoxObstacle, PARKED, placeFingertip, SphereObstacle, propObstacle, staticObstacle, type BoundedObstacle } from "./obstacles";
 import type { PropSpec, SceneLayout } from "./layout";
-import { PROXY_SPHERES, type SoftEntity } from "./soft-entity";
+import { PROXY_SPHERES, type SceneObstacles, type SoftEntity } from "./soft-entity";
 import { spliced } from "./spliced";
 
 export type Rapier = typeof RAPIER;
@@ -149,9 +149,14 @@ export class SceneWorld {
     this.flightDeformation = bodies.map((entity) => new Float64Array(entity.body.n));
     for (const entity of bodies) {
       this.proxyBodies.push(this.createProxyBodies(entity));
-      entity.attachObstacles({ statics, props: this.props.map((p) => p.obstacle), pokes: this.pokes }, bodies);
+      entity.attachObstacles(this.sceneObstacles(), bodies);
     }
     this.numberProxies();
+  }
+
+  /** The room's obstacles other than soft bodies, as a soft body (or a character) feels them. */
+  sceneObstacles(): SceneObstacles {
+    return { statics: this.statics, props: this.props.map((p) => p.obstacle), pokes: this.pokes };
   }
 
   /** Kinematic Rapier spheres that follow a soft body's proxies, so that props meet it. */
@@ -190,7 +195,7 @@ export class SceneWorld {
     this.homecoming.insert(b, [spawn[0] + rest[0], spawn[1] + rest[1], spawn[2] + rest[2]], lowestPoint);
     this.proxyBodies.push(this.createProxyBodies(entity));
     this.numberProxies();
-    entity.attachObstacles({ statics: this.statics, props: this.props.map((p) => p.obstacle), pokes: this.pokes }, this.bodies);
+    entity.attachObstacles(this.sceneObstacles(), this.bodies);
     for (const other of this.bodies) if (other !== entity) other.meet(entity);
     return b;
   }

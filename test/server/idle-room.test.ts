@@ -4,8 +4,12 @@
 import { Client } from "@colyseus/sdk";
 import { expect, it, vi } from "vitest";
 import { MESSAGES } from "../../shared/net";
+import { PLAYGROUND } from "../../shared/scene";
+import { configurePlayground } from "../../server/room/playground-config";
 import { serverRoom, useTestServer } from "./helpers";
 
+// The fox walks for ever (a room with a character is never idle): this room is the playground without it.
+configurePlayground({ layout: { ...PLAYGROUND, characters: [] } });
 const server = useTestServer();
 const SILENCE_MS = 5000;
 

@@ -38,7 +38,7 @@ export function MouseDrag({ client, enabled, onDragging, onGrabbed, onNotice }: 
     };
     const pick = (event: PointerEvent) => {
       const ray = rayAt(event);
-      return picker.ray(client.bodies.values(), ray.origin.x, ray.origin.y, ray.origin.z, ray.direction.x, ray.direction.y, ray.direction.z, 30, 0.015, 0.012);
+      return picker.ray(client.bodies.values(), ray.origin.x, ray.origin.y, ray.origin.z, ray.direction.x, ray.direction.y, ray.direction.z, 30, 0.015, 0.012, client.characters.all.values());
     };
     let heldBody: string | null = null;
     const down = (event: PointerEvent) => {

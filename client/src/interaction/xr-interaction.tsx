@@ -79,7 +79,7 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
         if (!state.pinching && gap < PINCH_START) {
           state.pinching = true;
           if (canGrab && !state.holding) {
-            const hit = picker.nearest(client.bodies.values(), mid[0], mid[1], mid[2], NEAR_GRAB);
+            const hit = picker.nearest(client.bodies.values(), mid[0], mid[1], mid[2], NEAR_GRAB, client.characters.all.values());
             if (hit) start(side, state, hit.bodyId, hit.point, "pinch", [hit.point[0] - mid[0], hit.point[1] - mid[1], hit.point[2] - mid[2]], undefined);
           }
         } else if (state.pinching && gap > PINCH_END) {
@@ -93,7 +93,7 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
         }
         // Fingertip pokes: only a free hand near a body.
         if (canGrab && !state.pinching && now - state.lastPoke >= POKE_INTERVAL_MS) {
-          const near = picker.nearest(client.bodies.values(), t.x, t.y, t.z, POKE_NEAR);
+          const near = picker.nearest(client.bodies.values(), t.x, t.y, t.z, POKE_NEAR, client.characters.all.values());
           const tip = poses.tip;
           tip[0] = t.x; tip[1] = t.y; tip[2] = t.z;
           if (near) {
@@ -118,7 +118,7 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
       const squeeze = (buttons?.[1]?.value ?? 0) > 0.5;
       const trigger = (buttons?.[0]?.value ?? 0) > 0.5;
       if (squeeze && !state.wasSqueeze && canGrab && !state.holding) {
-        const hit = picker.nearest(client.bodies.values(), g.position.x, g.position.y, g.position.z, NEAR_GRAB);
+        const hit = picker.nearest(client.bodies.values(), g.position.x, g.position.y, g.position.z, NEAR_GRAB, client.characters.all.values());
         if (hit) start(side, state, hit.bodyId, hit.point, "squeeze", localOffset(g, hit.point), source);
       }
       const ray = frame.getPose(source.targetRaySpace, space);
@@ -131,7 +131,7 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
       if (trigger && !state.wasTrigger && canGrab && !state.holding) {
         if (ray) {
           const r = ray.transform, d = poses.direction;
-          const hit = picker.ray(client.bodies.values(), r.position.x, r.position.y, r.position.z, d[0], d[1], d[2], FAR_GRAB_REACH, FAR_GRAB_RADIUS);
+          const hit = picker.ray(client.bodies.values(), r.position.x, r.position.y, r.position.z, d[0], d[1], d[2], FAR_GRAB_REACH, FAR_GRAB_RADIUS, undefined, client.characters.all.values());
           // Held on a stick from the grip: the body follows the controller's motion and turns.
           if (hit) start(side, state, hit.bodyId, hit.point, "trigger", localOffset(g, hit.point), source);
         }

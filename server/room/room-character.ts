@@ -1,0 +1,157 @@
+// A character in a room: its director (what it plays, where it walks), its flesh (complementary dynamics, stepped
+// with the room's ticks), the room's obstacles as it feels them (floor, table legs, walls, props and fingertips,
+// seen from its frame), hands holding it, and what of it goes into snapshots.
+
+import { LIMITS, type CharacterMode, type SnapshotWriter } from "../../shared/net";
+import { CharacterBody, FramedSurface } from "../../shared/rig";
+import { FLESH } from "../../shared/rig/character-defaults";
+import { NearbyObstacles, type SceneObstacles } from "../../shared/scene";
+import type { CharacterSpec } from "../../shared/scene/layout";
+import type { BakedBody } from "../../shared/skinning";
+import { CharacterDirector, type CharacterPose } from "../characters/character-director";
+
+/** A soft-part change smaller than this (m, in q's largest entry) is not worth a snapshot. */
+const IDLE_Q = 1e-5;
+/** Obstacles within this of the character's bounding sphere are felt (m). */
+const REACH = 0.1;
+
+interface HeldCharacterGrab {
+  grab: number;
+  /** Where the hand holds it, world metres (the frame moves under it: re-aimed every tick). */
+  target: Float64Array;
+}
+
+export class RoomCharacter {
+  readonly character: CharacterBody;
+  readonly director: CharacterDirector;
+  readonly pose: CharacterPose = { clip: 0, time: 0, clip2: 0, time2: 0, blend: 1, running: true, running2: true, x: 0, z: 0, yaw: 0 };
+  /** World bounding sphere (x, y, z, r) as of the last step. */
+  readonly bound = new Float64Array(4);
+  private readonly nearby: NearbyObstacles;
+  private readonly grabs = new Map<string, HeldCharacterGrab>();
+  /** The file's origin (where the clips put the feet, at the floor) in the body's metres. */
+  private readonly root = new Float64Array(3);
+  private readonly point = new Float64Array(3);
+  private readonly lastSentQ: Float64Array;
+  private readonly lastSentPose: CharacterPose = { clip: -1, time: NaN, clip2: -1, time2: NaN, blend: NaN, running: false, running2: false, x: NaN, z: NaN, yaw: NaN };
+  private readonly radius: number;
+
+  constructor(readonly id: string, readonly index: number, readonly spec: CharacterSpec, baked: BakedBody, obstacles: SceneObstacles, readonly dt: number) {
+    this.character = new CharacterBody(baked, spec.size, FLESH, { dt, damping: FLESH.damping });
+    this.director = new CharacterDirector(spec, this.character.rig.clips);
+    const motion = this.character.motion;
+    for (let a = 0; a < 3; a++) this.root[a] = -motion.unitScale * motion.unitCentre[a];
+    this.nearby = new NearbyObstacles([...obstacles.statics, ...obstacles.props, ...obstacles.pokes]);
+    this.character.body.addContactSurface(new FramedSurface(this.nearby, motion));
+    this.lastSentQ = new Float64Array(this.character.body.n).fill(NaN);
+    this.radius = 0.6 * spec.size;
+    this.place();
+  }
+
+  get mode(): CharacterMode {
+    return this.director.mode;
+  }
+
+  setMode(mode: CharacterMode): void {
+    this.director.setMode(mode);
+  }
+
+  /** One tick: the director's clock, the pose and frame, the hands re-aimed, the obstacles near it, the flesh. */
+  step(): void {
+    this.director.advance(this.dt);
+    this.place();
+    const body = this.character.body, motion = this.character.motion, p = this.point;
+    for (const held of this.grabs.values()) {
+      motion.toFrame(held.target[0], held.target[1], held.target[2], p);
+      body.moveGrab(held.grab, p[0], p[1], p[2]);
+    }
+    this.nearby.select(this.bound[0], this.bound[1], this.bound[2], this.bound[3], REACH);
+    this.character.step();
+  }
+
+  /**
+   * Takes hold of the surface near a world point for the hand `key`: the grab's id, or a reason it could not.
+   * Grabbing with a hand that already holds it lets go first.
+   */
+  grab(key: string, point: readonly [number, number, number]): string | null {
+    this.release(key);
+    const p = this.point, motion = this.character.motion;
+    if (Math.hypot(point[0] - this.bound[0], point[1] - this.bound[1], point[2] - this.bound[2]) > this.bound[3] + LIMITS.grabSlack) return `the point is not on the ${this.id}`;
+    motion.toFrame(point[0], point[1], point[2], p);
+    const grab = this.character.body.grab(p[0], p[1], p[2], { radius: Math.max(LIMITS.grabSlack, 0.08 * this.spec.size) });
+    if (grab < 0) return `the point is not on the ${this.id}'s surface`;
+    this.grabs.set(key, { grab, target: Float64Array.from(point) });
+    return null;
+  }
+
+  /**
+   * How far (m) a hand has drawn the flesh it holds from where the rig carries it (the mean soft displacement of the
+   * held samples): the room lets go past CHARACTER_GRAB_SLIP.
+   */
+  stretch(key: string): number {
+    const held = this.grabs.get(key);
+    if (!held) return 0;
+    const s = this.character.subspace, m = s.m, q = this.character.body.q, { samples } = this.character.body.grabbedSamples(held.grab);
+    let total = 0;
+    for (const i of samples) {
+      let ux = 0, uy = 0, uz = 0;
+      for (let k = 0; k < m; k++) {
+        const b = s.surfaceRows[i * m + k];
+        ux += b * q[k]; uy += b * q[m + k]; uz += b * q[2 * m + k];
+      }
+      total += Math.hypot(ux, uy, uz);
+    }
+    return samples.length ? total / samples.length : 0;
+  }
+
+  /** Moves a hand's target (world metres); a reason when it is too far to be a hand on this character. */
+  moveGrab(key: string, target: readonly [number, number, number]): string | null {
+    const held = this.grabs.get(key);
+    if (!held) return null;
+    if (Math.hypot(target[0] - this.bound[0], target[1] - this.bound[1], target[2] - this.bound[2]) > LIMITS.grabStretch + this.bound[3]) return `grab target is more than ${LIMITS.grabStretch} m from the ${this.id}`;
+    held.target.set(target);
+    return null;
+  }
+
+  release(key: string): void {
+    const held = this.grabs.get(key);
+    if (!held) return;
+    this.character.body.release(held.grab);
+    this.grabs.delete(key);
+  }
+
+  /**
+   * Its soft part as a body and its pose as a character, when they changed since last sent (`full`: regardless).
+   * Bodies' section first: call `body` in the bodies section and `entry` in the characters section.
+   */
+  writeBody(writer: SnapshotWriter, full: boolean): void {
+    const q = this.character.body.q, last = this.lastSentQ;
+    let moved = full;
+    for (let i = 0; i < q.length && !moved; i++) moved = !(Math.abs(q[i] - last[i]) <= IDLE_Q);
+    if (!moved) return;
+    writer.body(this.index, q);
+    if (!full) last.set(q);
+  }
+
+  writeEntry(writer: SnapshotWriter, full: boolean): void {
+    const p = this.pose, last = this.lastSentPose;
+    const changed = full || p.clip !== last.clip || p.time !== last.time || p.clip2 !== last.clip2 || p.time2 !== last.time2 || p.blend !== last.blend
+      || p.running !== last.running || p.running2 !== last.running2 || p.x !== last.x || p.z !== last.z || p.yaw !== last.yaw;
+    if (!changed) return;
+    const f = this.character.motion.framePosition;
+    writer.character(this.index, p, f[0], f[1], f[2], this.character.motion.frameYaw);
+    if (!full) Object.assign(last, p);
+  }
+
+  /** Samples the director's pose into the rig and puts the frame where the pose stands. */
+  private place(): void {
+    const pose = this.pose, motion = this.character.motion, clips = this.character.rig.clips;
+    this.director.pose(pose);
+    motion.pose.sampleBlend(clips[pose.clip], pose.time, clips[pose.clip2], pose.time2, pose.blend);
+    // The frame's origin goes where the file's origin (between the feet, on the ground) lands on the floor.
+    const c = Math.cos(pose.yaw), s = Math.sin(pose.yaw), r = this.root;
+    motion.setFrame(pose.x - (c * r[0] + s * r[2]), -r[1], pose.z - (-s * r[0] + c * r[2]), pose.yaw);
+    motion.toWorld(0, 0, 0, this.point);
+    this.bound[0] = this.point[0]; this.bound[1] = this.point[1]; this.bound[2] = this.point[2]; this.bound[3] = this.radius;
+  }
+}

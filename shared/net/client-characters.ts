@@ -1,0 +1,197 @@
+// A client's view of the room's characters: their bakes (rig and clips inside), the snapshots of their soft part
+// (a body's q under their index) and of their pose (clips, times, frame), and what is shown now, interpolated
+// INTERPOLATION_DELAY_MS in the past between the snapshots around that time. Nobody predicts a character: the
+// server's solver alone moves its flesh, and a client shows it as the other bodies it does not predict.
+
+import { RigMotion, type Rig } from "../rig";
+import { decodeBakedBody, handleCount, rigOf, type BakedBody } from "../skinning";
+import { basisRows } from "../sim/subspace";
+import type { CharacterSnapshot } from "./snapshot";
+
+/** What the room state says of a character (CharacterState). */
+export interface CharacterInfo {
+  id: string;
+  index: number;
+  bake: string;
+  size: number;
+  texture: string;
+  clips: string;
+  mode: string;
+}
+
+/** How far past its newest pose a character's clips run on while snapshots are late, ms. */
+const EXTRAPOLATE_MS = 250;
+
+interface CharacterFrame {
+  at: number;
+  tick: number;
+  q: Float64Array | null;
+  pose: CharacterSnapshot | null;
+}
+
+export class ClientCharacter {
+  readonly rig: Rig;
+  /** The pose and frame shown now (sample with `show`). */
+  readonly motion: RigMotion;
+  /** The soft part shown now (3m). */
+  readonly displayQ: Float64Array;
+  /** Whether a pose has arrived yet (nothing is drawn before). */
+  shown = false;
+  /** The surface samples where they are shown now, world metres: for picking and fingertips. */
+  readonly surfaceWorld: Float64Array;
+  readonly surfaceRows: Float64Array;
+  readonly frames: CharacterFrame[] = [];
+  readonly clipNames: string[];
+  private readonly local = new Float64Array(3);
+
+  constructor(readonly id: string, readonly index: number, readonly baked: BakedBody, readonly size: number, readonly texture: string, clips: string) {
+    const rig = rigOf(baked);
+    if (!rig) throw new Error(`character ${id}: its bake has no rig`);
+    this.rig = rig;
+    this.motion = new RigMotion(rig, baked, size);
+    this.displayQ = new Float64Array(3 * 4 * handleCount(baked));
+    this.surfaceWorld = new Float64Array(baked.surfacePositions.length);
+    this.surfaceRows = basisRows({ positions: baked.surfacePositions.map((v) => (v * size) / 2), weights: baked.surfaceWeights }, handleCount(baked));
+    this.clipNames = clips.split(",");
+  }
+
+  /** Bounding radius about the frame's origin, m. */
+  get radius(): number {
+    return 0.6 * this.size;
+  }
+
+  /** Shows the character as it was at `at` (ms, Date.now clock): pose, frame, soft part and surface. */
+  show(at: number): void {
+    const q = this.pick(at, "q"), pose = this.pick(at, "pose");
+    if (q) interpolateInto(q.a.q!, q.b.q!, q.t, this.displayQ);
+    if (!pose) return;
+    const a = pose.a.pose!, b = pose.b.pose!, t = pose.t, clips = this.rig.clips;
+    // Between two snapshots of the same clips, times run on from the older at the clock's pace (a held pose's do
+    // not); past the newest, for at most EXTRAPOLATE_MS. Across a change of clips, the newer snapshot's pose.
+    const seconds = Math.min(at - pose.a.at, EXTRAPOLATE_MS) / 1000;
+    const same = a.clip === b.clip && a.clip2 === b.clip2, from = same ? a : b;
+    const time = from.time + (same && from.running ? seconds : 0), time2 = from.time2 + (same && from.running2 ? seconds : 0);
+    const blend = same ? a.blend + t * (b.blend - a.blend) : b.blend;
+    const first = clips[from.clip] ?? clips[0], second = clips[from.clip2] ?? clips[0];
+    this.motion.pose.sampleBlend(first, wrap(time, first.duration), second, wrap(time2, second.duration), blend);
+    const yaw = a.yaw + t * angleBetween(a.yaw, b.yaw);
+    this.motion.setFrame(a.position[0] + t * (b.position[0] - a.position[0]), a.position[1] + t * (b.position[1] - a.position[1]), a.position[2] + t * (b.position[2] - a.position[2]), yaw);
+    this.motion.advance();
+    this.placeSurface();
+    this.shown = true;
+  }
+
+  /** The newest frame holding `what` at or before `at` and the next one after it, and how far between them. */
+  private pick(at: number, what: "q" | "pose"): { a: CharacterFrame; b: CharacterFrame; t: number } | null {
+    let a: CharacterFrame | null = null, b: CharacterFrame | null = null;
+    for (const frame of this.frames) {
+      if (!frame[what]) continue;
+      if (frame.at <= at) a = frame;
+      else if (!b) b = frame;
+    }
+    if (!a && !b) return null;
+    if (!a) return { a: b!, b: b!, t: 0 };
+    if (!b) return { a, b: a, t: 0 };
+    return { a, b, t: Math.max(0, Math.min(1, (at - a.at) / Math.max(1, b.at - a.at))) };
+  }
+
+  private placeSurface(): void {
+    const m = this.displayQ.length / 3, q = this.displayQ, rows = this.surfaceRows, posed = this.motion.posedSurface, out = this.surfaceWorld, p = this.local;
+    for (let i = 0; i < posed.length / 3; i++) {
+      let ux = 0, uy = 0, uz = 0;
+      for (let k = 0; k < m; k++) {
+        const r = rows[i * m + k];
+        ux += r * q[k]; uy += r * q[m + k]; uz += r * q[2 * m + k];
+      }
+      this.motion.toWorld(posed[3 * i] + ux, posed[3 * i + 1] + uy, posed[3 * i + 2] + uz, p);
+      out[3 * i] = p[0]; out[3 * i + 1] = p[1]; out[3 * i + 2] = p[2];
+    }
+  }
+}
+
+export class ClientCharacters {
+  readonly all = new Map<string, ClientCharacter>();
+  private readonly byIndex = new Map<number, ClientCharacter>();
+  private readonly arriving = new Set<string>();
+  private readonly failedAt = new Map<string, number>();
+
+  constructor(private readonly fetchBake: (hash: string) => Promise<Uint8Array>, private readonly changed: () => void) {}
+
+  /** Whether a snapshot index is a character's. */
+  owns(index: number): boolean {
+    return this.byIndex.has(index);
+  }
+
+  /** Builds the characters the state has and this client lacks; drops the ones it no longer has. */
+  sync(state: Map<string, CharacterInfo> | undefined, now: number): void {
+    if (!state) return;
+    for (const info of state.values()) {
+      if (this.all.has(info.id) || this.arriving.has(info.id) || now - (this.failedAt.get(info.id) ?? -Infinity) < 3000) continue;
+      void this.add({ ...info });
+    }
+    for (const character of [...this.all.values()]) {
+      if (state.has(character.id)) continue;
+      this.all.delete(character.id);
+      this.byIndex.delete(character.index);
+      this.changed();
+    }
+  }
+
+  /** A snapshot's body entry under a character's index: its soft part. */
+  soft(index: number, tick: number, q: Float64Array, at: number): void {
+    const character = this.byIndex.get(index);
+    if (!character || q.length !== character.displayQ.length) return;
+    frameAt(character, tick, at).q = q;
+  }
+
+  pose(entry: CharacterSnapshot, tick: number, at: number): void {
+    const character = this.byIndex.get(entry.index);
+    if (character) frameAt(character, tick, at).pose = entry;
+  }
+
+  /** Shows every character as it was at `at` (ms). */
+  show(at: number): void {
+    for (const character of this.all.values()) character.show(at);
+  }
+
+  private async add(info: CharacterInfo): Promise<void> {
+    this.arriving.add(info.id);
+    try {
+      const character = new ClientCharacter(info.id, info.index, decodeBakedBody(await this.fetchBake(info.bake)), info.size, info.texture, info.clips);
+      this.all.set(info.id, character);
+      this.byIndex.set(info.index, character);
+      this.failedAt.delete(info.id);
+      this.changed();
+    } catch {
+      this.failedAt.set(info.id, Date.now());
+    } finally {
+      this.arriving.delete(info.id);
+    }
+  }
+}
+
+/** The frame of `tick` (a snapshot's), added when new; the last 8 are kept. */
+function frameAt(character: ClientCharacter, tick: number, at: number): CharacterFrame {
+  const frames = character.frames, last = frames[frames.length - 1];
+  if (last && last.tick === tick) return last;
+  const frame: CharacterFrame = { at, tick, q: last?.q ?? null, pose: null };
+  frames.push(frame);
+  if (frames.length > 8) frames.shift();
+  return frame;
+}
+
+function interpolateInto(a: Float64Array, b: Float64Array, t: number, out: Float64Array): void {
+  for (let k = 0; k < out.length; k++) out[k] = a[k] + t * (b[k] - a[k]);
+}
+
+function wrap(time: number, duration: number): number {
+  return duration > 0 ? ((time % duration) + duration) % duration : 0;
+}
+
+/** b - a as the shorter turn (rad). */
+function angleBetween(a: number, b: number): number {
+  let d = (b - a) % (2 * Math.PI);
+  if (d > Math.PI) d -= 2 * Math.PI;
+  if (d < -Math.PI) d += 2 * Math.PI;
+  return d;
+}

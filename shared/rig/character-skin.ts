@@ -1,0 +1,69 @@
+// A character's render mesh as it is shown: each vertex where the rig's pose puts it (linear blend skinning of the
+// bind pose), plus the soft part (the subspace's displacement, from its strongest influences), in the character's
+// frame, then into the world. Works on a page's render table (vertices split at texture seams), so each vertex
+// finds its skin weights at the bake's vertex it came from. Preallocated: a frame allocates nothing.
+
+import type { BakedBody } from "../skinning/baked-body";
+import type { RigMotion } from "./rig-motion";
+
+export class CharacterSkin {
+  private readonly rest: Float64Array;
+  private readonly joints: Uint16Array;
+  private readonly weights: Float32Array;
+  private readonly local = new Float64Array(3);
+
+  /**
+   * `positions`: the render table's normalised rest positions (3 per vertex); `handles` and `weights`: its
+   * `influences` learned handles (1..K) and weights per vertex (RenderInfluences).
+   */
+  constructor(baked: BakedBody, size: number, positions: ArrayLike<number>, private readonly handles: ArrayLike<number>, private readonly handleWeights: ArrayLike<number>, private readonly influences: number) {
+    const count = positions.length / 3, s = size / 2, source = baked.renderPositions, sources = source.length / 3;
+    this.rest = new Float64Array(3 * count);
+    this.joints = new Uint16Array(4 * count);
+    this.weights = new Float32Array(4 * count);
+    for (let v = 0; v < count; v++) {
+      const x = positions[3 * v], y = positions[3 * v + 1], z = positions[3 * v + 2];
+      let best = 0, bestDistance = Infinity;
+      for (let u = 0; u < sources; u++) {
+        const d = (source[3 * u] - x) ** 2 + (source[3 * u + 1] - y) ** 2 + (source[3 * u + 2] - z) ** 2;
+        if (d < bestDistance) { bestDistance = d; best = u; }
+      }
+      for (let k = 0; k < 4; k++) {
+        this.joints[4 * v + k] = baked.renderSkinJoints[4 * best + k];
+        this.weights[4 * v + k] = baked.renderSkinWeights[4 * best + k];
+      }
+      this.rest[3 * v] = x * s; this.rest[3 * v + 1] = y * s; this.rest[3 * v + 2] = z * s;
+    }
+  }
+
+  /** World positions of every vertex (3 per vertex) for the motion's pose and frame and the soft coordinates q. */
+  write(motion: RigMotion, q: Float64Array, out: Float32Array): void {
+    const rest = this.rest, mat = motion.jointMatrices, m = q.length / 3, p = this.local, inf = this.influences;
+    for (let v = 0; v < rest.length / 3; v++) {
+      const x = rest[3 * v], y = rest[3 * v + 1], z = rest[3 * v + 2];
+      // The soft part: the constant handle, then the vertex's strongest learned handles.
+      let ux = q[0] * x + q[1] * y + q[2] * z + q[3];
+      let uy = q[m] * x + q[m + 1] * y + q[m + 2] * z + q[m + 3];
+      let uz = q[2 * m] * x + q[2 * m + 1] * y + q[2 * m + 2] * z + q[2 * m + 3];
+      for (let s = 0; s < inf; s++) {
+        const w = this.handleWeights[v * inf + s];
+        if (w === 0) continue;
+        const o = 4 * this.handles[v * inf + s];
+        ux += w * (q[o] * x + q[o + 1] * y + q[o + 2] * z + q[o + 3]);
+        uy += w * (q[m + o] * x + q[m + o + 1] * y + q[m + o + 2] * z + q[m + o + 3]);
+        uz += w * (q[2 * m + o] * x + q[2 * m + o + 1] * y + q[2 * m + o + 2] * z + q[2 * m + o + 3]);
+      }
+      let sx = 0, sy = 0, sz = 0;
+      for (let k = 0; k < 4; k++) {
+        const w = this.weights[4 * v + k];
+        if (w === 0) continue;
+        const o = 16 * this.joints[4 * v + k];
+        sx += w * (mat[o] * x + mat[o + 4] * y + mat[o + 8] * z + mat[o + 12]);
+        sy += w * (mat[o + 1] * x + mat[o + 5] * y + mat[o + 9] * z + mat[o + 13]);
+        sz += w * (mat[o + 2] * x + mat[o + 6] * y + mat[o + 10] * z + mat[o + 14]);
+      }
+      motion.toWorld(sx + ux, sy + uy, sz + uz, p);
+      out[3 * v] = p[0]; out[3 * v + 1] = p[1]; out[3 * v + 2] = p[2];
+    }
+  }
+}

@@ -1,0 +1,178 @@
+// The fox in the room, from outside: a raw client written from docs/protocol.md sees it in the state and follows it
+// in snapshots (its pose walking the loop around the table on the server's clock, its soft part as a body's q);
+// players grab and poke it while it walks, and its flesh answers; an admin stops it and makes it run, and
+// malformed character commands change nothing.
+
+import { Client } from "@colyseus/sdk";
+import { expect, it, vi } from "vitest";
+import { decodeSnapshot, MESSAGES, type CharacterSnapshot, type DecodedSnapshot } from "../../shared/net";
+import { PLAYGROUND } from "../../shared/scene";
+import { CHARACTER_GRAB_SLIP } from "../../shared/rig/character-defaults";
+import { ADMIN_TOKEN, joinClient, serverRoom, ticksPass, useTestServer } from "./helpers";
+
+const server = useTestServer();
+const FOX = PLAYGROUND.characters![0];
+
+interface Watch { snapshots: DecodedSnapshot[]; stop(): void }
+
+function watchSnapshots(room: { onMessage(type: string, listener: (bytes: Uint8Array) => void): () => void }): Watch {
+  const snapshots: DecodedSnapshot[] = [];
+  const stop = room.onMessage(MESSAGES.snapshot, (bytes) => snapshots.push(decodeSnapshot(bytes)));
+  return { snapshots, stop };
+}
+
+/** A surface sample on the fox's side, halfway up its body and along it: where a finger pokes a flank. */
+function flankSample(character: { subspace: { surfaceRest: Float64Array } }): number {
+  const rest = character.subspace.surfaceRest;
+  let best = 0, bestScore = -Infinity;
+  for (let i = 0; i < rest.length / 3; i++) {
+    // Far to the side (x), near mid-height and mid-length of the body.
+    const score = Math.abs(rest[3 * i]) - Math.abs(rest[3 * i + 1]) - Math.abs(rest[3 * i + 2]);
+    if (score > bestScore) { bestScore = score; best = i; }
+  }
+  return best;
+}
+
+function foxEntries(watch: Watch, index: number): CharacterSnapshot[] {
+  return watch.snapshots.flatMap((s) => s.characters.filter((c) => c.index === index));
+}
+
+it("a spectator sees the fox walk its loop around the table, its pose and soft part in snapshots", async () => {
+  const spectator = await new Client(server.endpoint).join("playground", { role: "spectator", name: "Watcher" });
+  const watch = watchSnapshots(spectator);
+  try {
+    await vi.waitFor(() => expect((spectator.state as { characters?: Map<string, unknown> }).characters?.size).toBe(1), { timeout: 20_000 });
+    const fox = (spectator.state as { characters: Map<string, { index: number; bake: string; clips: string; mode: string; size: number }> }).characters.get("fox")!;
+    expect(fox.clips.split(",").sort()).toEqual(["Run", "Survey", "Walk"]);
+    expect(fox.mode).toBe("auto");
+    expect(fox.size).toBeCloseTo(FOX.size, 5);
+    const bake = await fetch(`http://127.0.0.1:${server.server.port}/bakes/${fox.bake}`);
+    expect(bake.status).toBe(200);
+    await vi.waitFor(() => expect(foxEntries(watch, fox.index).length).toBeGreaterThan(30), { timeout: 20_000, interval: 50 });
+    const entries = foxEntries(watch, fox.index), first = entries[0], last = entries[entries.length - 1];
+    // Walking (the loop begins with a walk): the Walk clip's time runs on and the frame moves along the loop.
+    const walk = fox.clips.split(",").indexOf("Walk");
+    expect(last.clip2).toBe(walk);
+    expect(last.running2).toBe(true);
+    const travelled = Math.hypot(last.position[0] - first.position[0], last.position[2] - first.position[2]);
+    console.info(`${entries.length} poses over ${((entries.length - 1) / 20).toFixed(1)} s of snapshots: the fox's frame moved ${travelled.toFixed(2)} m`);
+    expect(travelled).toBeGreaterThan(0.3);
+    // Its root stays on the loop: an ellipse about the table's centre, as far as its frame's offset from the root.
+    for (const e of entries) {
+      const x = e.position[0] - FOX.path.centre[0], z = e.position[2] - FOX.path.centre[1];
+      const onLoop = Math.hypot(x / FOX.path.radii[0], z / FOX.path.radii[1]);
+      expect(onLoop).toBeGreaterThan(0.7);
+      expect(onLoop).toBeLessThan(1.3);
+    }
+    // The soft part travels as a body under the fox's index: 204 numbers, finite, not all zero.
+    const soft = watch.snapshots.flatMap((s) => s.bodies.filter((b) => b.index === fox.index));
+    expect(soft.length).toBeGreaterThan(10);
+    expect(soft.every((b) => b.q.length === 204 && b.q.every(Number.isFinite))).toBe(true);
+    expect(soft.some((b) => b.q.some((v) => v !== 0))).toBe(true);
+  } finally {
+    watch.stop();
+    await spectator.leave();
+  }
+}, 120_000);
+
+it("a player grabs the walking fox and its flesh stretches; a fingertip dents it; both let go", async () => {
+  const player = await joinClient(server, { options: { role: "player", name: "Hands" } });
+  const room = serverRoom(player.roomId), fox = room.roomCharacters[0], character = fox.character;
+  try {
+    await vi.waitFor(() => expect(player.characters.all.get("fox")?.shown).toBe(true), { timeout: 20_000, interval: 20 });
+    const shown = player.characters.all.get("fox")!;
+    // The highest point of its back as this client shows it: grab there, and pull up 15 cm.
+    let top = 0;
+    for (let i = 1; i < shown.surfaceWorld.length; i += 3) if (shown.surfaceWorld[i] > shown.surfaceWorld[top + 1]) top = i - 1;
+    const point: [number, number, number] = [shown.surfaceWorld[top], shown.surfaceWorld[top + 1], shown.surfaceWorld[top + 2]];
+    const result = await player.grab("right", "fox", point);
+    expect(result.ok, result.reason).toBe(true);
+    const stretches: number[] = [], rms: number[] = [];
+    for (let k = 0; k < 30; k++) {
+      player.moveGrab("right", [point[0], point[1] + 0.05, point[2]]);
+      await ticksPass(room, 2);
+      stretches.push(fox.stretch(`${player.room.sessionId}:right`));
+      rms.push(character.softRms());
+    }
+    // The hand pulls the flesh: the held material trails its target by centimetres (the rig keeps walking, the hand
+    // holds on), and the soft part is far from rest.
+    console.info(`grab: the held flesh was drawn out by up to ${(1000 * Math.max(...stretches)).toFixed(1)} mm; soft RMS up to ${(1000 * Math.max(...rms)).toFixed(1)} mm`);
+    expect(Math.max(...stretches)).toBeGreaterThan(0.005);
+    expect(Math.max(...rms)).toBeGreaterThan(0.003);
+    // However it walks on, a hand never draws the flesh out further than a slip.
+    expect(Math.max(...stretches)).toBeLessThan(CHARACTER_GRAB_SLIP + 0.05);
+    player.release("right");
+    await vi.waitFor(() => expect(character.body.activeGrabs()).toBe(0), { timeout: 10_000, interval: 20 });
+
+    // A fingertip (a 1.5 cm sphere, as a hand-tracked index finger pokes) pressed 1 cm into its flank, following it as
+    // it walks, for half a second.
+    const motion = character.motion, n = character.body.n, m = n / 3, rows = character.subspace.surfaceRows;
+    const sample = flankSample(character), world = new Float64Array(3), o = new Float64Array(3);
+    const dents: number[] = [];
+    for (let k = 0; k < 30; k++) {
+      const p = motion.posedSurface;
+      motion.toWorld(p[3 * sample], p[3 * sample + 1], p[3 * sample + 2], world);
+      // Into the body: towards its centre line (the frame's origin, at the same height).
+      motion.toWorld(0, p[3 * sample + 1], 0, o);
+      const inward = [o[0] - world[0], 0, o[2] - world[2]], length = Math.hypot(inward[0], inward[2]);
+      // The fingertip's centre 5 mm outside the skin: its 1.5 cm sphere reaches 1 cm in.
+      player.poke("left", [world[0] - (0.005 * inward[0]) / length, world[1], world[2] - (0.005 * inward[2]) / length], 0.015);
+      await ticksPass(room, 2);
+      // The sample's soft displacement along the inward direction, in the frame (turned back from the world).
+      const q = character.body.q;
+      let ux = 0, uz = 0;
+      for (let j = 0; j < m; j++) { ux += rows[sample * m + j] * q[j]; uz += rows[sample * m + j] * q[2 * m + j]; }
+      const c = Math.cos(motion.frameYaw), s = Math.sin(motion.frameYaw);
+      const wx = c * ux + s * uz, wz = -s * ux + c * uz;
+      dents.push((wx * inward[0] + wz * inward[2]) / length);
+    }
+    player.poke("left", [0, 0, 0], 0);
+    console.info(`poke: the pressed sample moved in by up to ${(1000 * Math.max(...dents)).toFixed(1)} mm`);
+    // Pushed in by millimetres where the fingertip presses.
+    expect(Math.max(...dents)).toBeGreaterThan(0.003);
+  } finally {
+    await player.stop();
+  }
+}, 120_000);
+
+it("an admin stops the fox where it stands and makes it run; bad character commands are refused and change nothing", async () => {
+  const admin = await new Client(server.endpoint).join("playground", { role: "spectator", name: "Admin", adminToken: ADMIN_TOKEN });
+  const notices: { kind: string; message: string }[] = [];
+  admin.onMessage(MESSAGES.notice, (n: { kind: string; message: string }) => notices.push(n));
+  const room = serverRoom(admin.roomId), fox = room.roomCharacters[0];
+  try {
+    const framePosition = () => Array.from(fox.character.motion.framePosition);
+    admin.send(MESSAGES.admin, { action: "character", character: "fox", mode: "stop" });
+    await vi.waitFor(() => expect(room.state.characters.get("fox")!.mode).toBe("stop"), { timeout: 10_000, interval: 20 });
+    await ticksPass(room, 30);
+    const stopped = framePosition();
+    await ticksPass(room, 60);
+    expect(framePosition()).toEqual(stopped);
+    expect(fox.pose.running).toBe(false);
+    expect(fox.pose.running2).toBe(false);
+
+    admin.send(MESSAGES.admin, { action: "character", character: "fox", mode: "run" });
+    await vi.waitFor(() => expect(room.state.characters.get("fox")!.mode).toBe("run"), { timeout: 10_000, interval: 20 });
+    await ticksPass(room, 30);
+    const before = framePosition();
+    await ticksPass(room, 60);
+    const after = framePosition();
+    // A second of running covers well over the walk's half metre (the run is 1.8 m/s along the loop).
+    expect(Math.hypot(after[0] - before[0], after[2] - before[2])).toBeGreaterThan(1);
+    expect(fox.character.rig.clips[fox.pose.clip2].name).toBe(FOX.clips.run);
+
+    for (const bad of [
+      { action: "character", character: "wolf", mode: "run" },
+      { action: "character", character: "fox", mode: "fly" },
+      { action: "character", mode: "stop" },
+      { action: "character", character: "fox", mode: ["stop"] },
+    ]) admin.send(MESSAGES.admin, bad);
+    await ticksPass(room, 30);
+    expect(room.state.characters.get("fox")!.mode).toBe("run");
+    admin.send(MESSAGES.admin, { action: "character", character: "fox", mode: "auto" });
+    await vi.waitFor(() => expect(room.state.characters.get("fox")!.mode).toBe("auto"), { timeout: 10_000, interval: 20 });
+    expect(notices.some((n) => n.kind === "admin" && /fox/.test(n.message))).toBe(true);
+  } finally {
+    await admin.leave();
+  }
+}, 120_000);
