@@ -6,6 +6,7 @@ import { frameStats } from "./hud/frame-stats";
 import { tableAlignment } from "./xr/table-alignment";
 import { xrInputs } from "./interaction/xr-inputs";
 import { wristMenu } from "./hud/wrist-menu";
+import { aimSpectatorCamera } from "./view/spectator-camera";
 import type { BakeLoader } from "./bake/bake-loader";
 import type { RoomConnection } from "./room/room-connection";
 import type { AppXRStore, EmulatedDevice } from "./xr/xr-store";
@@ -58,9 +59,10 @@ export function installDebugHooks({ connection, loader, store, emulated }: { con
     },
     /**
      * A character as shown now: whether it is on screen, its frame (where it stands, which way it faces), the RMS of
-     * its soft part over its surface samples (m), and its surface samples in the world (3 each).
+     * its soft part over its surface samples (m), and its surface samples in the world (3 each), with its soft part
+     * and without (where the rig alone puts them).
      */
-    character(id: string): { drawn: boolean; frame: [number, number, number]; yaw: number; softRms: number; surface: number[] } | null {
+    character(id: string): { drawn: boolean; frame: [number, number, number]; yaw: number; softRms: number; surface: number[]; rigSurface: number[] } | null {
       const character = connection.snapshot.client?.characters.all.get(id);
       if (!character) return null;
       let mesh: THREE.Object3D | undefined;
@@ -72,9 +74,15 @@ export function installDebugHooks({ connection, loader, store, emulated }: { con
         for (let k = 0; k < m; k++) { const r = rows[i * m + k]; ux += r * q[k]; uy += r * q[m + k]; uz += r * q[2 * m + k]; }
         sum += ux * ux + uy * uy + uz * uz;
       }
-      const f = character.motion.framePosition;
-      return { drawn: Boolean(mesh?.visible), frame: [f[0], f[1], f[2]], yaw: character.motion.frameYaw, softRms: Math.sqrt(sum / samples), surface: Array.from(character.surfaceWorld) };
+      const f = character.motion.framePosition, posed = character.motion.posedSurface, rigSurface: number[] = [];
+      for (let i = 0; i < samples; i++) {
+        character.motion.toWorld(posed[3 * i], posed[3 * i + 1], posed[3 * i + 2], point);
+        rigSurface.push(point[0], point[1], point[2]);
+      }
+      return { drawn: Boolean(mesh?.visible), frame: [f[0], f[1], f[2]], yaw: character.motion.frameYaw, softRms: Math.sqrt(sum / samples), surface: Array.from(character.surfaceWorld), rigSurface };
     },
+    /** Puts the desktop camera at `from`, looking at `to` (world metres). */
+    aimCamera: aimSpectatorCamera,
     surfaceCount(bodyId: string): number {
       return connection.snapshot.client?.bodies.get(bodyId)?.body.subspace.surfaceCount ?? 0;
     },

@@ -11,6 +11,7 @@ import { startServer, type RunningServer } from "../../server/app";
 import { PliantRoomClient } from "../../shared/net";
 import { shownSurfacePoint, topSample as shownTopSample, waitUntilShown } from "../server/helpers";
 import { ARTIFACTS, inPage, launchBrowser, openPage, waitForPage, type Browser, type WatchedPage } from "./browser";
+import { placeInput, waitForInput } from "./emulated-inputs";
 import { nearestSample, rememberShape, sampleDepth, samplePoint, shapeChange, sideSamples, topSample } from "./page-probes";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -66,26 +67,6 @@ afterAll(async () => {
   for (const browser of browsers) await browser.close();
   await server?.close();
 });
-
-/** Moves an emulated controller or hand until the app sees its grip (or index fingertip) at `target`. */
-async function placeInput(page: Page, kind: "controllers" | "hands", side: "left" | "right", target: Vec, tracked: "grip" | "indexTip"): Promise<void> {
-  let device = await inPage<Vec>(page, `(() => { const p = window.pliant.device.${kind}.${side}.position; return [p.x, p.y, p.z]; })()`);
-  for (let attempt = 0; attempt < 4; attempt++) {
-    const seen = await waitForInput(page, side, tracked, device);
-    const error = [target[0] - seen[0], target[1] - seen[1], target[2] - seen[2]];
-    if (Math.hypot(...error) < 0.002) return;
-    device = [device[0] + error[0], device[1] + error[1], device[2] + error[2]];
-  }
-  throw new Error(`could not place the ${side} ${kind} at ${target.join(", ")}`);
-}
-
-/** Sets the device position and waits until the app has rendered frames with it; returns what the app saw. */
-async function waitForInput(page: Page, side: string, tracked: string, devicePosition: Vec): Promise<Vec> {
-  await inPage(page, `(() => { const d = window.pliant.device; const i = d.primaryInputMode === 'hand' ? d.hands.${side} : d.controllers.${side}; i.position.set(${devicePosition.join(", ")}); })()`);
-  const before = await inPage<number>(page, "window.pliant.frameStats.count");
-  await waitForPage(page, `window.pliant.frameStats.count >= ${before + 3} && window.pliant.inputs.${side}.${tracked} != null`, 20_000);
-  return inPage<Vec>(page, `window.pliant.inputs.${side}.${tracked}`);
-}
 
 /**
  * The right controller squeezes `body` at its top and pulls it 20 cm up in four 5 cm moves, one per rendered frame

@@ -1,9 +1,10 @@
 // /admin: the operator's page. The token is typed in (kept for the tab only, never in the URL). Players with
-// role and colour, kick; reset the table; each body's material; spectator grabs; idle-reset minutes; the room's
+// role and colour, kick; reset the table; each body's material; what each character does; spectator grabs; idle-reset minutes; the room's
 // tick p99 and bytes per second; the QR code for headsets. Every action is a documented admin message.
 
 import { useEffect, useState, useSyncExternalStore } from "react";
 import { MATERIAL_NAMES } from "../../../shared/scene/materials";
+import { CHARACTER_MODES, type CharacterMode } from "../../../shared/net/protocol";
 import { JoinQr, useJoinAddress } from "../stand/join-qr";
 import { AdminRoom, type RoomFigures } from "./admin-room";
 
@@ -43,13 +44,16 @@ export function AdminPage() {
 
 type PlayerRow = { sessionId: string; name: string; role: string; color: string; slot: number };
 type BodyRow = { id: string; material: string };
+type CharacterRow = { id: string; mode: string };
+const CHARACTER_MODE_LABELS: Record<CharacterMode, string> = { auto: "walks its loop, stops to look around", walk: "walks", run: "runs", look: "looks around", stop: "stops where it is" };
 
 function useRoomState(admin: AdminRoom) {
   const read = () => {
-    const s = admin.room.state as { players: Map<string, Omit<PlayerRow, "sessionId">>; bodies: Map<string, BodyRow>; spectatorGrabs: boolean; idleResetMinutes: number };
+    const s = admin.room.state as { players: Map<string, Omit<PlayerRow, "sessionId">>; bodies: Map<string, BodyRow>; characters?: Map<string, CharacterRow>; spectatorGrabs: boolean; idleResetMinutes: number };
     return JSON.stringify({
       players: [...(s.players?.entries() ?? [])].map(([sessionId, p]) => ({ sessionId, name: p.name, role: p.role, color: p.color, slot: p.slot })),
       bodies: [...(s.bodies?.values() ?? [])].map((b) => ({ id: b.id, material: b.material })),
+      characters: [...(s.characters?.values() ?? [])].map((c) => ({ id: c.id, mode: c.mode })),
       spectatorGrabs: Boolean(s.spectatorGrabs), idleResetMinutes: s.idleResetMinutes ?? 0,
     });
   };
@@ -57,7 +61,7 @@ function useRoomState(admin: AdminRoom) {
     admin.room.onStateChange(listener);
     return () => admin.room.onStateChange.remove(listener);
   };
-  return JSON.parse(useSyncExternalStore(subscribe, read)) as { players: PlayerRow[]; bodies: BodyRow[]; spectatorGrabs: boolean; idleResetMinutes: number };
+  return JSON.parse(useSyncExternalStore(subscribe, read)) as { players: PlayerRow[]; bodies: BodyRow[]; characters: CharacterRow[]; spectatorGrabs: boolean; idleResetMinutes: number };
 }
 
 function useFigures(admin: AdminRoom): { room: RoomFigures | null; bytesPerSecond: number } {
@@ -132,6 +136,14 @@ function RoomControls({ admin }: { admin: AdminRoom }) {
             {b.id}{" "}
             <select aria-label={`${b.id} material`} value={b.material} onChange={(e) => admin.send({ action: "material", body: b.id, material: e.target.value })}>
               {MATERIAL_NAMES.map((m) => <option key={m} value={m}>{m}</option>)}
+            </select>
+          </div>
+        ))}
+        {state.characters.map((c) => (
+          <div key={c.id} style={{ margin: "4px 0" }}>
+            {c.id}{" "}
+            <select aria-label={`${c.id} mode`} value={c.mode} onChange={(e) => admin.send({ action: "character", character: c.id, mode: e.target.value as CharacterMode })}>
+              {CHARACTER_MODES.map((m) => <option key={m} value={m}>{CHARACTER_MODE_LABELS[m]}</option>)}
             </select>
           </div>
         ))}

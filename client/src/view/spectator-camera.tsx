@@ -9,6 +9,17 @@ import type { PliantRoomClient } from "../../../shared/net";
 import { shownCentre } from "../interaction/surface-pick";
 
 export type CameraMode = "orbit" | "auto";
+
+/** The orbit controls of the page's spectator camera, while one is on screen (for aimSpectatorCamera). */
+let active: { camera: THREE.Camera; controls: OrbitControls } | null = null;
+
+/** Puts the orbiting spectator camera at `from`, looking at `to` (world metres): tests and screenshots frame a view. */
+export function aimSpectatorCamera(from: [number, number, number], to: [number, number, number]): void {
+  if (!active) throw new Error("no spectator camera on screen");
+  active.camera.position.set(...from);
+  active.controls.target.set(...to);
+  active.controls.update();
+}
 const TABLE_FOCUS = new THREE.Vector3(0, 0.85, -0.6);
 const TARGET_MIN = new THREE.Vector3(-2, 0.1, -2.5), TARGET_MAX = new THREE.Vector3(2, 2, 2);
 
@@ -32,7 +43,11 @@ export function SpectatorCamera({ client, mode, dragging, onLook }: { client: Pl
     c.maxDistance = 2.6;
     c.update();
     controls.current = c;
-    return () => c.dispose();
+    active = { camera, controls: c };
+    return () => {
+      if (active?.controls === c) active = null;
+      c.dispose();
+    };
   }, [camera, gl]);
 
   useEffect(() => {

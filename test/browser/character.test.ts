@@ -1,0 +1,102 @@
+// The fox in real Chromium: a desktop spectator sees it walk its loop around the table (drawn, moving along the
+// path), and an emulated headset's bare fingertip, held on its path ahead of it, dents its flesh as it
+// passes (seen on the spectator's page: the skin near the fingertip pushed away from it). The screenshot is kept
+// in out/browser/ (docs/ holds the curated one).
+
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
+import { startServer, type RunningServer } from "../../server/app";
+import { PLAYGROUND } from "../../shared/scene";
+import { ARTIFACTS, inPage, launchBrowser, openPage, waitForPage, type Browser, type WatchedPage } from "./browser";
+import { placeInput } from "./emulated-inputs";
+
+type Vec = [number, number, number];
+interface ShownCharacter { drawn: boolean; frame: Vec; yaw: number; softRms: number; surface: number[]; rigSurface: number[] }
+const FOX = PLAYGROUND.characters![0];
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let server: RunningServer;
+// One browser per page: two pages of one Chromium share its GPU process (SwiftShader).
+let browsers: Browser[] = [];
+let spectator: WatchedPage;
+let headset: WatchedPage;
+
+beforeAll(async () => {
+  server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "browser-test", log: () => undefined });
+  const origin = `http://127.0.0.1:${server.port}`;
+  browsers = [await launchBrowser({ viewport: { width: 960, height: 600 } }), await launchBrowser()];
+  spectator = await openPage(browsers[0], origin, "/");
+  headset = await openPage(browsers[1], origin, "/?emulate=quest3");
+  await waitForPage(spectator.page, "window.pliant && window.pliant.ready");
+  await waitForPage(headset.page, "window.pliant && window.pliant.ready");
+  await headset.page.fill("input[aria-label=name]", "Fox tester");
+  await headset.page.click("text=Join as player");
+  await waitForPage(headset.page, "window.pliant.connection.snapshot.role === 'player' && window.pliant.ready");
+  await headset.page.click("text=Enter VR");
+  await waitForPage(headset.page, "window.pliant.store.getState().session != null");
+  await inPage(headset.page, "window.pliant.device.primaryInputMode = 'hand'");
+  mkdirSync(ARTIFACTS, { recursive: true });
+}, 180_000);
+
+afterAll(async () => {
+  for (const browser of browsers) await browser.close();
+  await server?.close();
+});
+
+const shown = (page: WatchedPage) => inPage<ShownCharacter | null>(page.page, "window.pliant.character('fox')");
+
+it("the spectator sees the fox drawn, walking its loop around the table", async () => {
+  await waitForPage(spectator.page, "window.pliant.character('fox')?.drawn === true", 30_000);
+  const seen: Vec[] = [];
+  await vi.waitFor(async () => {
+    const fox = (await shown(spectator))!;
+    seen.push(fox.frame);
+    const first = seen[0], last = seen[seen.length - 1];
+    expect(Math.hypot(last[0] - first[0], last[2] - first[2]), "distance walked, m").toBeGreaterThan(0.5);
+  }, { timeout: 30_000, interval: 200 });
+  // Every position it was seen at is on its loop (the frame's origin sits within its body of the path).
+  for (const frame of seen) {
+    const onLoop = Math.hypot((frame[0] - FOX.path.centre[0]) / FOX.path.radii[0], (frame[2] - FOX.path.centre[1]) / FOX.path.radii[1]);
+    expect(onLoop).toBeGreaterThan(0.7);
+    expect(onLoop).toBeLessThan(1.3);
+  }
+  // A view from inside the loop, over the fox a little ahead of where it is (it walks on while the frame renders).
+  const fox = (await shown(spectator))!, [cx, cz] = FOX.path.centre;
+  const ahead: Vec = [fox.frame[0] + 0.3 * Math.sin(fox.yaw), 0.2, fox.frame[2] + 0.3 * Math.cos(fox.yaw)];
+  await inPage(spectator.page, `window.pliant.aimCamera([${cx + 0.3 * (ahead[0] - cx)}, 0.9, ${cz + 0.3 * (ahead[2] - cz)}], [${ahead.join(", ")}])`);
+  const before = await inPage<number>(spectator.page, "window.pliant.frameStats.count");
+  await waitForPage(spectator.page, `window.pliant.frameStats.count >= ${before + 3}`, 30_000);
+  await spectator.page.screenshot({ path: path.join(ARTIFACTS, "fox.png") });
+  expect(spectator.errors).toEqual([]);
+  expect(spectator.offsite).toEqual([]);
+}, 120_000);
+
+it("a fingertip held where the walking fox goes dents its flesh as it passes, and the spectator sees the dent", async () => {
+  // A fingertip at the fox's chest height on its loop, a metre and a half ahead of it: it walks into it.
+  const fox = (await shown(headset))!;
+  const [a, b] = FOX.path.radii, [cx, cz] = FOX.path.centre;
+  const angle = Math.atan2((fox.frame[2] - cz) / b, (fox.frame[0] - cx) / a) + 1.5 / ((a + b) / 2);
+  const tip: Vec = [cx + a * Math.cos(angle), 0.35 * FOX.size, cz + b * Math.sin(angle)];
+  await placeInput(headset.page, "hands", "right", tip, "indexTip");
+  // While it walks through: the skin near the fingertip, pushed away from it (its soft part along the direction from
+  // the fingertip to where the rig alone would put it), as the spectator sees it.
+  let deepest = 0, closest = Infinity;
+  const until = Date.now() + 30_000;
+  while (Date.now() < until) {
+    const now = (await shown(spectator))!;
+    for (let i = 0; i < now.surface.length; i += 3) {
+      const rx = now.rigSurface[i] - tip[0], ry = now.rigSurface[i + 1] - tip[1], rz = now.rigSurface[i + 2] - tip[2], d = Math.hypot(rx, ry, rz);
+      closest = Math.min(closest, d);
+      if (d > 0.04 || d === 0) continue;
+      const push = ((now.surface[i] - now.rigSurface[i]) * rx + (now.surface[i + 1] - now.rigSurface[i + 1]) * ry + (now.surface[i + 2] - now.rigSurface[i + 2]) * rz) / d;
+      deepest = Math.max(deepest, push);
+    }
+    if (deepest > 0.004 && closest < 0.03) break;
+    await sleep(50);
+  }
+  console.info(`fingertip: the fox's skin came within ${(1000 * closest).toFixed(1)} mm of it and was pushed away by up to ${(1000 * deepest).toFixed(1)} mm`);
+  expect(closest).toBeLessThan(0.03);
+  expect(deepest).toBeGreaterThan(0.003);
+  expect(headset.errors).toEqual([]);
+}, 120_000);
