@@ -1,5 +1,6 @@
-// npm run bench [-- --json] [--quick] [--js]: step time and accuracy of the reduced solver, and bake time per asset
-// mesh. --js runs the solver's JS loops instead of its WebAssembly SIMD kernels (the comparison).
+// npm run bench [-- --json] [--quick] [--js]: step time and accuracy of the reduced solver, a character's cost per
+// frame (the fox as the room has it: rig evaluation, and its flesh by the solver or the spring layer), and bake
+// time per asset mesh. --js runs the solver's JS loops instead of its WebAssembly SIMD kernels (the comparison).
 // Timings go in this table, never in tests.
 
 import { readdirSync } from "node:fs";
@@ -7,6 +8,11 @@ import path from "node:path";
 import { loadBody, type LoadedBody } from "../../server/scenarios/body-from-mesh";
 import { quantile } from "../../server/scenarios/run-scenario";
 import { scenarioRun, type BenchScenario } from "./scenario-run";
+import { CharacterBody, RigMotion, SpringCharacter } from "../../shared/rig";
+import { FLESH } from "../../shared/rig/character-defaults";
+import { FloorContact } from "../../shared/sim";
+import { PLAYGROUND } from "../../shared/scene";
+import { DEFAULT_SPRING_TRAINING, trainSpringModel } from "../../server/characters/spring-training";
 
 const MESH_DIRECTORY = path.resolve(import.meta.dirname, "../../../shared/assets/meshes");
 const BENCH_MESH = path.join(MESH_DIRECTORY, "spot.obj");
@@ -16,6 +22,10 @@ const JS_LOOPS = process.argv.includes("--js");
 
 interface SimRow { scenario: string; handles: number; cubature: number; stepMsMedian: number; stepMsP99: number; stepMsMax: number; iterationsMean: number; errorVsConverged: number }
 interface BakeRow { mesh: string; vertices: number; ms: number }
+interface CharacterRow { clip: string; rigMsMedian: number; stepMsMedian: number; stepMsP99: number; springsMsMedian: number; springsFreeMsMedian: number }
+
+const FOX = path.resolve(import.meta.dirname, "../../../shared/assets/characters/fox.glb");
+const FOX_SECONDS = 6;
 
 /** A run, recording the render vertices' positions after every step. */
 function recordedRun(loaded: LoadedBody, run: BenchScenario, converged: boolean): { times: number[]; frames: Float64Array[]; iterations: number } {
@@ -69,6 +79,48 @@ async function benchSim(quick: boolean): Promise<SimRow[]> {
   return rows;
 }
 
+/**
+ * The fox as the room has it (its size, flesh, fields and bake options), each clip played in place for six seconds
+ * at 60 Hz: the rig (clip sampling, skinning matrices and the posed surface), the solver's step (the rig's force,
+ * the constraint's update and the constrained step), and the spring layer fitted on the other clips, with and
+ * without its projection onto the complement.
+ */
+async function benchCharacter(): Promise<CharacterRow[]> {
+  const spec = PLAYGROUND.characters![0], material = { youngsModulus: FLESH.youngsModulus, poissonRatio: FLESH.poissonRatio, density: FLESH.density };
+  const loaded = await loadBody({ mesh: FOX, weights: "eigen", handles: 16, cubature: 256, size: spec.size });
+  const rows: CharacterRow[] = [];
+  const median = (times: number[]) => quantile([...times].sort((a, b) => a - b), 0.5);
+  for (const clipName of ["Walk", "Run", "Survey"]) {
+    const character = new CharacterBody(loaded.baked, spec.size, material, { damping: FLESH.damping });
+    const clip = character.rig.clips.find((c) => c.name === clipName)!;
+    character.body.addContactSurface(new FloorContact(character.motion.lowestPoint(clip)));
+    const rig = new RigMotion(character.rig, loaded.baked, spec.size);
+    const model = trainSpringModel(loaded.baked, spec.size, material, FLESH.damping, { ...DEFAULT_SPRING_TRAINING, clips: character.rig.clips.filter((c) => c !== clip).map((c) => c.name) });
+    const springs = new SpringCharacter(loaded.baked, spec.size, model), free = new SpringCharacter(loaded.baked, spec.size, model, { complementary: false });
+    const rigTimes: number[] = [], stepTimes: number[] = [], springTimes: number[] = [], freeTimes: number[] = [];
+    for (let step = 0; step < FOX_SECONDS * 60; step++) {
+      const t = ((step + 1) / 60) % clip.duration;
+      let start = performance.now();
+      rig.pose.sample(clip, t);
+      rig.advance();
+      rigTimes.push(performance.now() - start);
+      character.pose.sample(clip, t);
+      start = performance.now();
+      character.step();
+      stepTimes.push(performance.now() - start);
+      for (const [layer, times] of [[springs, springTimes], [free, freeTimes]] as const) {
+        layer.pose.sample(clip, t);
+        start = performance.now();
+        layer.step(1 / 60);
+        times.push(performance.now() - start);
+      }
+    }
+    rows.push({ clip: clipName, rigMsMedian: median(rigTimes), stepMsMedian: median(stepTimes), stepMsP99: quantile([...stepTimes].sort((a, b) => a - b), 0.99), springsMsMedian: median(springTimes), springsFreeMsMedian: median(freeTimes) });
+    process.stderr.write(`character ${clipName} done\n`);
+  }
+  return rows;
+}
+
 async function benchBake(): Promise<BakeRow[]> {
   const rows: BakeRow[] = [];
   for (const file of readdirSync(MESH_DIRECTORY).filter((f) => f.endsWith(".obj")).sort()) {
@@ -84,9 +136,10 @@ async function benchBake(): Promise<BakeRow[]> {
 const json = process.argv.includes("--json");
 const quick = process.argv.includes("--quick");
 const sim = await benchSim(quick);
+const character = await benchCharacter();
 const bake = quick ? [] : await benchBake();
 if (json) {
-  process.stdout.write(`${JSON.stringify({ sim, bake })}\n`);
+  process.stdout.write(`${JSON.stringify({ sim, character, bake })}\n`);
 } else {
   const f = (v: number, d = 3) => v.toFixed(d);
   process.stdout.write("Reduced step, spot (0.3 m jelly), 60 Hz, 2 s: pull (resting on the floor, top pulled up 0.2 m over 1 s, held 1 s);\n");
@@ -95,6 +148,10 @@ if (json) {
   process.stdout.write(JS_LOOPS ? "(the solver's JS loops: --js)\n" : "(the solver's WebAssembly SIMD kernels)\n");
   process.stdout.write("| scenario | handles | cubature | step ms median | p99 | max | iterations | error vs converged (of diagonal) |\n|---|---|---|---|---|---|---|---|\n");
   for (const r of sim) process.stdout.write(`| ${r.scenario} | ${r.handles} | ${r.cubature} | ${f(r.stepMsMedian)} | ${f(r.stepMsP99)} | ${f(r.stepMsMax)} | ${f(r.iterationsMean, 1)} | ${(100 * r.errorVsConverged).toFixed(3)}% |\n`);
+  process.stdout.write(`\nCharacter: the fox as the room has it (${PLAYGROUND.characters![0].size} m, flesh, eigen fields, 16 + 1 handles, 256 cubature), each clip in place, 60 Hz, ${FOX_SECONDS} s\n`);
+  process.stdout.write("(rig: clip sampling, skinning matrices, posed surface; step: the rig's force, the constraint and the constrained solve; springs fitted on the other clips)\n");
+  process.stdout.write("| clip | rig ms median | soft step ms median | p99 | springs (complementary) ms median | springs (unprojected) ms median |\n|---|---|---|---|---|---|\n");
+  for (const r of character) process.stdout.write(`| ${r.clip} | ${f(r.rigMsMedian)} | ${f(r.stepMsMedian)} | ${f(r.stepMsP99)} | ${f(r.springsMsMedian)} | ${f(r.springsFreeMsMedian)} |\n`);
   if (bake.length) {
     process.stdout.write("\nBake (baseline fields, 16 + 1 handles, 256 cubature)\n| mesh | vertices | ms |\n|---|---|---|\n");
     for (const r of bake) process.stdout.write(`| ${r.mesh} | ${r.vertices} | ${f(r.ms, 0)} |\n`);
