@@ -4,7 +4,7 @@
 
 import { LIMITS, type CharacterMode, type SnapshotWriter } from "../../shared/net";
 import { CharacterBody, FramedSurface } from "../../shared/rig";
-import { FLESH } from "../../shared/rig/character-defaults";
+import { CHARACTER_MAX_ITERATIONS, FLESH } from "../../shared/rig/character-defaults";
 import { NearbyObstacles, type SceneObstacles } from "../../shared/scene";
 import type { CharacterSpec } from "../../shared/scene/layout";
 import type { BakedBody } from "../../shared/skinning";
@@ -37,7 +37,7 @@ export class RoomCharacter {
   private readonly radius: number;
 
   constructor(readonly id: string, readonly index: number, readonly spec: CharacterSpec, baked: BakedBody, obstacles: SceneObstacles, readonly dt: number) {
-    this.character = new CharacterBody(baked, spec.size, FLESH, { dt, damping: FLESH.damping });
+    this.character = new CharacterBody(baked, spec.size, FLESH, { dt, damping: FLESH.damping, maxIterations: CHARACTER_MAX_ITERATIONS });
     this.director = new CharacterDirector(spec, this.character.rig.clips);
     const motion = this.character.motion;
     for (let a = 0; a < 3; a++) this.root[a] = -motion.unitScale * motion.unitCentre[a];

@@ -37,8 +37,9 @@ export class ClientCharacter {
   readonly displayQ: Float64Array;
   /** Whether a pose has arrived yet (nothing is drawn before). */
   shown = false;
-  /** The surface samples where they are shown now, world metres: for picking and fingertips. */
-  readonly surfaceWorld: Float64Array;
+  private readonly surface: Float64Array;
+  /** Whether the pose shown changed since the joints and the surface were last worked out (posed). */
+  private stale = false;
   readonly surfaceRows: Float64Array;
   readonly frames: CharacterFrame[] = [];
   readonly clipNames: string[];
@@ -50,9 +51,26 @@ export class ClientCharacter {
     this.rig = rig;
     this.motion = new RigMotion(rig, baked, size);
     this.displayQ = new Float64Array(3 * 4 * handleCount(baked));
-    this.surfaceWorld = new Float64Array(baked.surfacePositions.length);
+    this.surface = new Float64Array(baked.surfacePositions.length);
     this.surfaceRows = basisRows({ positions: baked.surfacePositions.map((v) => (v * size) / 2), weights: baked.surfaceWeights }, handleCount(baked));
     this.clipNames = clips.split(",");
+  }
+
+  /** The surface samples where they are shown now, world metres: for picking and fingertips. */
+  get surfaceWorld(): Float64Array {
+    this.posed();
+    return this.surface;
+  }
+
+  /**
+   * Works out the shown pose's joint matrices and surface (motion.jointMatrices, surfaceWorld), once per pose
+   * shown: pages that draw or pick call it; a client nobody looks at never pays for it.
+   */
+  posed(): void {
+    if (!this.stale) return;
+    this.motion.advance();
+    this.placeSurface();
+    this.stale = false;
   }
 
   /** Bounding radius about the frame's origin, m. */
@@ -60,7 +78,7 @@ export class ClientCharacter {
     return 0.6 * this.size;
   }
 
-  /** Shows the character as it was at `at` (ms, Date.now clock): pose, frame, soft part and surface. */
+  /** Shows the character as it was at `at` (ms, Date.now clock): its pose, frame and soft part (see posed). */
   show(at: number): void {
     const q = this.pick(at, "q"), pose = this.pick(at, "pose");
     if (q) interpolateInto(q.a.q!, q.b.q!, q.t, this.displayQ);
@@ -76,8 +94,7 @@ export class ClientCharacter {
     this.motion.pose.sampleBlend(first, wrap(time, first.duration), second, wrap(time2, second.duration), blend);
     const yaw = a.yaw + t * angleBetween(a.yaw, b.yaw);
     this.motion.setFrame(a.position[0] + t * (b.position[0] - a.position[0]), a.position[1] + t * (b.position[1] - a.position[1]), a.position[2] + t * (b.position[2] - a.position[2]), yaw);
-    this.motion.advance();
-    this.placeSurface();
+    this.stale = true;
     this.shown = true;
   }
 
@@ -96,7 +113,7 @@ export class ClientCharacter {
   }
 
   private placeSurface(): void {
-    const m = this.displayQ.length / 3, q = this.displayQ, rows = this.surfaceRows, posed = this.motion.posedSurface, out = this.surfaceWorld, p = this.local;
+    const m = this.displayQ.length / 3, q = this.displayQ, rows = this.surfaceRows, posed = this.motion.posedSurface, out = this.surface, p = this.local;
     for (let i = 0; i < posed.length / 3; i++) {
       let ux = 0, uy = 0, uz = 0;
       for (let k = 0; k < m; k++) {

@@ -16,3 +16,9 @@ export const FLESH: Readonly<MaterialPreset> = Object.freeze({ youngsModulus: 5e
  * the rig walks on whatever the hand does, so a held point would otherwise be drawn out across the room.
  */
 export const CHARACTER_GRAB_SLIP = 0.1;
+
+/**
+ * Most solver iterations a character's step may take in a room (a soft body's default is 12): its flesh is stirred
+ * every step, and the cap bounds the steps of a hard pull rather than the typical one (5-6 iterations).
+ */
+export const CHARACTER_MAX_ITERATIONS = 8;

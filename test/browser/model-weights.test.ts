@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../server/app";
 import { configurePlayground } from "../../server/room/playground-config";
+import { PLAYGROUND } from "../../shared/scene";
 import { modelCacheKey, modelProvider } from "../../server/skinning/model-provider";
 import { BAKE_CACHE_DIRECTORY } from "../../server/world/bake-cache";
 import { DEFAULT_FIELD_PROVIDER, decodeBakedBody, orthonormalProvider } from "../../shared/skinning";
@@ -46,7 +47,8 @@ describe("network fields in the browser", () => {
     const page = await openPage(browser, `http://127.0.0.1:${server.port}`, "/");
     await waitForPage(page.page, "window.pliant && window.pliant.ready", 90_000);
     const bakes = await inPage<{ hash: string; weightsComputed: boolean; vertices: number }[]>(page.page, "window.pliant.bakes");
-    expect(bakes.length).toBe(3);
+    // The three bodies' and the fox's.
+    expect(bakes.length).toBe(PLAYGROUND.bodies.length + PLAYGROUND.characters!.length);
     expect(bakes.every((b) => b.weightsComputed)).toBe(true);
     for (const bake of bakes) {
       // Per vertex, the squared length of its 16 learned weights (the GPU tables hold them sorted by strength).

@@ -9,6 +9,7 @@ import { matchMaker } from "@colyseus/core";
 import { startServer, type RunningServer } from "../../server/app";
 import type { PlaygroundRoom } from "../../server/room/playground-room";
 import { MESSAGES, PliantRoomClient } from "../../shared/net";
+import { PLAYGROUND } from "../../shared/scene";
 import { ARTIFACTS, inPage, launchBrowser, openPage, waitForPage, type Browser, type WatchedPage } from "./browser";
 import { samplePoint, topSample } from "./page-probes";
 
@@ -80,11 +81,11 @@ describe("desktop spectator in Chromium", () => {
     expect(look.uvVertices).toBeGreaterThan(2930);
     expect(viewer.errors).toEqual([]);
     expect(viewer.offsite).toEqual([]);
-    // Every body's bake reached the page with its render weights. These three meshes are small, so their weights
-    // travel as they are (smaller than the eigen fields' grid: clientBakedBody); model-weights.test.ts covers
+    // Every body's bake and the fox's reached the page with its render weights. These meshes are small, so their
+    // weights travel as they are (smaller than the eigen fields' grid: clientBakedBody); model-weights.test.ts covers
     // weights computed in the page's worker from a description.
     const bakes = await inPage<{ weightsComputed: boolean; vertices: number }[]>(viewer.page, "window.pliant.bakes");
-    expect(bakes.length).toBe(3);
+    expect(bakes.length).toBe(PLAYGROUND.bodies.length + PLAYGROUND.characters!.length);
     expect(bakes.every((b) => b.vertices > 0)).toBe(true);
     // The HUD says where we are.
     expect(await viewer.page.textContent("[data-testid=connection-status]")).toBe("connected");

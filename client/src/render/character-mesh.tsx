@@ -38,6 +38,7 @@ export function CharacterMesh({ character, bake, texture }: { character: ClientC
     m.visible = character.shown;
     if (!character.shown) return;
     const position = geometry.getAttribute("position") as THREE.BufferAttribute;
+    character.posed();
     skin.write(character.motion, character.displayQ, position.array as Float32Array);
     position.needsUpdate = true;
     geometry.computeVertexNormals();
