@@ -70,20 +70,34 @@ it("the spectator sees the fox drawn, walking its loop around the table", async 
   await spectator.page.screenshot({ path: path.join(ARTIFACTS, "fox.png") });
   expect(spectator.errors).toEqual([]);
   expect(spectator.offsite).toEqual([]);
-}, 120_000);
+}, 180_000);
 
 it("a fingertip held where the walking fox goes dents its flesh as it passes, and the spectator sees the dent", async () => {
-  // A fingertip at the fox's chest height on its loop, a metre and a half ahead of it: it walks into it.
+  // A fingertip on the fox's path a metre and a half ahead of it, at the height of the middle of its body, set off to
+  // its right side by its half width less 5 mm: the flank it walks past brushes through the fingertip.
   const fox = (await shown(headset))!;
-  const [a, b] = FOX.path.radii, [cx, cz] = FOX.path.centre;
+  const [a, b] = FOX.path.radii, [cx, cz] = FOX.path.centre, height = 0.25 * FOX.size;
+  const right: Vec = [Math.cos(fox.yaw), 0, -Math.sin(fox.yaw)], forward: Vec = [Math.sin(fox.yaw), 0, Math.cos(fox.yaw)];
+  let halfWidth = 0;
+  for (let i = 0; i < fox.rigSurface.length; i += 3) {
+    const dx = fox.rigSurface[i] - fox.frame[0], dz = fox.rigSurface[i + 2] - fox.frame[2];
+    if (Math.abs(fox.rigSurface[i + 1] - height) > 0.03 || Math.abs(dx * forward[0] + dz * forward[2]) > 0.1) continue;
+    halfWidth = Math.max(halfWidth, Math.abs(dx * right[0] + dz * right[2]));
+  }
+  expect(halfWidth).toBeGreaterThan(0.02);
   const angle = Math.atan2((fox.frame[2] - cz) / b, (fox.frame[0] - cx) / a) + 1.5 / ((a + b) / 2);
-  const tip: Vec = [cx + a * Math.cos(angle), 0.35 * FOX.size, cz + b * Math.sin(angle)];
+  // The side of the loop there: the heading's right turned with the path (the loop is walked with its centre on the left).
+  const heading: Vec = [-a * Math.sin(angle), 0, b * Math.cos(angle)], length = Math.hypot(heading[0], heading[2]);
+  const side: Vec = [heading[2] / length, 0, -heading[0] / length];
+  const tip: Vec = [cx + a * Math.cos(angle) + (halfWidth - 0.005) * side[0], height, cz + b * Math.sin(angle) + (halfWidth - 0.005) * side[2]];
   await placeInput(headset.page, "hands", "right", tip, "indexTip");
   // While it walks through: the skin near the fingertip, pushed away from it (its soft part along the direction from
   // the fingertip to where the rig alone would put it), as the spectator sees it.
-  let deepest = 0, closest = Infinity;
-  const until = Date.now() + 30_000;
-  while (Date.now() < until) {
+  let deepest = 0, closest = Infinity, reachedAt = Infinity;
+  // Placing the hand takes the emulated headset a few of its slow frames; if the fox passed meanwhile, it comes round
+  // again within a lap (about 25 s).
+  const until = Date.now() + 60_000;
+  while (Date.now() < until && Date.now() < reachedAt + 2000) {
     const now = (await shown(spectator))!;
     for (let i = 0; i < now.surface.length; i += 3) {
       const rx = now.rigSurface[i] - tip[0], ry = now.rigSurface[i + 1] - tip[1], rz = now.rigSurface[i + 2] - tip[2], d = Math.hypot(rx, ry, rz);
@@ -92,11 +106,12 @@ it("a fingertip held where the walking fox goes dents its flesh as it passes, an
       const push = ((now.surface[i] - now.rigSurface[i]) * rx + (now.surface[i + 1] - now.rigSurface[i + 1]) * ry + (now.surface[i + 2] - now.rigSurface[i + 2]) * rz) / d;
       deepest = Math.max(deepest, push);
     }
-    if (deepest > 0.004 && closest < 0.03) break;
+    // The flank has reached the fingertip: watch it go by for two seconds more.
+    if (closest < 0.015 && reachedAt === Infinity) reachedAt = Date.now();
     await sleep(50);
   }
   console.info(`fingertip: the fox's skin came within ${(1000 * closest).toFixed(1)} mm of it and was pushed away by up to ${(1000 * deepest).toFixed(1)} mm`);
   expect(closest).toBeLessThan(0.03);
   expect(deepest).toBeGreaterThan(0.003);
   expect(headset.errors).toEqual([]);
-}, 120_000);
+}, 180_000);
