@@ -10,7 +10,7 @@ import type { PliantRoomClient } from "../../shared/net";
 import { BodySounds } from "./audio/body-sounds";
 import { BakeLoader } from "./bake/bake-loader";
 import { installDebugHooks, setDebugView } from "./debug-hooks";
-import { JoinPanel, LoadingPanel, Notices, SessionButtons, StatusPanel, useLoadingText } from "./hud/hud";
+import { CharacterCredits, JoinPanel, LoadingPanel, Notices, SessionButtons, StatusPanel, useLoadingText } from "./hud/hud";
 import { ControlHints, detectDevice, ResetTableButton, TitleCard, type HintState } from "./hud/onboarding";
 import { KioskOverlay } from "./stand/kiosk-overlay";
 import { WristMenu } from "./hud/wrist-menu";
@@ -116,6 +116,7 @@ export function App({ store, emulated }: { store: AppXRStore; emulated?: Emulate
           <WristMenu connection={state} client={client} canPlay={Boolean(client) && canGrab} onLeave={() => void store.getState().session?.end()} debug={stats} passthrough={passthrough} />
         </XR>
       </Canvas>
+      {client && <CharacterCredits client={client} />}
       {kiosk ? <KioskOverlay client={client} players={players} /> : (
         <div style={{ position: "fixed", inset: 12, display: "flex", flexDirection: "column", gap: 8, alignItems: "flex-start", pointerEvents: "none" }}>
           <TitleCard compact={hints.grabbed || narrow} />

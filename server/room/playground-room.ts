@@ -186,7 +186,7 @@ export class PlaygroundRoom extends Room {
       this.characters.push(character);
       this.state.characters.set(spec.id, new CharacterState({
         id: spec.id, index: character.index, mesh: spec.mesh, bake: bake.hash, size: spec.size, texture,
-        clips: character.character.rig.clips.map((c) => c.name).join(","), mode: character.mode,
+        clips: character.character.rig.clips.map((c) => c.name).join(","), mode: character.mode, credit: spec.credit,
       }));
     }
     this.lastSentProps = new Float64Array(7 * config.layout.props.length).fill(NaN);

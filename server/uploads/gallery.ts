@@ -4,16 +4,13 @@
 import path from "node:path";
 import type { Application } from "express";
 import type { GalleryEntry } from "../../shared/net";
-
+import { ASSET_CREDITS } from "../../shared/scene/asset-credits";
 
 export const GALLERY: readonly GalleryEntry[] = Object.freeze([
-  { name: "Spot", file: "spot.obj", credit: "Spot by Keenan Crane, CC0 1.0" },
-  { name: "Teapot", file: "teapot.obj", credit: "Utah teapot by Martin Newell, public domain" },
-  { name: "Suzanne", file: "suzanne.obj", credit: "Suzanne, Blender's test monkey, free to use" },
-  {
-    name: "Fox", file: "fox.glb",
-    credit: "Fox: model CC0 by PixelMannen; rigging and animation by @tomkranis, CC-BY 4.0; glTF conversion by @AsoboStudio and @scurest (Khronos glTF sample models)",
-  },
+  { name: "Spot", file: "spot.obj", credit: ASSET_CREDITS.spot },
+  { name: "Teapot", file: "teapot.obj", credit: ASSET_CREDITS.teapot },
+  { name: "Suzanne", file: "suzanne.obj", credit: ASSET_CREDITS.suzanne },
+  { name: "Fox", file: "fox.glb", credit: ASSET_CREDITS.fox },
 ]);
 
 export function installGalleryRoutes(app: Application, assetDirectory: string): void {

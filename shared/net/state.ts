@@ -89,6 +89,8 @@ export const CharacterState = schema({
   texture: t.string().default(""),
   /** Its clips' names, comma-separated, in the order snapshots number them. */
   clips: t.string().default(""),
+  /** Who made it: pages show it while the character is in the room. */
+  credit: t.string().default(""),
   /** What it does: "auto" (walks its loop, stopping now and then to look around), "walk", "run", "look" or "stop". */
   mode: t.string().default("auto"),
 }, "Character");

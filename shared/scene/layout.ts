@@ -1,6 +1,7 @@
 // The playground: the default room's static scene, rigid props and soft bodies, as data both sides read.
 // Units: metres, y up, the floor at y = 0.
 
+import { ASSET_CREDITS } from "./asset-credits";
 import type { MaterialName } from "./materials";
 
 export interface StaticBoxSpec {
@@ -48,6 +49,8 @@ export interface CharacterSpec {
   /** Its clips for walking, running and looking around, and its speed along the path while walking and running, m/s. */
   clips: { walk: string; run: string; look: string };
   speeds: { walk: number; run: number };
+  /** Who made it, as pages show it while it is in the room. */
+  credit: string;
 }
 
 export interface SceneLayout {
@@ -96,6 +99,6 @@ export const PLAYGROUND: SceneLayout = {
   ],
   characters: [
     // Around the table, clear of its legs and of the props on the floor by the width of a fox.
-    { id: "fox", mesh: "asset:fox", size: 0.8, path: { centre: [0, -0.6], radii: [1.7, 1.45] }, clips: { walk: "Walk", run: "Run", look: "Survey" }, speeds: { walk: 0.5, run: 1.8 } },
+    { id: "fox", mesh: "asset:fox", size: 0.8, path: { centre: [0, -0.6], radii: [1.7, 1.45] }, clips: { walk: "Walk", run: "Run", look: "Survey" }, speeds: { walk: 0.5, run: 1.8 }, credit: ASSET_CREDITS.fox },
   ],
 };

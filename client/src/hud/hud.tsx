@@ -132,6 +132,19 @@ export function SessionButtons({ vr, ar, onEnter, cameraMode, onCameraMode }: { 
   );
 }
 
+/** Who made the characters walking the room: their licences ask for it wherever they are shown. */
+export function CharacterCredits({ client }: { client: PliantRoomClient }) {
+  useSyncExternalStore(client.subscribeBodies, () => client.bodiesVersion);
+  const state = client.room.state as { characters?: Map<string, { credit: string }> };
+  const credits = [...(state.characters?.values() ?? [])].map((c) => c.credit).filter(Boolean);
+  if (!credits.length) return null;
+  return (
+    <div data-testid="character-credits" style={{ position: "fixed", right: 8, bottom: 6, maxWidth: "60%", fontSize: 11, color: "rgba(232, 236, 241, 0.6)", textAlign: "right", pointerEvents: "none" }}>
+      {credits.map((credit) => <div key={credit}>{credit}</div>)}
+    </div>
+  );
+}
+
 export function Notices({ messages }: { messages: string[] }) {
   if (!messages.length) return null;
   return <div style={panel}>{messages.slice(-3).map((m, k) => <div key={k}>{m}</div>)}</div>;
