@@ -149,7 +149,7 @@ export class PlaygroundRoom extends Room {
   private placed: RoomBody[] = [];
   private characters: RoomCharacter[] = [];
   /** Hands holding a character, by "sessionId:hand". */
-  private readonly characterGrabs = new Map<string, RoomCharacter>();
+  private readonly characterGrabs = new Map<string, { character: RoomCharacter; sessionId: string; hand: Hand }>();
   private readonly added = new RoomUploads(this.uploadsHost());
   private readonly snapshotIndices = new SnapshotIndices();
   private disposed = false;
@@ -317,12 +317,7 @@ export class PlaygroundRoom extends Room {
       if (reason) this.letGo(held, reason);
       else this.releaseGrab(held.sessionId, held.hand);
     }
-    for (const [key, character] of [...this.characterGrabs]) {
-      if (!key.startsWith(`${sessionId}:`)) continue;
-      const hand = key.slice(sessionId.length + 1) as Hand;
-      this.releaseGrab(sessionId, hand);
-      if (reason) this.seats.get(sessionId)?.client.send(MESSAGES.grabResult, { hand, body: character.id, ok: false, reason } satisfies GrabResultMessage);
-    }
+    for (const [key, held] of this.characterGrabs) if (held.sessionId === sessionId) this.letGoOfCharacter(key, reason);
     for (const key of [...this.pokes.keys()]) if (key.startsWith(`${sessionId}:`)) this.endPoke(key);
   }
 
@@ -364,12 +359,12 @@ export class PlaygroundRoom extends Room {
   /** A body may bounce when nobody holds it and it is not flying home. */
   private readonly bounceable = (b: number): boolean => this.placed[b].entity.body.activeGrabs() === 0 && !this.world.homecoming.flying(b);
 
-  /** The world, for benchmarks and tests in the same process. */
-  /** The room's characters (tests and the admin page look at them). */
+  /** The room's characters, for benchmarks and tests in the same process. */
   get roomCharacters(): readonly RoomCharacter[] {
     return this.characters;
   }
 
+  /** The world, for benchmarks and tests in the same process. */
   get sceneWorld(): SceneWorld {
     return this.world;
   }
@@ -379,7 +374,7 @@ export class PlaygroundRoom extends Room {
   private tick(): void {
     const started = performance.now();
     for (const [key, poke] of this.pokes) if (this.world.tick - poke.lastTick > POKE_TIMEOUT_TICKS) this.endPoke(key);
-    if (this.grabs.size > 0 || this.pokes.size > 0) this.tableReset.noteActivity(this.world.tick);
+    if (this.grabs.size > 0 || this.characterGrabs.size > 0 || this.pokes.size > 0) this.tableReset.noteActivity(this.world.tick);
     else if (this.tableReset.idleResetDue(this.world.tick)) this.resetTable("nobody has played for a while: the table was reset");
     this.bounceForAttraction();
     for (const seat of this.seats.values()) {
@@ -563,8 +558,12 @@ export class PlaygroundRoom extends Room {
           return null;
         case "move": {
           const key = `${client.sessionId}:${input.message.hand}`;
-          const character = this.characterGrabs.get(key);
-          if (character) return character.moveGrab(key, input.message.target);
+          const holding = this.characterGrabs.get(key);
+          if (holding) {
+            // It walks on: a hand it has left behind lets go, as a slip (the player did nothing wrong).
+            if (!holding.character.moveGrab(key, input.message.target)) this.letGoOfCharacter(key, `the ${holding.character.id} slipped out of your hand`);
+            return null;
+          }
           const held = this.grabs.get(key);
           if (!held) return `no grab held by ${input.message.hand}`;
           const bound = held.body.entity.proxies.bound;
@@ -627,17 +626,25 @@ export class PlaygroundRoom extends Room {
       client.send(MESSAGES.grabResult, { hand, body: character.id, ok: false, reason: refusal } satisfies GrabResultMessage);
       return null;
     }
-    this.characterGrabs.set(key, character);
+    this.characterGrabs.set(key, { character, sessionId: client.sessionId, hand });
     this.seats.get(client.sessionId)!.holding++;
     client.send(MESSAGES.grabResult, { hand, body: character.id, ok: true, point: [point[0], point[1], point[2]] } satisfies GrabResultMessage);
     return null;
   }
 
+  /** Ends a hand's hold on a character; with a reason, its holder is told (a slip, an admin's switch). */
+  private letGoOfCharacter(key: string, reason?: string): void {
+    const held = this.characterGrabs.get(key);
+    if (!held) return;
+    this.releaseGrab(held.sessionId, held.hand);
+    if (reason) this.seats.get(held.sessionId)?.client.send(MESSAGES.grabResult, { hand: held.hand, body: held.character.id, ok: false, reason } satisfies GrabResultMessage);
+  }
+
   private releaseGrab(sessionId: string, hand: Hand): void {
     const key = `${sessionId}:${hand}`;
-    const character = this.characterGrabs.get(key);
-    if (character) {
-      character.release(key);
+    const holding = this.characterGrabs.get(key);
+    if (holding) {
+      holding.character.release(key);
       this.characterGrabs.delete(key);
       const seat = this.seats.get(sessionId);
       if (seat) seat.holding--;
@@ -663,11 +670,8 @@ export class PlaygroundRoom extends Room {
       const limit = grabSlipLimit(entity.size);
       if (entity.body.grabStretch(held.grab) > limit) this.letGo(held, "the body slipped out of your hand");
     }
-    for (const [key, character] of [...this.characterGrabs]) {
-      if (character.stretch(key) <= CHARACTER_GRAB_SLIP) continue;
-      const sessionId = key.slice(0, key.lastIndexOf(":")), hand = key.slice(key.lastIndexOf(":") + 1) as Hand;
-      this.releaseGrab(sessionId, hand);
-      this.seats.get(sessionId)?.client.send(MESSAGES.grabResult, { hand, body: character.id, ok: false, reason: `the ${character.id} slipped out of your hand` } satisfies GrabResultMessage);
+    for (const [key, held] of this.characterGrabs) {
+      if (held.character.stretch(key) > CHARACTER_GRAB_SLIP) this.letGoOfCharacter(key, `the ${held.character.id} slipped out of your hand`);
     }
   }
 
@@ -765,6 +769,7 @@ export class PlaygroundRoom extends Room {
   /** Everything back as it started: grabs and pokes let go, bodies and props at their spawns; everyone is told. */
   private resetTable(why: string): void {
     for (const held of [...this.grabs.values()]) this.releaseGrab(held.sessionId, held.hand);
+    for (const key of this.characterGrabs.keys()) this.letGoOfCharacter(key);
     for (const key of [...this.pokes.keys()]) this.endPoke(key);
     // As it started: each body's own material too.
     for (const p of this.placed) if (this.state.bodies.get(p.spec.id)!.material !== p.spec.material) this.changeMaterial(p.spec.id, p.spec.material);
@@ -810,6 +815,7 @@ export class PlaygroundRoom extends Room {
         // Turned off, it applies to grabs already held too (their holders are told, as for a slip).
         if (!message.allowed) {
           for (const held of [...this.grabs.values()]) if (this.seats.get(held.sessionId)?.role === "spectator") this.letGo(held, "an admin turned spectator grabs off");
+          for (const [key, held] of this.characterGrabs) if (this.seats.get(held.sessionId)?.role === "spectator") this.letGoOfCharacter(key, "an admin turned spectator grabs off");
         }
         return done(`spectators ${message.allowed ? "may" : "may not"} grab`);
     }

@@ -17,6 +17,8 @@ const REACH = 0.1;
 
 interface HeldCharacterGrab {
   grab: number;
+  /** The surface samples it holds. */
+  samples: Int32Array;
   /** Where the hand holds it, world metres (the frame moves under it: re-aimed every tick). */
   target: Float64Array;
 }
@@ -80,7 +82,7 @@ export class RoomCharacter {
     motion.toFrame(point[0], point[1], point[2], p);
     const grab = this.character.body.grab(p[0], p[1], p[2], { radius: Math.max(LIMITS.grabSlack, 0.08 * this.spec.size) });
     if (grab < 0) return `the point is not on the ${this.id}'s surface`;
-    this.grabs.set(key, { grab, target: Float64Array.from(point) });
+    this.grabs.set(key, { grab, samples: Int32Array.from(this.character.body.grabbedSamples(grab).samples), target: Float64Array.from(point) });
     return null;
   }
 
@@ -91,9 +93,10 @@ export class RoomCharacter {
   stretch(key: string): number {
     const held = this.grabs.get(key);
     if (!held) return 0;
-    const s = this.character.subspace, m = s.m, q = this.character.body.q, { samples } = this.character.body.grabbedSamples(held.grab);
+    const s = this.character.subspace, m = s.m, q = this.character.body.q, samples = held.samples;
     let total = 0;
-    for (const i of samples) {
+    for (let j = 0; j < samples.length; j++) {
+      const i = samples[j];
       let ux = 0, uy = 0, uz = 0;
       for (let k = 0; k < m; k++) {
         const b = s.surfaceRows[i * m + k];
@@ -104,13 +107,16 @@ export class RoomCharacter {
     return samples.length ? total / samples.length : 0;
   }
 
-  /** Moves a hand's target (world metres); a reason when it is too far to be a hand on this character. */
-  moveGrab(key: string, target: readonly [number, number, number]): string | null {
+  /**
+   * Moves a hand's target (world metres). False when the target is further from the character than a hand on a body
+   * may pull (LIMITS.grabStretch beyond its bounding sphere): it has walked away from the hand, which must let go.
+   */
+  moveGrab(key: string, target: readonly [number, number, number]): boolean {
     const held = this.grabs.get(key);
-    if (!held) return null;
-    if (Math.hypot(target[0] - this.bound[0], target[1] - this.bound[1], target[2] - this.bound[2]) > LIMITS.grabStretch + this.bound[3]) return `grab target is more than ${LIMITS.grabStretch} m from the ${this.id}`;
+    if (!held) return true;
+    if (Math.hypot(target[0] - this.bound[0], target[1] - this.bound[1], target[2] - this.bound[2]) > LIMITS.grabStretch + this.bound[3]) return false;
     held.target.set(target);
-    return null;
+    return true;
   }
 
   release(key: string): void {

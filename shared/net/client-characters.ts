@@ -38,8 +38,9 @@ export class ClientCharacter {
   /** Whether a pose has arrived yet (nothing is drawn before). */
   shown = false;
   private readonly surface: Float64Array;
-  /** Whether the pose shown changed since the joints and the surface were last worked out (posed). */
-  private stale = false;
+  /** Whether the pose shown changed since its joints, and its surface, were last worked out. */
+  private jointsStale = false;
+  private surfaceStale = false;
   readonly surfaceRows: Float64Array;
   readonly frames: CharacterFrame[] = [];
   readonly clipNames: string[];
@@ -56,21 +57,25 @@ export class ClientCharacter {
     this.clipNames = clips.split(",");
   }
 
-  /** The surface samples where they are shown now, world metres: for picking and fingertips. */
+  /** The surface samples where they are shown now, world metres: for picking and fingertips (worked out on demand). */
   get surfaceWorld(): Float64Array {
     this.posed();
+    if (this.surfaceStale) {
+      this.motion.poseSurface();
+      this.placeSurface();
+      this.surfaceStale = false;
+    }
     return this.surface;
   }
 
   /**
-   * Works out the shown pose's joint matrices and surface (motion.jointMatrices, surfaceWorld), once per pose
-   * shown: pages that draw or pick call it; a client nobody looks at never pays for it.
+   * Works out the shown pose's joint matrices (motion.jointMatrices), once per pose shown: a page that draws it calls
+   * this; a client nobody looks at never pays for it.
    */
   posed(): void {
-    if (!this.stale) return;
-    this.motion.advance();
-    this.placeSurface();
-    this.stale = false;
+    if (!this.jointsStale) return;
+    this.motion.poseJoints();
+    this.jointsStale = false;
   }
 
   /** Bounding radius about the frame's origin, m. */
@@ -94,7 +99,7 @@ export class ClientCharacter {
     this.motion.pose.sampleBlend(first, wrap(time, first.duration), second, wrap(time2, second.duration), blend);
     const yaw = a.yaw + t * angleBetween(a.yaw, b.yaw);
     this.motion.setFrame(a.position[0] + t * (b.position[0] - a.position[0]), a.position[1] + t * (b.position[1] - a.position[1]), a.position[2] + t * (b.position[2] - a.position[2]), yaw);
-    this.stale = true;
+    this.jointsStale = this.surfaceStale = true;
     this.shown = true;
   }
 
@@ -131,21 +136,30 @@ export class ClientCharacters {
   private readonly byIndex = new Map<number, ClientCharacter>();
   private readonly arriving = new Set<string>();
   private readonly failedAt = new Map<string, number>();
+  /**
+   * What snapshots said of characters the state announced but this client has not built yet (their bakes are on
+   * the way): a joiner's full snapshot is all it gets of a character standing still.
+   */
+  private readonly early = new Map<number, CharacterFrame>();
 
   constructor(private readonly fetchBake: (hash: string) => Promise<Uint8Array>, private readonly changed: () => void) {}
 
-  /** Whether a snapshot index is a character's. */
+  /** Whether a snapshot index is a character's (built, or announced and on its way). */
   owns(index: number): boolean {
-    return this.byIndex.has(index);
+    return this.byIndex.has(index) || this.early.has(index);
   }
 
   /** Builds the characters the state has and this client lacks; drops the ones it no longer has. */
   sync(state: Map<string, CharacterInfo> | undefined, now: number): void {
     if (!state) return;
     for (const info of state.values()) {
-      if (this.all.has(info.id) || this.arriving.has(info.id) || now - (this.failedAt.get(info.id) ?? -Infinity) < 3000) continue;
+      if (this.all.has(info.id)) continue;
+      if (!this.early.has(info.index)) this.early.set(info.index, { at: now, tick: -1, q: null, pose: null });
+      if (this.arriving.has(info.id) || now - (this.failedAt.get(info.id) ?? -Infinity) < 3000) continue;
       void this.add({ ...info });
     }
+    const announced = new Set([...state.values()].map((info) => info.index));
+    for (const index of this.early.keys()) if (!announced.has(index)) this.early.delete(index);
     for (const character of [...this.all.values()]) {
       if (state.has(character.id)) continue;
       this.all.delete(character.id);
@@ -157,13 +171,24 @@ export class ClientCharacters {
   /** A snapshot's body entry under a character's index: its soft part. */
   soft(index: number, tick: number, q: Float64Array, at: number): void {
     const character = this.byIndex.get(index);
-    if (!character || q.length !== character.displayQ.length) return;
-    frameAt(character, tick, at).q = q;
+    if (character && q.length !== character.displayQ.length) return;
+    const frame = character ? frameAt(character.frames, tick, at) : this.earlyFrame(index, tick, at);
+    if (frame) frame.q = q;
   }
 
   pose(entry: CharacterSnapshot, tick: number, at: number): void {
     const character = this.byIndex.get(entry.index);
-    if (character) frameAt(character, tick, at).pose = entry;
+    const frame = character ? frameAt(character.frames, tick, at) : this.earlyFrame(entry.index, tick, at);
+    if (frame) frame.pose = entry;
+  }
+
+  /** The latest of what arrived for a character not built yet (its latest q and pose, whatever their ticks). */
+  private earlyFrame(index: number, tick: number, at: number): CharacterFrame | null {
+    const frame = this.early.get(index);
+    if (!frame) return null;
+    frame.tick = tick;
+    frame.at = at;
+    return frame;
   }
 
   /** Shows every character as it was at `at` (ms). */
@@ -175,6 +200,9 @@ export class ClientCharacters {
     this.arriving.add(info.id);
     try {
       const character = new ClientCharacter(info.id, info.index, decodeBakedBody(await this.fetchBake(info.bake)), info.size, info.texture, info.clips);
+      const early = this.early.get(info.index);
+      this.early.delete(info.index);
+      if (early && (early.q || early.pose) && (!early.q || early.q.length === character.displayQ.length)) character.frames.push(early);
       this.all.set(info.id, character);
       this.byIndex.set(info.index, character);
       this.failedAt.delete(info.id);
@@ -187,9 +215,9 @@ export class ClientCharacters {
   }
 }
 
-/** The frame of `tick` (a snapshot's), added when new; the last 8 are kept. */
-function frameAt(character: ClientCharacter, tick: number, at: number): CharacterFrame {
-  const frames = character.frames, last = frames[frames.length - 1];
+/** The frame of `tick` (a snapshot's) in a character's frames, added when new; the last 8 are kept. */
+function frameAt(frames: CharacterFrame[], tick: number, at: number): CharacterFrame {
+  const last = frames[frames.length - 1];
   if (last && last.tick === tick) return last;
   const frame: CharacterFrame = { at, tick, q: last?.q ?? null, pose: null };
   frames.push(frame);

@@ -370,15 +370,17 @@ export class PliantRoomClient {
       await self.leave();
       throw error;
     }
+    // The characters first: the held snapshots carry theirs, which they keep while their bakes arrive.
+    const syncCharacters = () => self.characters.sync((room.state as { characters?: Map<string, CharacterInfo> }).characters, Date.now());
+    syncCharacters();
     ready = true;
     for (const bytes of early) self.applySnapshot(bytes);
     // Bodies come and go (uploads): follow the room's list from now on.
     room.onStateChange(() => {
       self.syncBodies();
-      self.characters.sync((room.state as { characters?: Map<string, CharacterInfo> }).characters, Date.now());
+      syncCharacters();
     });
     self.syncBodies();
-    self.characters.sync((room.state as { characters?: Map<string, CharacterInfo> }).characters, Date.now());
     self.pingTimer = setInterval(() => room.ping((ms) => (self.rtt = ms + 2 * (settings.network?.latencyMs ?? 0))), 1000);
     room.ping((ms) => (self.rtt = ms + 2 * (settings.network?.latencyMs ?? 0)));
     room.onLeave(() => self.stopTimers());

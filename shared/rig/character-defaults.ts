@@ -1,8 +1,9 @@
-// The policy numbers of characters: how big, how soft, how their clips join. One place for the room and the CLIs.
+// The policy numbers of characters: how soft, how hard a hand may pull, how much a step may cost. The room's
+// characters take their size from the layout (the playground's fox: 0.8 m).
 
 import type { MaterialPreset } from "../scene/materials";
 
-/** A character's largest extent (the fox: nose to tail tip), m. */
+/** The CLIs' default largest extent of a character (nose to tail tip), m. */
 export const CHARACTER_SIZE = 1;
 
 /**

@@ -5,6 +5,7 @@
 
 import type { BakedBody } from "../skinning/baked-body";
 import type { RigMotion } from "./rig-motion";
+import { skinWeightsAt } from "./rig-moments";
 
 export class CharacterSkin {
   private readonly rest: Float64Array;
@@ -17,23 +18,10 @@ export class CharacterSkin {
    * `influences` learned handles (1..K) and weights per vertex (RenderInfluences).
    */
   constructor(baked: BakedBody, size: number, positions: ArrayLike<number>, private readonly handles: ArrayLike<number>, private readonly handleWeights: ArrayLike<number>, private readonly influences: number) {
-    const count = positions.length / 3, s = size / 2, source = baked.renderPositions, sources = source.length / 3;
+    const count = positions.length / 3, s = size / 2;
+    ({ joints: this.joints, weights: this.weights } = skinWeightsAt(baked, positions));
     this.rest = new Float64Array(3 * count);
-    this.joints = new Uint16Array(4 * count);
-    this.weights = new Float32Array(4 * count);
-    for (let v = 0; v < count; v++) {
-      const x = positions[3 * v], y = positions[3 * v + 1], z = positions[3 * v + 2];
-      let best = 0, bestDistance = Infinity;
-      for (let u = 0; u < sources; u++) {
-        const d = (source[3 * u] - x) ** 2 + (source[3 * u + 1] - y) ** 2 + (source[3 * u + 2] - z) ** 2;
-        if (d < bestDistance) { bestDistance = d; best = u; }
-      }
-      for (let k = 0; k < 4; k++) {
-        this.joints[4 * v + k] = baked.renderSkinJoints[4 * best + k];
-        this.weights[4 * v + k] = baked.renderSkinWeights[4 * best + k];
-      }
-      this.rest[3 * v] = x * s; this.rest[3 * v + 1] = y * s; this.rest[3 * v + 2] = z * s;
-    }
+    for (let i = 0; i < 3 * count; i++) this.rest[i] = positions[i] * s;
   }
 
   /** World positions of every vertex (3 per vertex) for the motion's pose and frame and the soft coordinates q. */

@@ -68,7 +68,7 @@ export class RigMotion {
 
   /** Takes in the pose and frame set now: joint matrices, the posed surface, the acceleration's history. */
   advance(): void {
-    this.poseInFrame();
+    this.poseJoints();
     this.poseSurface();
     this.rememberWorldPose();
   }
@@ -78,7 +78,7 @@ export class RigMotion {
     let lowest = Infinity;
     for (let t = 0; t <= clip.duration; t += 1 / 60) {
       this.pose.sample(clip, t);
-      this.poseInFrame();
+      this.poseJoints();
       this.poseSurface();
       for (let i = 1; i < this.posedSurface.length; i += 3) lowest = Math.min(lowest, this.posedSurface[i]);
     }
@@ -135,8 +135,8 @@ export class RigMotion {
     }
   }
 
-  /** The pose's joint matrices and positions, from rig units to the frame's metres. */
-  private poseInFrame(): void {
+  /** The pose's joint matrices and positions, from rig units to the frame's metres (a page drawing it needs no more). */
+  poseJoints(): void {
     const rig = this.rig, k = this.unitScale, c = this.unitCentre, joints = this.pose.joints, world = this.pose.world;
     for (let j = 0; j < rig.jointNodes.length; j++) {
       const o = 16 * j;
@@ -170,8 +170,8 @@ export class RigMotion {
     this.historyCount = Math.min(HISTORY, this.historyCount + 1);
   }
 
-  /** The surface samples where the pose puts them: linear blend skinning of the bind pose. */
-  private poseSurface(): void {
+  /** The surface samples where the joints (poseJoints) put them: linear blend skinning of the bind pose. */
+  poseSurface(): void {
     const bind = this.surfaceBind, out = this.posedSurface, { joints, weights } = this.surfaceSkin, mat = this.jointMatrices;
     for (let i = 0; i < bind.length / 3; i++) {
       const x = bind[3 * i], y = bind[3 * i + 1], z = bind[3 * i + 2];

@@ -9,7 +9,7 @@ import { loadBody, type LoadedBody } from "../../server/scenarios/body-from-mesh
 import { quantile } from "../../server/scenarios/run-scenario";
 import { scenarioRun, type BenchScenario } from "./scenario-run";
 import { CharacterBody, RigMotion, SpringCharacter } from "../../shared/rig";
-import { FLESH } from "../../shared/rig/character-defaults";
+import { CHARACTER_MAX_ITERATIONS, FLESH } from "../../shared/rig/character-defaults";
 import { FloorContact } from "../../shared/sim";
 import { PLAYGROUND } from "../../shared/scene";
 import { DEFAULT_SPRING_TRAINING, trainSpringModel } from "../../server/characters/spring-training";
@@ -91,7 +91,7 @@ async function benchCharacter(): Promise<CharacterRow[]> {
   const rows: CharacterRow[] = [];
   const median = (times: number[]) => quantile([...times].sort((a, b) => a - b), 0.5);
   for (const clipName of ["Walk", "Run", "Survey"]) {
-    const character = new CharacterBody(loaded.baked, spec.size, material, { damping: FLESH.damping });
+    const character = new CharacterBody(loaded.baked, spec.size, material, { damping: FLESH.damping, maxIterations: CHARACTER_MAX_ITERATIONS });
     const clip = character.rig.clips.find((c) => c.name === clipName)!;
     character.body.addContactSurface(new FloorContact(character.motion.lowestPoint(clip)));
     const rig = new RigMotion(character.rig, loaded.baked, spec.size);
