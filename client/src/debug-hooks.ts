@@ -7,6 +7,7 @@ import { tableAlignment } from "./xr/table-alignment";
 import { xrInputs } from "./interaction/xr-inputs";
 import { wristMenu } from "./hud/wrist-menu";
 import { aimSpectatorCamera } from "./view/spectator-camera";
+import { displacementRms } from "../../shared/sim/subspace";
 import type { BakeLoader } from "./bake/bake-loader";
 import type { RoomConnection } from "./room/room-connection";
 import type { AppXRStore, EmulatedDevice } from "./xr/xr-store";
@@ -67,19 +68,13 @@ export function installDebugHooks({ connection, loader, store, emulated }: { con
       if (!character) return null;
       let mesh: THREE.Object3D | undefined;
       scene?.traverse((o) => { if (o.name === `character-${id}`) mesh = o; });
-      const q = character.displayQ, m = q.length / 3, rows = character.surfaceRows, samples = character.surfaceWorld.length / 3;
-      let sum = 0;
-      for (let i = 0; i < samples; i++) {
-        let ux = 0, uy = 0, uz = 0;
-        for (let k = 0; k < m; k++) { const r = rows[i * m + k]; ux += r * q[k]; uy += r * q[m + k]; uz += r * q[2 * m + k]; }
-        sum += ux * ux + uy * uy + uz * uz;
-      }
+      const samples = character.surfaceWorld.length / 3;
       const f = character.motion.framePosition, posed = character.motion.posedSurface, rigSurface: number[] = [];
       for (let i = 0; i < samples; i++) {
         character.motion.toWorld(posed[3 * i], posed[3 * i + 1], posed[3 * i + 2], point);
         rigSurface.push(point[0], point[1], point[2]);
       }
-      return { drawn: Boolean(mesh?.visible), frame: [f[0], f[1], f[2]], yaw: character.motion.frameYaw, softRms: Math.sqrt(sum / samples), surface: Array.from(character.surfaceWorld), rigSurface };
+      return { drawn: Boolean(mesh?.visible), frame: [f[0], f[1], f[2]], yaw: character.motion.frameYaw, softRms: displacementRms(character.surfaceRows, character.displayQ), surface: Array.from(character.surfaceWorld), rigSurface };
     },
     /** Puts the desktop camera at `from`, looking at `to` (world metres). */
     aimCamera: aimSpectatorCamera,

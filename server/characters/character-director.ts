@@ -2,7 +2,7 @@
 // them), where it is along its loop and which way it faces. "auto" walks the loop and now and then stops to look
 // around; an admin can make it walk, run, look around or stop where it is.
 
-import type { CharacterMode } from "../../shared/net";
+import type { CharacterMode, ClipMix } from "../../shared/net";
 import type { RigClip } from "../../shared/rig";
 import type { CharacterSpec } from "../../shared/scene/layout";
 
@@ -13,16 +13,8 @@ export const CROSSFADE_SECONDS = 0.4;
 /** Samples of the loop's arc length table. */
 const PATH_SAMPLES = 512;
 
-/** A pose as snapshots carry it: clips (indices) at times, the blend, and where on the floor it stands, facing yaw. */
-export interface CharacterPose {
-  clip: number;
-  time: number;
-  clip2: number;
-  time2: number;
-  blend: number;
-  /** Whether each clip's time runs on (false: held). */
-  running: boolean;
-  running2: boolean;
+/** A pose as snapshots carry it: its clips, and where on the floor it stands, facing yaw. */
+export interface CharacterPose extends ClipMix {
   x: number;
   z: number;
   yaw: number;

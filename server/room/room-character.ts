@@ -4,6 +4,7 @@
 
 import { LIMITS, type CharacterMode, type SnapshotWriter } from "../../shared/net";
 import { CharacterBody, FramedSurface } from "../../shared/rig";
+import { displacementAt } from "../../shared/sim";
 import { CHARACTER_MAX_ITERATIONS, FLESH } from "../../shared/rig/character-defaults";
 import { NearbyObstacles, type SceneObstacles } from "../../shared/scene";
 import type { CharacterSpec } from "../../shared/scene/layout";
@@ -93,16 +94,11 @@ export class RoomCharacter {
   stretch(key: string): number {
     const held = this.grabs.get(key);
     if (!held) return 0;
-    const s = this.character.subspace, m = s.m, q = this.character.body.q, samples = held.samples;
+    const rows = this.character.subspace.surfaceRows, q = this.character.body.q, samples = held.samples, u = this.point;
     let total = 0;
     for (let j = 0; j < samples.length; j++) {
-      const i = samples[j];
-      let ux = 0, uy = 0, uz = 0;
-      for (let k = 0; k < m; k++) {
-        const b = s.surfaceRows[i * m + k];
-        ux += b * q[k]; uy += b * q[m + k]; uz += b * q[2 * m + k];
-      }
-      total += Math.hypot(ux, uy, uz);
+      displacementAt(rows, q, samples[j], u);
+      total += Math.hypot(u[0], u[1], u[2]);
     }
     return samples.length ? total / samples.length : 0;
   }

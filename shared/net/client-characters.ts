@@ -5,7 +5,7 @@
 
 import { RigMotion, type Rig } from "../rig";
 import { decodeBakedBody, handleCount, rigOf, type BakedBody } from "../skinning";
-import { basisRows } from "../sim/subspace";
+import { basisRows, displacementAt } from "../sim/subspace";
 import type { CharacterSnapshot } from "./snapshot";
 
 /** What the room state says of a character (CharacterState). */
@@ -45,6 +45,7 @@ export class ClientCharacter {
   readonly frames: CharacterFrame[] = [];
   readonly clipNames: string[];
   private readonly local = new Float64Array(3);
+  private readonly soft = new Float64Array(3);
 
   constructor(readonly id: string, readonly index: number, readonly baked: BakedBody, readonly size: number, readonly texture: string, clips: string) {
     const rig = rigOf(baked);
@@ -118,14 +119,10 @@ export class ClientCharacter {
   }
 
   private placeSurface(): void {
-    const m = this.displayQ.length / 3, q = this.displayQ, rows = this.surfaceRows, posed = this.motion.posedSurface, out = this.surface, p = this.local;
+    const q = this.displayQ, rows = this.surfaceRows, posed = this.motion.posedSurface, out = this.surface, p = this.local, u = this.soft;
     for (let i = 0; i < posed.length / 3; i++) {
-      let ux = 0, uy = 0, uz = 0;
-      for (let k = 0; k < m; k++) {
-        const r = rows[i * m + k];
-        ux += r * q[k]; uy += r * q[m + k]; uz += r * q[2 * m + k];
-      }
-      this.motion.toWorld(posed[3 * i] + ux, posed[3 * i + 1] + uy, posed[3 * i + 2] + uz, p);
+      displacementAt(rows, q, i, u);
+      this.motion.toWorld(posed[3 * i] + u[0], posed[3 * i + 1] + u[1], posed[3 * i + 2] + u[2], p);
       out[3 * i] = p[0]; out[3 * i + 1] = p[1]; out[3 * i + 2] = p[2];
     }
   }

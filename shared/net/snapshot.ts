@@ -33,9 +33,8 @@ export interface PropSnapshot {
   quaternion: Float64Array; // 4 (x, y, z, w)
 }
 
-/** A character's rig pose: clip `clip` at `time` crossfading to `clip2` at `time2` by `blend`, in its frame. */
-export interface CharacterSnapshot {
-  index: number;
+/** A character's clips: `clip` at `time` crossfading to `clip2` at `time2` by `blend`. */
+export interface ClipMix {
   clip: number;
   time: number;
   clip2: number;
@@ -45,6 +44,11 @@ export interface CharacterSnapshot {
   /** Whether each clip's time runs on at the clock's pace (false: the pose is held). */
   running: boolean;
   running2: boolean;
+}
+
+/** A character's rig pose: its clips, in its frame. */
+export interface CharacterSnapshot extends ClipMix {
+  index: number;
   position: Float64Array; // 3
   yaw: number;
 }
@@ -135,7 +139,7 @@ export class SnapshotWriter {
     this.counted++;
   }
 
-  character(index: number, pose: Omit<CharacterSnapshot, "index" | "position" | "yaw">, x: number, y: number, z: number, yaw: number): void {
+  character(index: number, pose: ClipMix, x: number, y: number, z: number, yaw: number): void {
     const v = this.view, o = this.offset;
     v.setUint8(o, index);
     v.setUint8(o + 1, pose.clip);

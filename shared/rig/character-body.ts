@@ -9,7 +9,7 @@
 // ringing at several Hz) are left out, and so is gravity's static load: the authored pose is the shape under
 // gravity, so its weight is balanced at rest and only the rig's accelerations, contacts and hands move the flesh.
 
-import { SoftBody, Subspace, type Material, type SolverOptions, type StepStats } from "../sim";
+import { displacementRms, SoftBody, Subspace, type Material, type SolverOptions, type StepStats } from "../sim";
 import { toSubspaceSource, type BakedBody } from "../skinning/baked-body";
 import { rigOf } from "../skinning/baked-rig";
 import { ComplementaryProjection } from "./complementary-projection";
@@ -62,15 +62,5 @@ export class CharacterBody {
 
 /** RMS over a subspace's surface samples of the displacement B q (m). */
 export function surfaceRms(subspace: Subspace, q: Float64Array): number {
-  const m = subspace.m, rows = subspace.surfaceRows;
-  let sum = 0;
-  for (let i = 0; i < subspace.surfaceCount; i++) {
-    let ux = 0, uy = 0, uz = 0;
-    for (let k = 0; k < m; k++) {
-      const b = rows[i * m + k];
-      ux += b * q[k]; uy += b * q[m + k]; uz += b * q[2 * m + k];
-    }
-    sum += ux * ux + uy * uy + uz * uz;
-  }
-  return Math.sqrt(sum / subspace.surfaceCount);
+  return displacementRms(subspace.surfaceRows, q);
 }

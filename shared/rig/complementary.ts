@@ -7,6 +7,7 @@
 import { symmetricEigenSorted } from "../linalg/symmetric-eigen";
 import type { BakedBody } from "../skinning/baked-body";
 import { handleCount } from "../skinning/baked-body";
+import { displacementAt } from "../sim/subspace";
 import { RigBasis } from "./rig-basis";
 import { skinWeightsAt } from "./rig-moments";
 import type { RigPose } from "./rig-pose";
@@ -107,13 +108,13 @@ export class ComplementarityMeter {
   private readonly volumes: Float64Array;
   private readonly fields: Float64Array;
   private readonly weighted: Float64Array;
-  private readonly m: number;
   private readonly unitScale: number;
   private readonly basis: RigBasis;
+  private readonly displacement = new Float64Array(3);
 
   /** For a body's bake at `size` metres, measured at whatever `pose` holds when measuring. */
   constructor(body: BakedBody, size: number, pose: RigPose) {
-    const h = handleCount(body), m = (this.m = 4 * h), samples = body.massVolumes.length, s = size / 2;
+    const h = handleCount(body), m = 4 * h, samples = body.massVolumes.length, s = size / 2;
     if (samples === 0) throw new Error("ComplementarityMeter needs a server bake (its mass samples)");
     this.rest = samplesInRigUnits(body);
     ({ joints: this.joints, weights: this.weights } = skinWeightsAt(body, body.massPositions));
@@ -134,17 +135,14 @@ export class ComplementarityMeter {
 
   /** The measure for coordinates q (3m) of the body at the pose (density cancels out). */
   measure(q: Float64Array): number {
-    const basis = this.basis, samples = this.volumes.length, n = 3 * samples, m = this.m, fields = this.fields;
+    const basis = this.basis, samples = this.volumes.length, n = 3 * samples, fields = this.fields;
     basis.evaluate(this.rest, this.joints, this.weights, fields);
     const u = this.weighted;
     let mu2 = 0;
+    const d = this.displacement;
     for (let i = 0; i < samples; i++) {
-      let ux = 0, uy = 0, uz = 0;
-      for (let k = 0; k < m; k++) {
-        const b = this.rows[i * m + k];
-        ux += b * q[k]; uy += b * q[m + k]; uz += b * q[2 * m + k];
-      }
-      const v = this.volumes[i];
+      displacementAt(this.rows, q, i, d);
+      const ux = d[0], uy = d[1], uz = d[2], v = this.volumes[i];
       u[3 * i] = v * ux; u[3 * i + 1] = v * uy; u[3 * i + 2] = v * uz;
       mu2 += v * v * (ux * ux + uy * uy + uz * uz);
     }

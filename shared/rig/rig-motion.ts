@@ -7,7 +7,7 @@
 import type { BakedBody } from "../skinning/baked-body";
 import type { Rig, RigClip } from "./rig";
 import { RigMoments, skinWeightsAt } from "./rig-moments";
-import { RigPose } from "./rig-pose";
+import { linearBlendSkin, RigPose } from "./rig-pose";
 
 /** Span of the acceleration's second difference, s (keys of the fox's clips are 1/24 s apart). */
 export const ACCELERATION_WINDOW = 1 / 20;
@@ -172,20 +172,7 @@ export class RigMotion {
 
   /** The surface samples where the joints (poseJoints) put them: linear blend skinning of the bind pose. */
   poseSurface(): void {
-    const bind = this.surfaceBind, out = this.posedSurface, { joints, weights } = this.surfaceSkin, mat = this.jointMatrices;
-    for (let i = 0; i < bind.length / 3; i++) {
-      const x = bind[3 * i], y = bind[3 * i + 1], z = bind[3 * i + 2];
-      let ox = 0, oy = 0, oz = 0;
-      for (let k = 0; k < 4; k++) {
-        const w = weights[4 * i + k];
-        if (w === 0) continue;
-        const o = 16 * joints[4 * i + k];
-        ox += w * (mat[o] * x + mat[o + 4] * y + mat[o + 8] * z + mat[o + 12]);
-        oy += w * (mat[o + 1] * x + mat[o + 5] * y + mat[o + 9] * z + mat[o + 13]);
-        oz += w * (mat[o + 2] * x + mat[o + 6] * y + mat[o + 10] * z + mat[o + 14]);
-      }
-      out[3 * i] = ox; out[3 * i + 1] = oy; out[3 * i + 2] = oz;
-    }
+    linearBlendSkin(this.jointMatrices, this.surfaceBind, this.surfaceSkin.joints, this.surfaceSkin.weights, this.posedSurface);
   }
 }
 

@@ -128,15 +128,22 @@ export class RigPose {
 
 /** Skins `rest` (3 per glTF vertex, the bind pose) with the pose's joint matrices into `out` (3 per vertex): linear blend skinning. */
 export function skinVertices(pose: RigPose, rest: ArrayLike<number>, out: Float64Array): void {
-  const { vertexJoints, vertexWeights } = pose.rig, m = pose.joints;
+  linearBlendSkin(pose.joints, rest, pose.rig.vertexJoints, pose.rig.vertexWeights, out);
+}
+
+/**
+ * Linear blend skinning of points `rest` (3 each) with four joints and weights each, by joint matrices `m` (16 each,
+ * column-major), into `out` (3 each).
+ */
+export function linearBlendSkin(m: ArrayLike<number>, rest: ArrayLike<number>, joints: ArrayLike<number>, weights: ArrayLike<number>, out: Float64Array): void {
   const count = rest.length / 3;
   for (let v = 0; v < count; v++) {
     const x = rest[3 * v], y = rest[3 * v + 1], z = rest[3 * v + 2];
     let ox = 0, oy = 0, oz = 0;
     for (let k = 0; k < 4; k++) {
-      const w = vertexWeights[4 * v + k];
+      const w = weights[4 * v + k];
       if (w === 0) continue;
-      const j = 16 * vertexJoints[4 * v + k];
+      const j = 16 * joints[4 * v + k];
       ox += w * (m[j] * x + m[j + 4] * y + m[j + 8] * z + m[j + 12]);
       oy += w * (m[j + 1] * x + m[j + 5] * y + m[j + 9] * z + m[j + 13]);
       oz += w * (m[j + 2] * x + m[j + 6] * y + m[j + 10] * z + m[j + 14]);

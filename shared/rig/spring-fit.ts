@@ -8,7 +8,7 @@
 // keyframed, so the rig's acceleration is a train of spikes at the keys, while the flesh integrates them smoothly.
 
 import type { ModalBasis } from "./modal-basis";
-import { modalForce, springTransition, type SpringParameters } from "./spring-layer";
+import { modalCoordinates, modalForce, springTransition, type SpringParameters } from "./spring-layer";
 
 /** One run of the solver to fit on: its coordinates q and the generalised force f at every step (3m each). */
 export interface SpringTrainingRun {
@@ -23,21 +23,13 @@ const DAMPING_RATIOS = geometric(0.02, 4, 16);
 const REFINEMENTS = 8;
 
 export function fitSprings(basis: ModalBasis, massBlock: Float64Array, density: number, runs: SpringTrainingRun[]): SpringParameters {
-  const { count, n, vectors } = basis, m = n / 3;
+  const { count, n, vectors } = basis;
   // Every run's coordinates and forcing per direction.
   const data = runs.map((run) => {
     const steps = run.q.length, eta = new Float64Array(steps * count), forcing = new Float64Array(steps * count);
-    const mq = new Float64Array(n), row = new Float64Array(count);
+    const scratch = new Float64Array(n), row = new Float64Array(count);
     for (let s = 0; s < steps; s++) {
-      const q = run.q[s];
-      for (let a = 0; a < 3; a++) {
-        for (let i = 0; i < m; i++) {
-          let sum = 0;
-          for (let j = 0; j < m; j++) sum += massBlock[i * m + j] * q[a * m + j];
-          mq[a * m + i] = density * sum;
-        }
-      }
-      modalForce(vectors, count, n, mq, row);
+      modalCoordinates(basis, massBlock, density, run.q[s], row, scratch);
       eta.set(row, s * count);
       modalForce(vectors, count, n, run.force[s], row);
       forcing.set(row, s * count);

@@ -69,6 +69,30 @@ export function basisRows(points: WeightedPoints, handles: number): Float64Array
   return rows;
 }
 
+/** The displacement B q of point i of a set (basis rows, as from basisRows; m = q.length / 3 a row) into out[0..2]. */
+export function displacementAt(rows: Float64Array, q: ArrayLike<number>, i: number, out: Float64Array): void {
+  const m = q.length / 3, r = i * m;
+  let ux = 0, uy = 0, uz = 0;
+  for (let k = 0; k < m; k++) {
+    const b = rows[r + k];
+    ux += b * q[k]; uy += b * q[m + k]; uz += b * q[2 * m + k];
+  }
+  out[0] = ux; out[1] = uy; out[2] = uz;
+}
+
+const displacement = new Float64Array(3);
+
+/** RMS over the points of a set (basis rows) of their displacement B q, m. */
+export function displacementRms(rows: Float64Array, q: ArrayLike<number>): number {
+  const count = rows.length / (q.length / 3);
+  let sum = 0;
+  for (let i = 0; i < count; i++) {
+    displacementAt(rows, q, i, displacement);
+    sum += displacement[0] ** 2 + displacement[1] ** 2 + displacement[2] ** 2;
+  }
+  return Math.sqrt(sum / count);
+}
+
 /** Precomputed, material-independent matrices of one body's subspace. */
 export class Subspace {
   readonly handles: number;
