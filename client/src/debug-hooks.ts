@@ -13,6 +13,8 @@ import type { RoomConnection } from "./room/room-connection";
 import type { AppXRStore, EmulatedDevice } from "./xr/xr-store";
 
 let scene: THREE.Scene | null = null;
+/** watchDent's largest push so far, and its generation (a new watch or a stop ends the last). */
+let dentSeen = 0, dentWatch = 0;
 let camera: THREE.Camera | null = null;
 let renderer: THREE.WebGLRenderer | null = null;
 
@@ -75,6 +77,36 @@ export function installDebugHooks({ connection, loader, store, emulated }: { con
         rigSurface.push(point[0], point[1], point[2]);
       }
       return { drawn: Boolean(mesh?.visible), frame: [f[0], f[1], f[2]], yaw: character.motion.frameYaw, softRms: displacementRms(character.surfaceRows, character.displayQ), surface: Array.from(character.surfaceWorld), rigSurface };
+    },
+    /**
+     * Starts following, every animation frame, how far a character's shown skin within 4 cm of a point is pushed away
+     * from it beyond where its rig alone puts it (m): the largest so far is `dentSeen`. Reading the page's state from a
+     * test takes longer than a passing dent lasts on a loaded machine; the page watches it itself.
+     */
+    watchDent(id: string, at: [number, number, number]): void {
+      dentSeen = 0;
+      const generation = ++dentWatch, rig = new Float64Array(3);
+      const look = () => {
+        if (generation !== dentWatch) return;
+        const character = connection.snapshot.client?.characters.all.get(id);
+        if (character?.shown) {
+          const surface = character.surfaceWorld, posed = character.motion.posedSurface;
+          for (let i = 0; i < surface.length; i += 3) {
+            character.motion.toWorld(posed[i], posed[i + 1], posed[i + 2], rig);
+            const rx = rig[0] - at[0], ry = rig[1] - at[1], rz = rig[2] - at[2], d = Math.hypot(rx, ry, rz);
+            if (d > 0.04 || d === 0) continue;
+            dentSeen = Math.max(dentSeen, ((surface[i] - rig[0]) * rx + (surface[i + 1] - rig[1]) * ry + (surface[i + 2] - rig[2]) * rz) / d);
+          }
+        }
+        requestAnimationFrame(look);
+      };
+      requestAnimationFrame(look);
+    },
+    get dentSeen(): number {
+      return dentSeen;
+    },
+    stopWatchingDent(): void {
+      dentWatch++;
     },
     /** Puts the desktop camera at `from`, looking at `to` (world metres). */
     aimCamera: aimSpectatorCamera,
