@@ -183,6 +183,13 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       app.use("/profiles", express.static(INPUT_PROFILES, { maxAge: "1d" }));
       // The skinning decoder, for browsers that evaluate the network's fields themselves (bakes made with SKINNING=model).
       app.get("/models/skinning-decoder.onnx", (_req, res) => res.sendFile(path.join(ROOT, "models/skinning-decoder.onnx"), { maxAge: "1d" }));
+      // Characters' secondary-motion networks, which pages run while the network alone moves a character's flesh.
+      app.get(/^\/models\/(secondary-[a-z0-9_-]+)\.(onnx|json)$/i, (req, res) => {
+        const [name, kind] = [req.params[0], req.params[1]];
+        res.sendFile(path.join(ROOT, "models", `${name}.${kind}`), { maxAge: "1h" }, (error) => {
+          if (error && !res.headersSent) res.status(404).json({ error: `no network ${name}` });
+        });
+      });
       app.use(express.static(existsSync(CLIENT_BUILD) ? CLIENT_BUILD : PLACEHOLDER_PAGE, { index: "index.html" }));
     },
   });

@@ -10,6 +10,7 @@
 
 import path from "node:path";
 import { lanAddresses, startServer } from "./app";
+import { configurePlayground } from "./room/playground-config";
 import { certificateFromFiles, selfSignedCertificate } from "./tls/certificate";
 import { DEFAULT_WEIGHTS, isWeightsSource, providerFor, WEIGHTS_SOURCES } from "./scenarios/body-from-mesh";
 import { modelCacheKey } from "./skinning/model-provider";
@@ -35,6 +36,10 @@ async function main(): Promise<void> {
   if (!(attractWobbleSeconds >= 0 && attractWobbleSeconds <= 3600)) throw new Error(`ATTRACT_WOBBLE_SECONDS must be 0-3600, got "${process.env.ATTRACT_WOBBLE_SECONDS}"`);
   const uploadSize = Number(process.env.UPLOAD_SIZE ?? UPLOAD_LIMITS.defaultSize);
   if (!(uploadSize >= UPLOAD_LIMITS.minSize && uploadSize <= UPLOAD_LIMITS.maxSize)) throw new Error(`UPLOAD_SIZE must be ${UPLOAD_LIMITS.minSize}-${UPLOAD_LIMITS.maxSize} (m), got "${process.env.UPLOAD_SIZE}"`);
+  const learnedFlesh = process.env.LEARNED_FLESH ?? "1";
+  if (learnedFlesh !== "0" && learnedFlesh !== "1") throw new Error(`LEARNED_FLESH must be 0 or 1, got "${learnedFlesh}"`);
+  // Characters' untouched flesh from their trained networks (1), or always from the solver (0).
+  configurePlayground({ learnedFlesh: learnedFlesh === "1" });
   const tls = await tlsFromEnvironment(host);
   const server = await startServer({
     port, host, redisUrl: process.env.REDIS_URL || undefined, adminToken: process.env.ADMIN_TOKEN, provider,

@@ -63,9 +63,10 @@ export function installDebugHooks({ connection, loader, store, emulated }: { con
     /**
      * A character as shown now: whether it is on screen, its frame (where it stands, which way it faces), the RMS of
      * its soft part over its surface samples (m), and its surface samples in the world (3 each), with its soft part
-     * and without (where the rig alone puts them).
+     * and without (where the rig alone puts them); where the state says its flesh comes from, how much of what is
+     * shown is this page's own run of its network (0..1), and how many steps that run has answered.
      */
-    character(id: string): { drawn: boolean; frame: [number, number, number]; yaw: number; softRms: number; surface: number[]; rigSurface: number[] } | null {
+    character(id: string): { drawn: boolean; frame: [number, number, number]; yaw: number; softRms: number; surface: number[]; rigSurface: number[]; flesh: string; learnedWeight: number; learnedSteps: number } | null {
       const character = connection.snapshot.client?.characters.all.get(id);
       if (!character) return null;
       let mesh: THREE.Object3D | undefined;
@@ -76,7 +77,10 @@ export function installDebugHooks({ connection, loader, store, emulated }: { con
         character.motion.toWorld(posed[3 * i], posed[3 * i + 1], posed[3 * i + 2], point);
         rigSurface.push(point[0], point[1], point[2]);
       }
-      return { drawn: Boolean(mesh?.visible), frame: [f[0], f[1], f[2]], yaw: character.motion.frameYaw, softRms: displacementRms(character.surfaceRows, character.displayQ), surface: Array.from(character.surfaceWorld), rigSurface };
+      return {
+        drawn: Boolean(mesh?.visible), frame: [f[0], f[1], f[2]], yaw: character.motion.frameYaw, softRms: displacementRms(character.surfaceRows, character.displayQ),
+        surface: Array.from(character.surfaceWorld), rigSurface, flesh: character.flesh, learnedWeight: character.learnedWeight, learnedSteps: character.learnedFlesh?.answeredSteps ?? 0,
+      };
     },
     /**
      * Starts following, every animation frame, how far a character's shown skin within 4 cm of a point is pushed away

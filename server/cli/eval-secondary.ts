@@ -5,6 +5,7 @@
 import { CHARACTER_SIZE, FLESH } from "../../shared/rig/character-defaults";
 import { DEFAULT_WEIGHTS, loadBody } from "../scenarios/body-from-mesh";
 import { evaluateSecondary } from "../scenarios/secondary-eval";
+import { readSecondaryModel, secondaryModelName } from "../characters/secondary-model";
 import { integerFlag, numberFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-support";
 
 const USAGE = `usage: npm run eval:secondary -- --mesh RIGGED.glb [--train Walk,Survey] [--test Run] [--weights baseline|eigen|model]
@@ -30,7 +31,8 @@ async function main(): Promise<void> {
   });
   if (loaded.baked.rigJointNodes.length === 0) throw new UsageError(`${flags.mesh} has no rig: a skinned glTF with clips is needed`);
   const material = { youngsModulus: FLESH.youngsModulus, poissonRatio: FLESH.poissonRatio, density: FLESH.density };
-  const result = evaluateSecondary({ loaded, mesh: flags.mesh, material, damping: FLESH.damping, train, test, onProgress: (what) => process.stderr.write(`${what}...\n`) });
+  const secondary = await readSecondaryModel(secondaryModelName(flags.mesh));
+  const result = await evaluateSecondary({ loaded, mesh: flags.mesh, material, damping: FLESH.damping, train, test, secondary, onProgress: (what) => process.stderr.write(`${what}...\n`) });
   if (flags.json === true) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
@@ -42,6 +44,9 @@ async function main(): Promise<void> {
     `| solver (reference) | 0 | 0 | ${result.sim.msPerFrame} |`,
     `| springs, complementary | ${result.springs.rmsErrorMm} | ${result.springs.stopErrorMm} | ${result.springs.msPerFrame} |`,
     `| springs, unprojected | ${result.springsFree.rmsErrorMm} | ${result.springsFree.stopErrorMm} | ${result.springsFree.msPerFrame} |`,
+    result.rnn
+      ? `| rnn (trained on ${result.rnn.trainedOn.join(", ")}) | ${result.rnn.rmsErrorMm} | ${result.rnn.stopErrorMm} | ${result.rnn.msPerFrame} |`
+      : `| rnn | ${result.rnnSkipped} | | |`,
     `| no soft part | ${result.none.rmsErrorMm} | ${result.none.stopErrorMm} | 0 |`,
     "",
     "| rate | solver error, mm | solver peak RMS, mm | springs error, mm | springs peak RMS, mm |",

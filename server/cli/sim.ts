@@ -90,9 +90,9 @@ async function animate(flags: Record<string, string | boolean | undefined>, mesh
   }
   const s = result.summary;
   process.stdout.write(
-    `animate ${result.mesh} (${result.clip}, ${result.layer}${result.trainedOn ? `, fitted on ${result.trainedOn.join(", ")}` : ""}): ${result.subspace} directions, ${result.rigColumns} rig columns` +
+    `animate ${result.mesh} (${result.clip}, ${result.layer}${result.trainedOn ? `, ${result.layer === "rnn" ? "trained" : "fitted"} on ${result.trainedOn.join(", ")}` : ""}): ${result.subspace} directions, ${result.rigColumns} rig columns` +
       (result.complementaryDirections ? `, ${result.complementaryDirections.min}-${result.complementaryDirections.max} complementary` : "") + "\n" +
-      `rig ${result.rigMs.median.toFixed(3)} ms + soft ${result.layer === "sim" ? "step" : "springs"} ${result.stepMs.median.toFixed(3)} ms a frame (median; p99 ${result.stepMs.p99.toFixed(3)})\n` +
+      `rig ${result.rigMs.median.toFixed(3)} ms + soft ${result.layer === "sim" ? "step" : result.layer === "rnn" ? "network" : "springs"} ${result.stepMs.median.toFixed(3)} ms a frame (median; p99 ${result.stepMs.p99.toFixed(3)})\n` +
       `soft part ${(1000 * s.playingSoftRms).toFixed(2)} mm RMS while playing (peak ${(1000 * s.peakSoftRms).toFixed(2)}), ` +
       `settled ${s.decaySeconds === null ? `not within ${result.settleSeconds} s` : `${s.decaySeconds.toFixed(2)} s`} after the stop; ` +
       `worst complementarity ${s.worstComplementarity.toExponential(2)}\n`,

@@ -23,6 +23,11 @@ export interface PlaygroundConfig {
   attractWobbleSeconds: number;
   /** Largest extent added bodies are scaled to, m. */
   uploadSize: number;
+  /**
+   * Characters with a trained secondary-motion network (models/secondary-NAME.onnx) let it move their flesh while
+   * nothing touches them (server/characters/flesh-switch.ts); false: the solver always does.
+   */
+  learnedFlesh: boolean;
   /** A bake another process made (Redis), when this one's cache lacks it; null when none is shared. */
   fetchSharedBake: (hash: string) => Promise<Uint8Array | null>;
   /** Log a line per dropped message (rate-limited per client). */
@@ -39,6 +44,7 @@ let config: PlaygroundConfig = {
   idleResetMinutes: DEFAULT_IDLE_RESET_MINUTES,
   attractWobbleSeconds: ATTRACT_WOBBLE_SECONDS,
   uploadSize: UPLOAD_LIMITS.defaultSize,
+  learnedFlesh: true,
   fetchSharedBake: async () => null,
   log: (line) => process.stderr.write(`${line}\n`),
 };

@@ -13,6 +13,7 @@ import { PUBLIC_ROOM_OPTION } from "../matchmaking/public-room";
 import { placeBodies } from "../world/playground-bodies";
 import { bakeCharacters } from "../world/playground-characters";
 import { RoomCharacter } from "./room-character";
+import { createSecondaryNetwork, readSecondaryModel, secondaryModelName } from "../characters/secondary-model";
 import { CHARACTER_GRAB_SLIP } from "../../shared/rig/character-defaults";
 import { issueUploadTicket } from "../uploads/upload-tickets";
 import { ADMIN_OWNER, SnapshotIndices } from "./added-bodies";
@@ -188,6 +189,7 @@ export class PlaygroundRoom extends Room {
         id: spec.id, index: character.index, mesh: spec.mesh, bake: bake.hash, size: spec.size, texture,
         clips: character.character.rig.clips.map((c) => c.name).join(","), mode: character.mode, credit: spec.credit,
       }));
+      if (config.learnedFlesh) await this.attachNetwork(character, spec.mesh);
     }
     this.lastSentProps = new Float64Array(7 * config.layout.props.length).fill(NaN);
     config.layout.props.forEach((spec, index) => {
@@ -359,6 +361,18 @@ export class PlaygroundRoom extends Room {
   /** A body may bounce when nobody holds it and it is not flying home. */
   private readonly bounceable = (b: number): boolean => this.placed[b].entity.body.activeGrabs() === 0 && !this.world.homecoming.flying(b);
 
+  /** A character's trained secondary-motion network, when there is one: it moves the flesh while nothing touches it. */
+  private async attachNetwork(character: RoomCharacter, mesh: string): Promise<void> {
+    const name = secondaryModelName(mesh), files = await readSecondaryModel(name);
+    if (!files) return;
+    try {
+      character.attachNetwork(await createSecondaryNetwork(files));
+      this.state.characters.get(character.id)!.network = `secondary-${name}`;
+    } catch (error) {
+      playgroundConfig().log(`the ${character.id}'s secondary-motion network did not load (${(error as Error).message}); the solver moves its flesh`);
+    }
+  }
+
   /** The room's characters, for benchmarks and tests in the same process. */
   get roomCharacters(): readonly RoomCharacter[] {
     return this.characters;
@@ -385,7 +399,11 @@ export class PlaygroundRoom extends Room {
     // A tick that sends snapshots leaves the soft bodies less time: sending costs up to 3 ms with 58 clients.
     const sends = (this.ticks + 1) % TICKS_PER_SNAPSHOT === 0;
     this.world.step(sends ? this.world.solverBudgetMs - Math.min(MAX_SEND_RESERVE_MS, this.sendMs) : this.world.solverBudgetMs);
-    for (const character of this.characters) character.step();
+    for (const character of this.characters) {
+      character.step();
+      const state = this.state.characters.get(character.id)!;
+      if (state.flesh !== character.fleshSource) state.flesh = character.fleshSource;
+    }
     for (let b = 0; b < this.placed.length; b++) if (this.world.respawned[b]) this.dropGrabsOn(b);
     if (this.grabs.size || this.characterGrabs.size) this.slipOverstretchedGrabs();
     this.ticks++;

@@ -1,6 +1,7 @@
 // A character in a room: its director (what it plays, where it walks), its flesh (complementary dynamics, stepped
 // with the room's ticks), the room's obstacles as it feels them (floor, table legs, walls, props and fingertips,
-// seen from its frame), hands holding it, and what of it goes into snapshots.
+// seen from its frame), hands holding it, and what of it goes into snapshots. With a trained secondary-motion
+// network attached, the network moves its flesh while nothing touches it (flesh-switch.ts).
 
 import { LIMITS, type CharacterMode, type SnapshotWriter } from "../../shared/net";
 import { CharacterBody, FramedSurface } from "../../shared/rig";
@@ -10,6 +11,8 @@ import { NearbyObstacles, type SceneObstacles } from "../../shared/scene";
 import type { CharacterSpec } from "../../shared/scene/layout";
 import type { BakedBody } from "../../shared/skinning";
 import { CharacterDirector, type CharacterPose } from "../characters/character-director";
+import { FleshSwitch, type FleshSource } from "../characters/flesh-switch";
+import { RnnCharacter, type SecondaryNetwork } from "../../shared/rig/rnn-character";
 
 /** A soft-part change smaller than this (m, in q's largest entry) is not worth a snapshot. */
 const IDLE_Q = 1e-5;
@@ -38,13 +41,17 @@ export class RoomCharacter {
   private readonly lastSentQ: Float64Array;
   private readonly lastSentPose: CharacterPose = { clip: -1, time: NaN, clip2: -1, time2: NaN, blend: NaN, running: false, running2: false, x: NaN, z: NaN, yaw: NaN };
   private readonly radius: number;
+  /** Things that touch without holding: fingertips and props (the floor and the room's statics do not count). */
+  private readonly touching: NearbyObstacles;
+  private flesh: FleshSwitch | null = null;
 
-  constructor(readonly id: string, readonly index: number, readonly spec: CharacterSpec, baked: BakedBody, obstacles: SceneObstacles, readonly dt: number) {
+  constructor(readonly id: string, readonly index: number, readonly spec: CharacterSpec, private readonly baked: BakedBody, obstacles: SceneObstacles, readonly dt: number) {
     this.character = new CharacterBody(baked, spec.size, FLESH, { dt, damping: FLESH.damping, maxIterations: CHARACTER_MAX_ITERATIONS });
     this.director = new CharacterDirector(spec, this.character.rig.clips);
     const motion = this.character.motion;
     for (let a = 0; a < 3; a++) this.root[a] = -motion.unitScale * motion.unitCentre[a];
     this.nearby = new NearbyObstacles([...obstacles.statics, ...obstacles.props, ...obstacles.pokes]);
+    this.touching = new NearbyObstacles([...obstacles.props, ...obstacles.pokes]);
     this.character.body.addContactSurface(new FramedSurface(this.nearby, motion));
     this.lastSentQ = new Float64Array(this.character.body.n).fill(NaN);
     this.radius = 0.6 * spec.size;
@@ -59,6 +66,21 @@ export class RoomCharacter {
     this.director.setMode(mode);
   }
 
+  /** Hands its untouched flesh to a trained secondary-motion network (its own hidden state). */
+  attachNetwork(network: SecondaryNetwork): void {
+    this.flesh = new FleshSwitch(this.character, new RnnCharacter(this.baked, this.spec.size, network, this.character.motion), this.dt);
+  }
+
+  /** Where its soft part comes from now: "rnn" while the network alone moves it (pages run the network then). */
+  get fleshSource(): FleshSource {
+    return this.flesh?.source ?? "sim";
+  }
+
+  /** The soft part shown (3m): the solver's, the network's, or the two crossfading. */
+  get softQ(): Float64Array {
+    return this.flesh?.q ?? this.character.body.q;
+  }
+
   /** One tick: the director's clock, the pose and frame, the hands re-aimed, the obstacles near it, the flesh. */
   step(): void {
     this.director.advance(this.dt);
@@ -69,7 +91,12 @@ export class RoomCharacter {
       body.moveGrab(held.grab, p[0], p[1], p[2]);
     }
     this.nearby.select(this.bound[0], this.bound[1], this.bound[2], this.bound[3], REACH);
-    this.character.step();
+    if (!this.flesh) {
+      this.character.step();
+      return;
+    }
+    this.touching.select(this.bound[0], this.bound[1], this.bound[2], this.bound[3], REACH);
+    this.flesh.step(this.grabs.size > 0 || this.touching.selected > 0);
   }
 
   /**
@@ -127,7 +154,12 @@ export class RoomCharacter {
    * Bodies' section first: call `body` in the bodies section and `entry` in the characters section.
    */
   writeBody(writer: SnapshotWriter, full: boolean): void {
-    const q = this.character.body.q, last = this.lastSentQ;
+    const q = this.softQ, last = this.lastSentQ;
+    // Pages work out the network's flesh themselves; when the solver takes over again, they need all of it.
+    if (this.fleshSource === "rnn") {
+      last.fill(NaN);
+      return;
+    }
     let moved = full;
     for (let i = 0; i < q.length && !moved; i++) moved = !(Math.abs(q[i] - last[i]) <= IDLE_Q);
     if (!moved) return;

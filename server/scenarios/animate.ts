@@ -1,16 +1,19 @@
 // `npm run sim -- --scenario animate`: a rigged mesh plays a clip in place on a floor for `seconds`, then holds its
 // last pose while the flesh settles. Each frame reports the rig's root, the soft part's RMS over the surface
 // samples, how complementary it is (measured point by point on the mass samples) and its energy. The soft part
-// comes from the solver (layer "sim") or from the spring layer (layer "springs"), fitted first to the solver on
-// the other clips.
+// comes from the solver (layer "sim"), from the spring layer (layer "springs"), fitted first to the solver on
+// the other clips, or from the shipped secondary-motion network (layer "rnn", models/secondary-NAME.onnx, trained by
+// `npm run train:secondary`; it steps at the rate it was trained at).
 
 import { FloorContact } from "../../shared/sim";
 import { CharacterBody, ComplementarityMeter, SpringCharacter, surfaceRms } from "../../shared/rig";
 import { DEFAULT_SPRING_TRAINING, trainSpringModel } from "../characters/spring-training";
 import { loadBody, type BodySetup } from "./body-from-mesh";
+import { RnnCharacter } from "../../shared/rig/rnn-character";
+import { createSecondaryNetwork, readSecondaryModel, secondaryModelName } from "../characters/secondary-model";
 import { quantile } from "./run-scenario";
 
-export const LAYERS = ["sim", "springs"] as const;
+export const LAYERS = ["sim", "springs", "rnn"] as const;
 export type Layer = (typeof LAYERS)[number];
 
 /** How long the flesh is watched after the clip stops, s. */
@@ -50,7 +53,7 @@ export interface AnimateResult {
   mesh: string;
   clip: string;
   layer: Layer;
-  /** springs: the clips the layer was fitted on, and its springs (natural frequency Hz, damping ratio, gain). */
+  /** springs, rnn: the clips the layer was fitted (trained) on; springs: its springs (natural frequency Hz, damping ratio, gain). */
   trainedOn?: string[];
   springs?: { frequencyHz: number; dampingRatio: number; gain: number }[];
   weights: string;
@@ -96,7 +99,16 @@ export async function runAnimate(options: AnimateOptions): Promise<AnimateResult
     const model = trainSpringModel(baked, loaded.size, material, options.damping, { ...DEFAULT_SPRING_TRAINING, clips: trainedOn, dt: options.dt });
     springs = new SpringCharacter(baked, loaded.size, model);
   }
-  const motion = springs ? springs.motion : character.motion;
+  let learned: RnnCharacter | null = null;
+  if (options.layer === "rnn") {
+    const files = await readSecondaryModel(secondaryModelName(options.mesh));
+    if (!files) throw new Error(`no secondary-motion network for ${options.mesh}: train one with npm run train:secondary -- --mesh ${options.mesh}`);
+    if (Math.abs(files.info.dt - options.dt) > 1e-9) throw new Error(`the network steps at ${1 / files.info.dt} Hz: run it with --dt ${files.info.dt}`);
+    trainedOn = files.info.clips;
+    learned = new RnnCharacter(baked, loaded.size, await createSecondaryNetwork(files));
+  }
+  const motion = springs ? springs.motion : learned ? learned.motion : character.motion;
+  const learnedVelocity = new Float64Array(character.body.n), learnedPrevious = new Float64Array(character.body.n);
   const meter = new ComplementarityMeter(baked, loaded.size, motion.pose);
 
   const playingSteps = Math.round(options.seconds / options.dt), steps = playingSteps + Math.round(SETTLE_SECONDS / options.dt);
@@ -112,16 +124,23 @@ export async function runAnimate(options: AnimateOptions): Promise<AnimateResult
     rigTimes[step] = performance.now() - start;
     const stepStart = performance.now();
     if (springs) springs.step(options.dt);
+    else if (learned) await learned.step();
     else character.step();
     stepTimes[step] = performance.now() - stepStart;
-    if (!springs) {
+    if (!springs && !learned) {
       const complementary = character.body.n - character.projection.rank;
       fewest = Math.min(fewest, complementary);
       most = Math.max(most, complementary);
     }
     const j = motion.jointPositions;
     motion.toWorld(j[0], j[1], j[2], root);
-    const q = springs ? springs.q : character.body.q;
+    const q = springs ? springs.q : learned ? learned.q : character.body.q;
+    if (learned) {
+      // The network's flesh measured by the solver's body: its state set to the network's q and q's rate.
+      for (let i = 0; i < q.length; i++) learnedVelocity[i] = (q[i] - learnedPrevious[i]) / options.dt;
+      learnedPrevious.set(q);
+      character.body.setState(q, learnedVelocity);
+    }
     const energy = springs ? springs.layer.energies() : character.body.energies();
     frames.push({
       t: round(t, 6), playing, root: [round(root[0], 6), round(root[1], 6), round(root[2], 6)],
@@ -131,6 +150,7 @@ export async function runAnimate(options: AnimateOptions): Promise<AnimateResult
     if (options.onProgress && step % 20 === 0) options.onProgress(step / steps);
   }
   const springTable = springs?.model.parameters;
+  await learned?.network.release();
   return {
     scenario: "animate", mesh: options.mesh, clip: clip.name, layer: options.layer,
     ...(springs && springTable ? {
@@ -138,10 +158,10 @@ export async function runAnimate(options: AnimateOptions): Promise<AnimateResult
       springs: Array.from(springTable.stiffness, (k, i) => ({
         frequencyHz: round(Math.sqrt(k) / (2 * Math.PI), 3), dampingRatio: round(springTable.damping[i] / (2 * Math.sqrt(k)), 3), gain: round(springTable.gain[i], 4),
       })),
-    } : {}),
+    } : learned ? { trainedOn } : {}),
     weights: baked.provider,
     handles: baked.learnedHandles + 1, subspace: character.body.n, rigColumns: character.projection.rows,
-    ...(springs ? {} : { complementaryDirections: { min: fewest, max: most } }), dt: options.dt, seconds: options.seconds, settleSeconds: SETTLE_SECONDS,
+    ...(springs || learned ? {} : { complementaryDirections: { min: fewest, max: most } }), dt: options.dt, seconds: options.seconds, settleSeconds: SETTLE_SECONDS,
     floor, rigMs: timing(rigTimes), stepMs: timing(stepTimes), frames, summary: summarise(frames, options.dt),
   };
 }

@@ -2,10 +2,14 @@
 // is the reference (the clip plays in place for a few seconds, then stops dead and holds its pose); each layer plays
 // the same, and its soft part is compared with the reference's at the surface samples (RMS over samples and frames,
 // while playing and after the stop), along with its cost per frame. Then every layer again at 15, 30, 60 and 90 Hz,
-// compared with the same 60 Hz reference at the times all rates share (every 1/15 s).
+// compared with the same 60 Hz reference at the times all rates share (every 1/15 s). The learned layer (rnn) steps
+// at the rate it was trained at (60 Hz) and is compared there; it is the shipped network, trained beforehand by
+// `npm run train:secondary` on the clips it names (never on the held-out one).
 
 import { FloorContact, type Material } from "../../shared/sim";
 import { CharacterBody, SpringCharacter, surfaceRms, type SpringModel } from "../../shared/rig";
+import { RnnCharacter } from "../../shared/rig/rnn-character";
+import { createSecondaryNetwork, type SecondaryModelFiles } from "../characters/secondary-model";
 import type { Subspace } from "../../shared/sim";
 import type { LoadedBody } from "./body-from-mesh";
 import { DEFAULT_SPRING_TRAINING, trainSpringModel } from "../characters/spring-training";
@@ -44,6 +48,9 @@ export interface SecondaryEval {
   springs: LayerScore & { complementary: true };
   /** The spring layer without the per-frame projection onto the complement (its cheapest form). */
   springsFree: LayerScore;
+  /** The learned layer (null when no network was given, or when it was trained on the test clip: `rnnSkipped` says). */
+  rnn: (LayerScore & { trainedOn: string[]; sizes: number[]; parameters: number | null }) | null;
+  rnnSkipped?: string;
   rates: RateRow[];
   springModel: { directions: number; fitSeconds: number };
 }
@@ -60,10 +67,12 @@ export interface SecondaryOptions {
   damping: number;
   train: string[];
   test: string;
+  /** The learned layer's network (models/secondary-NAME.*), if any. */
+  secondary?: SecondaryModelFiles | null;
   onProgress?: (what: string) => void;
 }
 
-export function evaluateSecondary(options: SecondaryOptions): SecondaryEval {
+export async function evaluateSecondary(options: SecondaryOptions): Promise<SecondaryEval> {
   const { loaded, material, damping } = options;
   const baked = loaded.baked, size = loaded.size;
   options.onProgress?.(`fitting the spring layer on ${options.train.join(", ")}`);
@@ -78,6 +87,7 @@ export function evaluateSecondary(options: SecondaryOptions): SecondaryEval {
   const score = (trace: Trace): LayerScore => ({ ...errors(subspace, trace, reference), msPerFrame: median(trace.ms) });
   const zero: Trace = { q: reference.q.map((q) => new Float64Array(q.length)), ms: [] };
   const none = errors(subspace, zero, reference);
+  const rnn = await rnnScore(options, subspace, reference);
 
   const rates: RateRow[] = RATES_HZ.map((hz) => {
     options.onProgress?.(`both layers at ${hz} Hz`);
@@ -87,7 +97,8 @@ export function evaluateSecondary(options: SecondaryOptions): SecondaryEval {
   });
   return {
     mesh: options.mesh, train: options.train, test: options.test, none,
-    sim: { msPerFrame: median(reference.ms) }, springs: { ...score(springs), complementary: true }, springsFree: score(free), rates,
+    sim: { msPerFrame: median(reference.ms) }, springs: { ...score(springs), complementary: true }, springsFree: score(free),
+    rnn: rnn.score, ...(rnn.skipped ? { rnnSkipped: rnn.skipped } : {}), rates,
     springModel: { directions: model.basis.count, fitSeconds: round(fitSeconds, 2) },
   };
 }
@@ -110,6 +121,39 @@ function springTrace(options: SecondaryOptions, model: SpringModel, hz: number, 
   clipSampler(character.motion.rig.clips.map((c) => c.name), options.test);
   const clip = character.motion.rig.clips.find((c) => c.name === options.test)!;
   return play(hz, clip.duration, (t) => character.pose.sample(clip, t), () => character.step(dt), () => character.q);
+}
+
+async function rnnScore(options: SecondaryOptions, subspace: Subspace, reference: Trace): Promise<{ score: SecondaryEval["rnn"]; skipped?: string }> {
+  const files = options.secondary;
+  if (!files) return { score: null, skipped: "no secondary-motion network for this mesh (npm run train:secondary)" };
+  const info = files.info;
+  if (info.clips.includes(options.test)) return { score: null, skipped: `the network was trained on ${info.clips.join(", ")}, which include the test clip ${options.test}` };
+  if (Math.abs(info.dt - 1 / REFERENCE_HZ) > 1e-9) return { score: null, skipped: `the network steps at ${1 / info.dt} Hz, the reference at ${REFERENCE_HZ} Hz` };
+  options.onProgress?.(`the learned layer on ${options.test}`);
+  const network = await createSecondaryNetwork(files);
+  try {
+    const character = new RnnCharacter(options.loaded.baked, options.loaded.size, network);
+    clipSampler(character.motion.rig.clips.map((c) => c.name), options.test);
+    const clip = character.motion.rig.clips.find((c) => c.name === options.test)!;
+    const trace = await playAsync(REFERENCE_HZ, clip.duration, (t) => character.pose.sample(clip, t), () => character.step(), () => character.q);
+    return { score: { ...errors(subspace, trace, reference), msPerFrame: median(trace.ms), trainedOn: info.clips, sizes: info.sizes, parameters: (info as { training?: { parameters?: number } }).training?.parameters ?? null } };
+  } finally {
+    await network.release();
+  }
+}
+
+/** As `play`, for a layer whose step is asynchronous (each step waits for its answer, which counts in the cost). */
+async function playAsync(hz: number, duration: number, pose: (t: number) => void, step: () => Promise<void>, q: () => Float64Array): Promise<Trace> {
+  const dt = 1 / hz, playing = Math.round(PLAY_SECONDS * hz), steps = playing + Math.round(HOLD_SECONDS * hz);
+  const trace: Trace = { q: [], ms: [] };
+  for (let s = 0; s < steps; s++) {
+    const start = performance.now();
+    pose((Math.min(s + 1, playing) * dt) % Math.max(duration, 1e-9));
+    await step();
+    trace.ms.push(performance.now() - start);
+    trace.q.push(Float64Array.from(q()));
+  }
+  return trace;
 }
 
 /** Plays a clip for PLAY_SECONDS then holds, at `hz`: pose, step, record (the rig's sampling counts in the cost). */

@@ -1,9 +1,13 @@
 // A client's view of the room's characters: their bakes (rig and clips inside), the snapshots of their soft part
 // (a body's q under their index) and of their pose (clips, times, frame), and what is shown now, interpolated
-// INTERPOLATION_DELAY_MS in the past between the snapshots around that time. Nobody predicts a character: the
-// server's solver alone moves its flesh, and a client shows it as the other bodies it does not predict.
+// INTERPOLATION_DELAY_MS in the past between the snapshots around that time. Nobody predicts a character's reply to
+// hands: the server's solver alone moves its flesh then, and a client shows it as the other bodies it does not
+// predict. While nothing touches it and it has a secondary-motion network (the state's `flesh` is "rnn"), snapshots
+// leave its flesh out: a client with a network loader runs the same network on the pose it shows, at the step the
+// network was trained at, and crossfades between the two sources when the state switches.
 
 import { RigMotion, type Rig } from "../rig";
+import { RnnCharacter, type SecondaryNetwork } from "../rig/rnn-character";
 import { decodeBakedBody, handleCount, rigOf, type BakedBody } from "../skinning";
 import { basisRows, displacementAt } from "../sim/subspace";
 import type { CharacterSnapshot } from "./snapshot";
@@ -17,7 +21,18 @@ export interface CharacterInfo {
   texture: string;
   clips: string;
   mode: string;
+  /** Its secondary-motion network ("" when none), and where its flesh comes from now ("sim" or "rnn"). */
+  network?: string;
+  flesh?: string;
 }
+
+/** Loads a secondary-motion network by name (a fresh hidden state each call). */
+export type NetworkLoader = (name: string) => Promise<SecondaryNetwork>;
+
+/** Seconds a client takes to crossfade between the snapshots' flesh and its own network's. */
+const FLESH_CROSSFADE_SECONDS = 0.3;
+/** A network that fell further behind the shown time than this (a hidden tab) starts again from it, ms. */
+const LEARNED_CATCH_UP_MS = 500;
 
 /** How far past its newest pose a character's clips run on while snapshots are late, ms. */
 const EXTRAPOLATE_MS = 250;
@@ -46,6 +61,15 @@ export class ClientCharacter {
   readonly clipNames: string[];
   private readonly local = new Float64Array(3);
   private readonly soft = new Float64Array(3);
+  /** The snapshots' flesh at the shown time. */
+  private readonly snapshotQ: Float64Array;
+  /** Where the state says the flesh comes from, this client's run of the network (once loaded), its clock (ms). */
+  flesh = "sim";
+  private learned: RnnCharacter | null = null;
+  private learnedClock = NaN;
+  /** Weight of the network's flesh in what is shown (0..1), and the shown time it was last moved at (ms). */
+  learnedWeight = 0;
+  private weightAt = NaN;
 
   constructor(readonly id: string, readonly index: number, readonly baked: BakedBody, readonly size: number, readonly texture: string, clips: string) {
     const rig = rigOf(baked);
@@ -53,6 +77,7 @@ export class ClientCharacter {
     this.rig = rig;
     this.motion = new RigMotion(rig, baked, size);
     this.displayQ = new Float64Array(3 * 4 * handleCount(baked));
+    this.snapshotQ = new Float64Array(this.displayQ.length);
     this.surface = new Float64Array(baked.surfacePositions.length);
     this.surfaceRows = basisRows({ positions: baked.surfacePositions.map((v) => (v * size) / 2), weights: baked.surfaceWeights }, handleCount(baked));
     this.clipNames = clips.split(",");
@@ -84,11 +109,55 @@ export class ClientCharacter {
     return 0.6 * this.size;
   }
 
+  /** Runs its flesh with a network (the client's own copy: its own hidden state). */
+  attachNetwork(network: SecondaryNetwork): void {
+    this.learned = new RnnCharacter(this.baked, this.size, network);
+  }
+
+  /** The network's run on this client, if one was attached (its q, its steps). */
+  get learnedFlesh(): RnnCharacter | null {
+    return this.learned;
+  }
+
   /** Shows the character as it was at `at` (ms, Date.now clock): its pose, frame and soft part (see posed). */
   show(at: number): void {
-    const q = this.pick(at, "q"), pose = this.pick(at, "pose");
-    if (q) interpolateInto(q.a.q!, q.b.q!, q.t, this.displayQ);
-    if (!pose) return;
+    const q = this.pick(at, "q");
+    if (q) interpolateInto(q.a.q!, q.b.q!, q.t, this.snapshotQ);
+    if (!this.poseAt(at, this.motion)) return;
+    this.jointsStale = this.surfaceStale = true;
+    this.shown = true;
+    if (this.learned) this.runLearned(at);
+    const target = this.learned && this.flesh === "rnn" && this.learned.answeredSteps > 0 ? 1 : 0;
+    const elapsed = Number.isFinite(this.weightAt) ? Math.max(0, at - this.weightAt) / 1000 : Infinity;
+    this.weightAt = at;
+    const change = Math.min(1, elapsed / FLESH_CROSSFADE_SECONDS);
+    this.learnedWeight += Math.max(-change, Math.min(change, target - this.learnedWeight));
+    const w = this.learnedWeight, learned = this.learned?.q;
+    for (let k = 0; k < this.displayQ.length; k++) this.displayQ[k] = w > 0 && learned ? this.snapshotQ[k] + w * (learned[k] - this.snapshotQ[k]) : this.snapshotQ[k];
+  }
+
+  /** Steps this client's network up to the shown time, at the step it was trained at, each on the pose of its instant. */
+  private runLearned(at: number): void {
+    const learned = this.learned!, stepMs = 1000 * learned.dt;
+    if (!(at - this.learnedClock < LEARNED_CATCH_UP_MS)) {
+      this.learnedClock = at - stepMs;
+      learned.restart();
+    }
+    try {
+      while (this.learnedClock + stepMs <= at) {
+        this.learnedClock += stepMs;
+        if (this.poseAt(this.learnedClock, learned.motion)) learned.queueStep();
+      }
+    } catch {
+      // A network that failed to run is dropped: the snapshots' flesh is shown (the server sends it to clients without one only while the solver runs).
+      this.learned = null;
+    }
+  }
+
+  /** Samples the pose and frame shown at `at` into `motion`; false before any pose arrived. */
+  private poseAt(at: number, motion: RigMotion): boolean {
+    const pose = this.pick(at, "pose");
+    if (!pose) return false;
     const a = pose.a.pose!, b = pose.b.pose!, t = pose.t, clips = this.rig.clips;
     // Between two snapshots of the same clips, times run on from the older at the clock's pace (a held pose's do
     // not); past the newest, for at most EXTRAPOLATE_MS. Across a change of clips, the newer snapshot's pose.
@@ -97,11 +166,10 @@ export class ClientCharacter {
     const time = from.time + (same && from.running ? seconds : 0), time2 = from.time2 + (same && from.running2 ? seconds : 0);
     const blend = same ? a.blend + t * (b.blend - a.blend) : b.blend;
     const first = clips[from.clip] ?? clips[0], second = clips[from.clip2] ?? clips[0];
-    this.motion.pose.sampleBlend(first, wrap(time, first.duration), second, wrap(time2, second.duration), blend);
+    motion.pose.sampleBlend(first, wrap(time, first.duration), second, wrap(time2, second.duration), blend);
     const yaw = a.yaw + t * angleBetween(a.yaw, b.yaw);
-    this.motion.setFrame(a.position[0] + t * (b.position[0] - a.position[0]), a.position[1] + t * (b.position[1] - a.position[1]), a.position[2] + t * (b.position[2] - a.position[2]), yaw);
-    this.jointsStale = this.surfaceStale = true;
-    this.shown = true;
+    motion.setFrame(a.position[0] + t * (b.position[0] - a.position[0]), a.position[1] + t * (b.position[1] - a.position[1]), a.position[2] + t * (b.position[2] - a.position[2]), yaw);
+    return true;
   }
 
   /** The newest frame holding `what` at or before `at` and the next one after it, and how far between them. */
@@ -139,7 +207,7 @@ export class ClientCharacters {
    */
   private readonly early = new Map<number, CharacterFrame>();
 
-  constructor(private readonly fetchBake: (hash: string) => Promise<Uint8Array>, private readonly changed: () => void) {}
+  constructor(private readonly fetchBake: (hash: string) => Promise<Uint8Array>, private readonly changed: () => void, private readonly loadNetwork?: NetworkLoader) {}
 
   /** Whether a snapshot index is a character's (built, or announced and on its way). */
   owns(index: number): boolean {
@@ -150,7 +218,11 @@ export class ClientCharacters {
   sync(state: Map<string, CharacterInfo> | undefined, now: number): void {
     if (!state) return;
     for (const info of state.values()) {
-      if (this.all.has(info.id)) continue;
+      const built = this.all.get(info.id);
+      if (built) {
+        built.flesh = info.flesh ?? "sim";
+        continue;
+      }
       if (!this.early.has(info.index)) this.early.set(info.index, { at: now, tick: -1, q: null, pose: null });
       if (this.arriving.has(info.id) || now - (this.failedAt.get(info.id) ?? -Infinity) < 3000) continue;
       void this.add({ ...info });
@@ -197,6 +269,11 @@ export class ClientCharacters {
     this.arriving.add(info.id);
     try {
       const character = new ClientCharacter(info.id, info.index, decodeBakedBody(await this.fetchBake(info.bake)), info.size, info.texture, info.clips);
+      character.flesh = info.flesh ?? "sim";
+      if (info.network && this.loadNetwork) {
+        // Without its network the client shows the snapshots' flesh, which the server sends again once a hand is on it.
+        this.loadNetwork(info.network).then((network) => character.attachNetwork(network), () => {});
+      }
       const early = this.early.get(info.index);
       this.early.delete(info.index);
       if (early && (early.q || early.pose) && (!early.q || early.q.length === character.displayQ.length)) character.frames.push(early);

@@ -38,7 +38,9 @@ import { HANDS, LIMITS, MESSAGES, ROOM_NAME, SEQ_MODULUS, TICK_RATE, unwrapSeq, 
 /** An upload ticket the room handed out (the answer to `upload-ticket` without an error). */
 type UploadTicket = Extract<UploadTicketMessage, { ticket: string }>;
 import { decodeSnapshot, type DecodedSnapshot } from "./snapshot";
-import { ClientCharacters, type CharacterInfo } from "./client-characters";
+import { ClientCharacters, type CharacterInfo, type NetworkLoader } from "./client-characters";
+import { SecondaryNetwork, type SecondaryModelInfo } from "../rig/rnn-character";
+import type { OrtModule } from "../skinning/onnx-provider";
 
 export const INTERPOLATION_DELAY_MS = 100;
 /** Local prediction history kept for reconciliation, frames (2 s: round trips beyond that are not replayed). */
@@ -202,6 +204,13 @@ export interface JoinSettings {
   roomId?: string;
   /** Create a new room instead of joining the public one (private sessions; the server asks for the admin token in the options). */
   create?: boolean;
+  /**
+   * An onnxruntime (web in pages, node in tests) to run characters' secondary-motion networks with, fetched from the
+   * endpoint's /models/; without one, a character's flesh shows only while the server's solver moves it.
+   */
+  ort?: () => Promise<OrtModule>;
+  /** Execution providers for those networks (default onnxruntime's own). */
+  executionProviders?: string[];
 }
 
 /** How long a room must have been joined before a dropped connection is reconnected by the SDK, ms. */
@@ -278,7 +287,10 @@ export class PliantRoomClient {
   private readonly unknownStates = new Map<number, { tick: number; q: Float64Array }>();
   private fetchBake: (hash: string) => Promise<Uint8Array> = async () => new Uint8Array(0);
   /** The room's characters as shown (client-characters.ts); nobody predicts them. */
-  readonly characters = new ClientCharacters((hash) => this.fetchBake(hash), () => this.bodiesChanged());
+  readonly characters = new ClientCharacters((hash) => this.fetchBake(hash), () => this.bodiesChanged(), (name) => this.loadNetwork(name));
+  private loadNetwork: NetworkLoader = async () => {
+    throw new Error("no onnxruntime to run networks with");
+  };
   /** Hands holding a character: its id. */
   private readonly heldCharacters = new Map<Hand, string>();
   /** Upload tickets asked for and not answered yet, oldest first. */
@@ -356,6 +368,7 @@ export class PliantRoomClient {
       if ("error" in answer) waiter?.reject(new Error(answer.error));
       else waiter?.resolve(answer);
     });
+    if (settings.ort) self.loadNetwork = networkLoader(settings.ort, http, settings.executionProviders);
     const fetchBake = settings.fetchBake ?? (async (hash: string) => {
       const response = await fetch(`${http}/bakes/${hash}`);
       if (!response.ok) throw new Error(`bake ${hash}: HTTP ${response.status}`);
@@ -1279,4 +1292,17 @@ export class PliantRoomClient {
     }
     resolve?.(result);
   }
+}
+
+/** Fetches a secondary-motion network (GET /models/NAME.onnx and .json) and opens it in `ort`. */
+function networkLoader(loadOrt: () => Promise<OrtModule>, http: string, executionProviders?: string[]): NetworkLoader {
+  return async (name) => {
+    const ort = await loadOrt();
+    const [model, info] = await Promise.all([`${http}/models/${name}.onnx`, `${http}/models/${name}.json`].map(async (url) => {
+      const response = await fetch(url);
+      if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+      return url.endsWith(".json") ? response.json() : new Uint8Array(await response.arrayBuffer());
+    }));
+    return SecondaryNetwork.create(ort, model as Uint8Array, info as SecondaryModelInfo, executionProviders);
+  };
 }

@@ -93,6 +93,13 @@ export const CharacterState = schema({
   credit: t.string().default(""),
   /** What it does: "auto" (walks its loop, stopping now and then to look around), "walk", "run", "look" or "stop". */
   mode: t.string().default("auto"),
+  /**
+   * Its trained secondary-motion network, fetched at /models/<network>.onnx and .json ("" when it has none), and
+   * where its flesh comes from now: "sim" (the solver: snapshots carry it) or "rnn" (that network alone, while
+   * nothing touches it: snapshots leave it out and pages run the network on the pose they show).
+   */
+  network: t.string().default(""),
+  flesh: t.string().default("sim"),
 }, "Character");
 export type CharacterState = SchemaType<typeof CharacterState>;
 

@@ -11,6 +11,8 @@ import { linearBlendSkin, RigPose } from "./rig-pose";
 
 /** Span of the acceleration's second difference, s (keys of the fox's clips are 1/24 s apart). */
 export const ACCELERATION_WINDOW = 1 / 20;
+/** Numbers per joint in `kinematics`: velocity and acceleration of a 3 x 4 affine matrix. */
+export const KINEMATIC_FEATURES = 24;
 /** Steps of history kept: enough for the window at 240 Hz. */
 const HISTORY = 2 * Math.ceil(ACCELERATION_WINDOW * 240) + 1;
 
@@ -33,8 +35,9 @@ export class RigMotion {
   /** The surface samples in the bind pose (body metres) and their skin weights. */
   private readonly surfaceBind: Float64Array;
   private readonly surfaceSkin: { joints: Uint16Array; weights: Float32Array };
-  /** The joints' world matrices at the last HISTORY advances (newest first). */
+  /** The joints' world matrices at the last HISTORY advances (newest first), and their skinning matrices in the frame. */
   private readonly worldHistory: Float64Array;
+  private readonly frameHistory: Float64Array;
   private historyCount = 0;
 
   constructor(readonly rig: Rig, baked: BakedBody, size: number) {
@@ -49,6 +52,7 @@ export class RigMotion {
     this.surfaceSkin = skinWeightsAt(baked, baked.surfacePositions);
     this.posedSurface = new Float64Array(this.surfaceBind.length);
     this.worldHistory = new Float64Array(HISTORY * 16 * joints);
+    this.frameHistory = new Float64Array(HISTORY * 16 * joints);
   }
 
   setFrame(x: number, y: number, z: number, yaw: number): void {
@@ -135,6 +139,33 @@ export class RigMotion {
     }
   }
 
+  /**
+   * What a learned layer reads of the rig's recent motion, KINEMATIC_FEATURES per joint into out[offset..]: the
+   * velocity of its skinning matrix's 12 affine entries in the frame (the pose changing, the frame's own walk left
+   * out), then their acceleration in the world turned into the frame's axes (what the inertia force is made of),
+   * both over the acceleration's window; zeros until the motion is known.
+   */
+  kinematics(dt: number, out: Float32Array | Float64Array, offset = 0): void {
+    const joints = this.rig.jointNodes.length;
+    out.fill(0, offset, offset + KINEMATIC_FEATURES * joints);
+    if (!this.moving(dt)) return;
+    const k = windowSteps(dt), span = k * dt, size = 16 * joints, back = k * size, back2 = 2 * k * size;
+    const h = this.worldHistory, f = this.frameHistory, cos = Math.cos(this.frameYaw), sin = Math.sin(this.frameYaw);
+    for (let j = 0; j < joints; j++) {
+      const o = 16 * j, v = offset + KINEMATIC_FEATURES * j, a = v + 12;
+      for (let col = 0; col < 4; col++) {
+        const e = o + 4 * col;
+        for (let r = 0; r < 3; r++) out[v + 3 * col + r] = (f[e + r] - f[back + e + r]) / span;
+        const ax = h[e] - 2 * h[back + e] + h[back2 + e];
+        const ay = h[e + 1] - 2 * h[back + e + 1] + h[back2 + e + 1];
+        const az = h[e + 2] - 2 * h[back + e + 2] + h[back2 + e + 2];
+        out[a + 3 * col] = (cos * ax - sin * az) / (span * span);
+        out[a + 3 * col + 1] = ay / (span * span);
+        out[a + 3 * col + 2] = (sin * ax + cos * az) / (span * span);
+      }
+    }
+  }
+
   /** The pose's joint matrices and positions, from rig units to the frame's metres (a page drawing it needs no more). */
   poseJoints(): void {
     const rig = this.rig, k = this.unitScale, c = this.unitCentre, joints = this.pose.joints, world = this.pose.world;
@@ -156,6 +187,8 @@ export class RigMotion {
   private rememberWorldPose(): void {
     const joints = this.rig.jointNodes.length, size = 16 * joints, h = this.worldHistory;
     h.copyWithin(size, 0, (HISTORY - 1) * size);
+    this.frameHistory.copyWithin(size, 0, (HISTORY - 1) * size);
+    this.frameHistory.set(this.jointMatrices.subarray(0, size));
     const cos = Math.cos(this.frameYaw), sin = Math.sin(this.frameYaw), p = this.framePosition;
     for (let j = 0; j < joints; j++) {
       const o = 16 * j;

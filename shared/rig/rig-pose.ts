@@ -75,6 +75,28 @@ export class RigPose {
     this.update();
   }
 
+  /**
+   * Two clip samples mixed node by node: node i takes weight w[i] of `to` (the sampleBlend of one node). Mixes poses
+   * the clips never hold together, within the range of their joint angles.
+   */
+  sampleNodeBlend(from: RigClip, fromTime: number, to: RigClip, toTime: number, w: ArrayLike<number>): void {
+    this.sample(from, fromTime);
+    const translation = this.blendTranslation, rotation = this.blendRotation, scale = this.blendScale;
+    translation.set(this.translation);
+    rotation.set(this.rotation);
+    scale.set(this.scale);
+    this.sample(to, toTime);
+    for (let node = 0; node < this.rig.parents.length; node++) {
+      const s = w[node];
+      for (let a = 0; a < 3; a++) {
+        this.translation[3 * node + a] = translation[3 * node + a] + s * (this.translation[3 * node + a] - translation[3 * node + a]);
+        this.scale[3 * node + a] = scale[3 * node + a] + s * (this.scale[3 * node + a] - scale[3 * node + a]);
+      }
+      slerpInto(rotation, 4 * node, this.rotation, 4 * node, s, this.rotation, 4 * node);
+    }
+    this.update();
+  }
+
   /** World and joint matrices from the local transforms (after changing them by hand). */
   update(): void {
     const rig = this.rig, world = this.world, local = this.local;

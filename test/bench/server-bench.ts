@@ -1,4 +1,4 @@
-// npm run bench:server [-- --json] [--seconds 30] [--players 8] [--spectators 50] [--rough] [--no-characters]
+// npm run bench:server [-- --json] [--seconds 30] [--players 8] [--spectators 50] [--rough] [--no-characters] [--solver-flesh]
 // Load on a real server on loopback: bots (another process) with 8 players sending poses at 72 Hz and grabbing,
 // and 50 spectators. Reports the room's tick time (p50/p99/max, overruns of the 16.7 ms budget), bytes sent per
 // client per second, the server's CPU and memory, and whether every body stayed finite and in the room. A long
@@ -22,7 +22,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const flags = parseFlags(process.argv.slice(2), {
   json: { type: "boolean", default: false }, seconds: { type: "string" }, players: { type: "string" }, spectators: { type: "string" },
-  rough: { type: "boolean", default: false }, "no-characters": { type: "boolean", default: false },
+  rough: { type: "boolean", default: false }, "no-characters": { type: "boolean", default: false }, "solver-flesh": { type: "boolean", default: false },
 });
 const seconds = integerFlag(flags, "seconds", 30, 5, 7200);
 const players = integerFlag(flags, "players", 8, 0, 16);
@@ -30,6 +30,8 @@ const spectators = integerFlag(flags, "spectators", 50, 0, 64);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 if (flags["no-characters"]) configurePlayground({ layout: { ...PLAYGROUND, characters: [] } });
+// The solver always moves the characters' flesh, instead of their networks while nothing touches them.
+if (flags["solver-flesh"]) configurePlayground({ learnedFlesh: false });
 const server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "bench", log: () => {}, matchmakeLimits: { requestsPerAddress: Number.POSITIVE_INFINITY } }); // every bot joins from this machine
 const listing = await matchMaker.createRoom(ROOM_NAME, {});
 const room = matchMaker.getLocalRoomById(listing.roomId) as PlaygroundRoom;

@@ -5,6 +5,17 @@
 
 import { KICK_CLOSE_CODE, PliantRoomClient, type JoinOptions } from "../../../shared/net";
 import type { BakeLoader } from "../bake/bake-loader";
+import type { OrtModule } from "../../../shared/skinning";
+
+/**
+ * onnxruntime-web for characters' secondary-motion networks, loaded on first use: wasm on one thread (threads need
+ * cross-origin isolation, which the page does not ask for; the network is small).
+ */
+async function loadOnnxRuntime(): Promise<OrtModule> {
+  const ort = await import("onnxruntime-web");
+  ort.env.wasm.numThreads = 1;
+  return ort as unknown as OrtModule;
+}
 
 export type ConnectionStatus = "connecting" | "connected" | "reconnecting" | "failed";
 
@@ -71,7 +82,7 @@ export class RoomConnection {
   private async join(options: JoinOptions, roomId?: string): Promise<PliantRoomClient> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await PliantRoomClient.join({ endpoint: this.endpoint, options, roomId, fetchBake: this.fetchBake });
+        return await PliantRoomClient.join({ endpoint: this.endpoint, options, roomId, fetchBake: this.fetchBake, ort: loadOnnxRuntime, executionProviders: ["wasm"] });
       } catch (error) {
         if (attempt >= JOIN_ATTEMPTS || !/seat reservation expired/i.test(error instanceof Error ? error.message : String(error))) throw error;
       }

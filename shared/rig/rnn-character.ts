@@ -1,0 +1,179 @@
+// A character whose flesh comes from a small recurrent network (DSNet's idea) instead of the solver: trained on our
+// solver's complementary soft part (models/train/secondary.py), it reads the rig's recent motion each step (every
+// joint's velocity and acceleration, rig-motion.ts `kinematics`, and the character's size) and answers with the
+// soft part's coordinates q. It is run by an injected onnxruntime (node on the server and in CLIs, web in pages),
+// at the fixed step it was trained at, carrying its hidden state from run to run. A run can take several steps at
+// once (a sequence), which is how a room's ticks queue their steps without ever waiting for one.
+
+import type { OrtModule, OrtSession, OrtTensor } from "../skinning/onnx-provider";
+import { rigOf } from "../skinning/baked-rig";
+import { handleCount, type BakedBody } from "../skinning/baked-body";
+import type { Rig } from "./rig";
+import { KINEMATIC_FEATURES, RigMotion } from "./rig-motion";
+
+/** What the trained network says of itself (models/secondary-*.json). */
+export interface SecondaryModelInfo {
+  /** Inputs per step, outputs per step (the subspace's 3 m), the GRU's state size. */
+  featureCount: number;
+  n: number;
+  hidden: number;
+  /** The step it was trained at, s. */
+  dt: number;
+  /** The clips and character sizes (m) of its training data, and the solver's flesh it imitates. */
+  clips: string[];
+  sizes: number[];
+  material: { youngsModulus: number; poissonRatio: number; density: number; damping: number };
+}
+
+/** Inputs per step for a rig: KINEMATIC_FEATURES per joint, then the size. */
+export function secondaryFeatureCount(rig: Rig): number {
+  return KINEMATIC_FEATURES * rig.jointNodes.length + 1;
+}
+
+/** One step's inputs from a motion advanced to it, into out[offset..offset + secondaryFeatureCount). */
+export function writeSecondaryFeatures(motion: RigMotion, size: number, dt: number, out: Float32Array, offset: number): void {
+  motion.kinematics(dt, out, offset);
+  out[offset + KINEMATIC_FEATURES * motion.rig.jointNodes.length] = size;
+}
+
+/** The network itself, streaming: each run continues from the hidden state the last one left. */
+export class SecondaryNetwork {
+  private hidden: OrtTensor;
+
+  private constructor(private readonly ort: OrtModule, private readonly session: OrtSession, readonly info: SecondaryModelInfo) {
+    this.hidden = this.zeroState();
+  }
+
+  static async create(ort: OrtModule, model: Uint8Array, info: SecondaryModelInfo, executionProviders?: string[]): Promise<SecondaryNetwork> {
+    const session = await ort.InferenceSession.create(model, executionProviders ? { executionProviders } : {});
+    return new SecondaryNetwork(ort, session, info);
+  }
+
+  /** Forget the motion seen so far (a character that jumped, or one that starts again). */
+  reset(): void {
+    this.hidden = this.zeroState();
+  }
+
+  /** `steps` steps of inputs (steps x featureCount) -> the soft part after each (steps x n). */
+  async run(features: Float32Array, steps: number): Promise<Float32Array> {
+    const { featureCount, n } = this.info;
+    if (features.length < steps * featureCount) throw new Error(`${steps} steps need ${steps * featureCount} inputs, got ${features.length}`);
+    const input = new this.ort.Tensor("float32", features.subarray(0, steps * featureCount), [steps, 1, featureCount]);
+    const out = await this.session.run({ features: input, hidden: this.hidden });
+    this.hidden = out.hidden_out;
+    const q = out.q.data as Float32Array;
+    if (q.length !== steps * n) throw new Error(`the secondary-motion network gave ${q.length} numbers for ${steps} steps of ${n}`);
+    return q;
+  }
+
+  async release(): Promise<void> {
+    await this.session.release?.();
+  }
+
+  private zeroState(): OrtTensor {
+    return new this.ort.Tensor("float32", new Float32Array(this.info.hidden), [1, 1, this.info.hidden]);
+  }
+}
+
+/** Steps a room may queue while a run is in flight; more means the runtime has stalled, and the oldest are dropped. */
+const MAX_QUEUED_STEPS = 30;
+
+/**
+ * The learned layer on a rigged character: the rig's motion (posing, framing and its kinematics) and the network.
+ * `step` waits for each step's answer (CLIs, evals); `queueStep` never waits (a room's tick, a page's frame): it
+ * queues the step's inputs, starts a run of everything queued when none is in flight, and `q` holds the latest
+ * answer, at most a run behind.
+ */
+export class RnnCharacter {
+  readonly motion: RigMotion;
+  /** The soft part's coordinates, as of step `answeredSteps`. */
+  readonly q: Float64Array;
+  answeredSteps = 0;
+  /** Steps queued or taken so far. */
+  queuedSteps = 0;
+  /** Steps dropped because the runtime fell behind (the hidden state then skipped them). */
+  droppedSteps = 0;
+  private readonly queue: Float32Array;
+  private queued = 0;
+  private inFlight: Promise<void> | null = null;
+  private failure: Error | null = null;
+
+  /** `motion`: a motion someone else advances (a room's solver character's), else its own. */
+  constructor(baked: BakedBody, readonly size: number, readonly network: SecondaryNetwork, motion?: RigMotion) {
+    const rig = rigOf(baked);
+    if (!rig) throw new Error("a character needs a rigged bake");
+    const info = network.info;
+    if (secondaryFeatureCount(rig) !== info.featureCount) throw new Error(`the secondary-motion network reads ${info.featureCount} inputs a step; this rig gives ${secondaryFeatureCount(rig)}`);
+    if (3 * 4 * handleCount(baked) !== info.n) throw new Error(`the secondary-motion network answers ${info.n} coordinates; this bake has ${3 * 4 * handleCount(baked)}`);
+    this.motion = motion ?? new RigMotion(rig, baked, size);
+    this.q = new Float64Array(info.n);
+    this.queue = new Float32Array(MAX_QUEUED_STEPS * info.featureCount);
+  }
+
+  get pose() {
+    return this.motion.pose;
+  }
+
+  get dt(): number {
+    return this.network.info.dt;
+  }
+
+  /** One step under the pose and frame set now, waiting for its answer. */
+  async step(): Promise<void> {
+    this.takeInputs();
+    await this.runQueued();
+  }
+
+  /**
+   * One step under the pose and frame set now, without waiting (see the class); `advance` false when the motion was
+   * already advanced to it by its owner. Throws a run's failure, once.
+   */
+  queueStep(advance = true): void {
+    if (this.failure) {
+      const failure = this.failure;
+      this.failure = null;
+      throw failure;
+    }
+    this.takeInputs(advance);
+    if (!this.inFlight) {
+      this.inFlight = this.runQueued()
+        .catch((error: Error) => { this.failure = error; })
+        .finally(() => { this.inFlight = null; });
+    }
+  }
+
+  /** Resolves once nothing is in flight (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.inFlight) await this.inFlight;
+  }
+
+  /** Forget the motion (after a jump): the kinematics and the network start again. */
+  restart(): void {
+    this.motion.restart();
+    this.network.reset();
+  }
+
+  private takeInputs(advance = true): void {
+    const count = this.network.info.featureCount;
+    if (advance) this.motion.advance();
+    if (this.queued === MAX_QUEUED_STEPS) {
+      this.queue.copyWithin(0, count);
+      this.queued--;
+      this.droppedSteps++;
+    }
+    writeSecondaryFeatures(this.motion, this.size, this.dt, this.queue, this.queued * count);
+    this.queued++;
+    this.queuedSteps++;
+  }
+
+  private async runQueued(): Promise<void> {
+    const steps = this.queued, count = this.network.info.featureCount, n = this.network.info.n;
+    if (steps === 0) return;
+    const batch = this.queue.slice(0, steps * count);
+    this.queued = 0;
+    const upTo = this.queuedSteps;
+    const q = await this.network.run(batch, steps);
+    for (let i = 0; i < n; i++) this.q[i] = q[(steps - 1) * n + i];
+    this.answeredSteps = upTo;
+  }
+}
