@@ -5,7 +5,10 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { createModelProvider, SkinningError, type OrtModule, type SkinningFieldProvider } from "../../shared/skinning";
 
-export const MODEL_DIRECTORY = path.resolve(import.meta.dirname, "../../models");
+/** models/, or SKINNING_MODEL_DIR (evaluating another export of the network with the same tools). */
+export const MODEL_DIRECTORY = path.resolve(process.env.SKINNING_MODEL_DIR || path.join(import.meta.dirname, "../../models"));
+/** The pose-consistent fine-tune of the network (models/train/pose_consistency.py), when exported. */
+export const POSE_CONSISTENT_DIRECTORY = path.resolve(import.meta.dirname, "../../models/pose-consistent");
 
 let cached: Promise<SkinningFieldProvider> | undefined;
 

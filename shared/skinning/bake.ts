@@ -6,6 +6,7 @@
 
 import { createInsideTest, DEFAULT_INTERIOR_CANDIDATES, farthestPoints, jitteredInside, meshBounds, normaliseMesh, Random, sampleInterior, sampleSurface, thickenFlatMesh, type TriangleMesh } from "../geometry";
 import { BAKED_BODY_VERSION, type BakedBody } from "./baked-body";
+import { anchoredFields, type AnchorFrame } from "./anchored-prediction";
 import { NO_RIG, packRig } from "./baked-rig";
 import { fitCubature } from "./cubature-fit";
 import { FIT_CUBATURE_BY_DEFAULT } from "./defaults";
@@ -25,6 +26,11 @@ export interface BakeOptions {
   /** Dense interior samples the mass matrix is integrated on. Default 4096. */
   massSamples?: number;
   seed?: number;
+  /**
+   * For a rigged mesh with clips, predict on the anchor frame and carry the fields back to the bind pose (default:
+   * when the provider anchorsPoses, i.e. the network).
+   */
+  anchorFrame?: boolean;
   /** Called as each stage starts (progress for long bakes). */
   onProgress?: (stage: BakeStage, fraction: number) => void;
 }
@@ -35,6 +41,8 @@ export interface BakeResult {
   body: BakedBody;
   /** Milliseconds per stage. */
   timings: { sampling: number; fields: number; evaluating: number; total: number };
+  /** The frame the fields were predicted on, for an anchored bake. */
+  anchor?: AnchorFrame;
 }
 
 /** Interior points (about) the fitted cubature chooses from and matches: a stratified sample of the solid. */
@@ -76,6 +84,7 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
   // One inside test serves the interior sampling and the providers that discretise the solid.
   const inside = createInsideTest(shapeMesh);
   const fit = options.fitCubature ?? FIT_CUBATURE_BY_DEFAULT;
+  let anchor: AnchorFrame | undefined;
   let interior: ReturnType<typeof sampleInterior>, fields: SkinningFields, t1: number, pool: { points: Float64Array; cellVolume: number } | undefined;
   try {
     interior = sampleInterior(shapeMesh, { count: cubatureCount, seed: seed + 2, insideTest: inside });
@@ -87,15 +96,21 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
     }
     t1 = performance.now();
     progress("fields", 0.4);
-    fields = await provider.fieldsFor(
-      {
-        surfacePoints: encoderSurface.points,
-        surfaceNormals: encoderSurface.normals,
-        interiorPoints: interior.candidates,
-        solid: { inside, ...meshBounds(shapeMesh.positions) },
-      },
-      handles,
-    );
+    const rigged = shapeMesh.rig && shapeMesh.skinJoints && shapeMesh.skinWeights && shapeMesh.rig.clips.length > 0;
+    if (rigged && (options.anchorFrame ?? provider.anchorsPoses === true)) {
+      const shape = { mesh: shapeMesh, rig: shapeMesh.rig!, skinJoints: shapeMesh.skinJoints!, skinWeights: shapeMesh.skinWeights!, center: normalised.center, scale: normalised.scale };
+      ({ fields, anchor } = await anchoredFields(shape, provider.anchorProvider ?? provider, handles, { surfacePoints: encoderPoints, seed, interior: interior.candidates }));
+    } else {
+      fields = await provider.fieldsFor(
+        {
+          surfacePoints: encoderSurface.points,
+          surfaceNormals: encoderSurface.normals,
+          interiorPoints: interior.candidates,
+          solid: { inside, ...meshBounds(shapeMesh.positions) },
+        },
+        handles,
+      );
+    }
   } finally {
     inside.dispose?.();
   }
@@ -185,7 +200,7 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
     fieldNorms: norms,
     ...describedFields(fields),
   };
-  return { body, timings: { sampling: t1 - t0, fields: t2 - t1, evaluating: t3 - t2, total: t3 - t0 } };
+  return { body, timings: { sampling: t1 - t0, fields: t2 - t1, evaluating: t3 - t2, total: t3 - t0 }, ...(anchor ? { anchor } : {}) };
 }
 
 function describedFields(fields: SkinningFields): { fieldKind: string; fieldDescription: Float64Array } {

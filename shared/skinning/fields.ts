@@ -38,6 +38,12 @@ export interface SkinningFieldProvider {
   /** Recorded in baked bodies: "eigen", "baseline" or "model". */
   readonly name: string;
   fieldsFor(shape: ShapeSamples, count: number): Promise<SkinningFields>;
+  /**
+   * Predicts on a rigged mesh's anchor frame instead of its bind pose (a network, whose fields move with the pose:
+   * anchored-prediction.ts); optionally with another provider for that (the pose-consistent fine-tune).
+   */
+  readonly anchorsPoses?: boolean;
+  readonly anchorProvider?: SkinningFieldProvider;
 }
 
 export class SkinningError extends Error {

@@ -51,6 +51,7 @@ export async function createModelProvider(ort: OrtModule, files: ModelFiles, opt
   const batchSize = options.batchSize ?? 8192;
   return {
     name: "model",
+    anchorsPoses: true,
     async fieldsFor(shape: ShapeSamples, count: number): Promise<SkinningFields> {
       const n = shape.surfacePoints.length / 3;
       if (n < 16) throw new SkinningError(`the model needs surface samples, got ${n}`);

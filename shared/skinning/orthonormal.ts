@@ -18,6 +18,8 @@ const RELATIVE_RIDGE = 1e-8;
 export function orthonormalProvider(inner: SkinningFieldProvider): SkinningFieldProvider {
   return {
     name: inner.name,
+    anchorsPoses: inner.anchorsPoses,
+    ...(inner.anchorProvider ? { anchorProvider: orthonormalProvider(inner.anchorProvider) } : {}),
     async fieldsFor(shape: ShapeSamples, count: number): Promise<SkinningFields> {
       const fields = await inner.fieldsFor(shape, count);
       const points = strided(shape.interiorPoints, GRAM_POINTS);
