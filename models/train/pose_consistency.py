@@ -5,7 +5,8 @@ or an unrigged mesh deformed by our solver): per frame the deformed surface as t
 material points where the frame puts them, with the anchor frame the eval chose (the consensus frame).
 - teacher: the original network's prediction on the anchor frame at the material points (frozen);
 - students: the network on every frame at the same material points; loss = 1 - the teacher's variance captured
-  by span{1, student} (losses.span_loss with equal weights);
+  by span{1, student} (losses.span_loss with equal weights), the teacher whitened (an orthonormal basis of its
+  span), so the loss is the subspace distance over K;
 - regulariser: self-distillation on undeformed training shapes (shapes.py), the same span loss against the original
   network's fields, so the subspace quality (eval:modes) does not drift.
 
@@ -61,6 +62,14 @@ def load_frames(directory):
     return frames, index["anchor"]
 
 
+def whitened(fields):
+    """An orthonormal basis of the zero-mean fields' span (Q, K): every direction of the span counts the same in the
+    span loss, as in the subspace distance, instead of the few largest the raw, partly collinear fields carry."""
+    centred = fields - fields.mean(dim=0, keepdim=True)
+    q, _ = torch.linalg.qr(centred.double())
+    return q.float() * np.sqrt(len(fields))
+
+
 def subsample(array, count, rng):
     return array if len(array) <= count else array[rng.choice(len(array), count, replace=False)]
 
@@ -103,7 +112,7 @@ def main(argv=None):
             chosen = rng.choice(len(points), min(args.points, len(points)), replace=False)
             s = torch.from_numpy(subsample(surface, args.surface, rng))[None]
             student = model(s, torch.from_numpy(points[chosen])[None])
-            loss = span_loss(student, mesh["teacher"][chosen][None], ones) / args.frames_per_step
+            loss = span_loss(student, whitened(mesh["teacher"][chosen])[None], ones) / args.frames_per_step
             loss.backward()
             consistency += float(loss)
         regulariser = 0.0
@@ -112,7 +121,7 @@ def main(argv=None):
             s = torch.from_numpy(np.concatenate([shape["surface"], shape["normals"]], -1))[None]
             p = torch.from_numpy(subsample(shape["interior"], args.points, rng))[None]
             with torch.no_grad():
-                target = original(s, p)
+                target = whitened(original(s, p)[0])[None]
             loss = args.regulariser * span_loss(model(s, p), target, ones) / args.shapes_per_step
             loss.backward()
             regulariser += float(loss)

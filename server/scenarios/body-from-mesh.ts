@@ -5,7 +5,7 @@ import { basisRows, SoftBody, Subspace, type Material, type SolverOptions } from
 import { bakeMesh, baselineProvider, DEFAULT_FIELD_PROVIDER, eigenProvider, handleCount, orthonormalProvider, SkinningError, toSubspaceSource, type BakedBody, type SkinningFieldProvider } from "../../shared/skinning";
 import { readMeshFile } from "../mesh-file";
 import { heldOutShape } from "../modes/heldout-shapes";
-import { modelProvider } from "../skinning/model-provider";
+import { modelWithAnchor } from "../skinning/model-provider";
 
 export const WEIGHTS_SOURCES = ["baseline", "eigen", "model"] as const;
 export type WeightsSource = (typeof WEIGHTS_SOURCES)[number];
@@ -47,7 +47,7 @@ export async function providerFor(weights: WeightsSource): Promise<SkinningField
   if (weights === "baseline") return baselineProvider;
   if (weights === "eigen") return eigenProvider;
   // The network's fields are nearly collinear in places; the bake gets an orthonormal basis of their span.
-  if (weights === "model") return orthonormalProvider(await modelProvider());
+  if (weights === "model") return orthonormalProvider(await modelWithAnchor());
   throw new SkinningError(`unknown weights "${String(weights)}": use baseline, eigen or model`);
 }
 

@@ -1,6 +1,7 @@
 // The shipped skinning model in Node: the ONNX files from models/, run by onnxruntime-node.
 
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { createModelProvider, SkinningError, type OrtModule, type SkinningFieldProvider } from "../../shared/skinning";
@@ -23,12 +24,31 @@ export function modelProvider(directory = MODEL_DIRECTORY): Promise<SkinningFiel
 }
 
 /**
+ * The shipped network, predicting on a rigged mesh's anchor frame with the pose-consistent fine-tune when it is
+ * exported (the bake of an animated mesh, issue 16), with the shipped network itself otherwise.
+ */
+export async function modelWithAnchor(): Promise<SkinningFieldProvider> {
+  const shipped = await modelProvider();
+  if (!existsSync(path.join(POSE_CONSISTENT_DIRECTORY, "skinning-encoder.onnx"))) return shipped;
+  posed ??= load(POSE_CONSISTENT_DIRECTORY).catch((error) => {
+    posed = undefined;
+    throw error;
+  });
+  return { ...shipped, anchorProvider: await posed };
+}
+
+let posed: Promise<SkinningFieldProvider> | undefined;
+
+/**
  * The model's key for bake caches: "model-" and a hash of its ONNX files, so that a retrained model never reuses
  * bakes (latents and weights) made with the one before.
  */
 export async function modelCacheKey(directory = MODEL_DIRECTORY): Promise<string> {
   const hash = createHash("sha256");
-  for (const name of ["skinning-encoder.onnx", "skinning-decoder.onnx"]) hash.update(await readFile(path.join(directory, name)).catch(() => Buffer.alloc(0)));
+  // The pose-consistent files too: a rigged mesh's bake predicts with them.
+  for (const dir of [directory, POSE_CONSISTENT_DIRECTORY]) {
+    for (const name of ["skinning-encoder.onnx", "skinning-decoder.onnx"]) hash.update(await readFile(path.join(dir, name)).catch(() => Buffer.alloc(0)));
+  }
   return `model-${hash.digest("hex").slice(0, 16)}`;
 }
 
