@@ -15,6 +15,7 @@ import { frameView } from "../../shared/skinning/posed-frames";
 import { readMeshFile } from "../../server/mesh-file";
 import { evaluatePoseInvariance } from "../../server/scenarios/pose-invariance";
 import { MODEL_DIRECTORY, modelProvider, POSE_CONSISTENT_DIRECTORY } from "../../server/skinning/model-provider";
+import { parityError } from "./parity";
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -73,6 +74,12 @@ describe("the network on deformed frames (onnxruntime-node)", () => {
     // A frame whose points were not carried along is far off: the measure sees correspondences.
     const stale = await predictOnFrame(provider, frameView(moved, mesh.triangles, 2048, 1), points, 16);
     expect(subspaceDistance(stale.table, rest.table)).toBeGreaterThan(1);
+  });
+
+  it("the pose-consistent export reproduces its torch outputs in onnxruntime within 1e-4", async () => {
+    const error = await parityError(POSE_CONSISTENT_DIRECTORY, path.join(POSE_CONSISTENT_DIRECTORY, "skinning-parity.json"));
+    expect(error.latents).toBeLessThanOrEqual(1e-4);
+    expect(error.fields).toBeLessThanOrEqual(1e-4);
   });
 
   it("on a short fox clip the anchored prediction is closer than the raw one", async () => {
