@@ -6,7 +6,7 @@ import { MATERIALS, loadRapier, SceneWorld, MAX_POKES, grabSlipLimit } from "../
 import {
   BodyState, CharacterState, UPLOAD_LIMITS, EMPTY_SNAPSHOT_BYTES, GrabState, KICK_CLOSE_CODE, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
   parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parsePoke, parsePose, parseResetTable, parseSetMaterial, parseUploadTicket, seqAfter, seqMinus, snapshotCapacity,
-  type AckMessage, type AdminMessage, type GrabResultMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type NoticeMessage, type Parsed, type UploadTicketMessage,
+  type AckMessage, type AdminMessage, type GrabHeldMessage, type GrabResultMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type NoticeMessage, type Parsed, type UploadTicketMessage,
 } from "../../shared/net";
 import { adminTokenMatches } from "../admin-token";
 import { PUBLIC_ROOM_OPTION } from "../matchmaking/public-room";
@@ -632,7 +632,26 @@ export class PlaygroundRoom extends Room {
     const held = entity.body.grabbedSamples(grab);
     this.state.grabs.set(key, new GrabState({ slot, body: bodyId, owner: client.sessionId, hand, x: point[0], y: point[1], z: point[2] }));
     client.send(MESSAGES.grabResult, { hand, body: bodyId, ok: true, point: [point[0], point[1], point[2]], samples: held.samples, offsets: held.offsets } satisfies GrabResultMessage);
+    this.shareHeldMaterial(key, placed);
     return null;
+  }
+
+  /**
+   * People holding the same body predict each other's pulls: each is told the material the others' grabs hold (the
+   * new grab to those already holding it, theirs to the new grabber). Nobody else needs it.
+   */
+  private shareHeldMaterial(key: string, placed: RoomBody): void {
+    const started = this.grabs.get(key)!;
+    const startedMaterial = { key, body: placed.spec.id, ...placed.entity.body.grabbedSamples(started.grab) } satisfies GrabHeldMessage;
+    const told = new Set<string>();
+    for (const [otherKey, other] of this.grabs) {
+      if (other.body !== placed || other.sessionId === started.sessionId) continue;
+      const grabber = this.seats.get(started.sessionId)?.client;
+      grabber?.send(MESSAGES.grabHeld, { key: otherKey, body: placed.spec.id, ...placed.entity.body.grabbedSamples(other.grab) } satisfies GrabHeldMessage);
+      if (told.has(other.sessionId)) continue;
+      told.add(other.sessionId);
+      this.seats.get(other.sessionId)?.client.send(MESSAGES.grabHeld, startedMaterial);
+    }
   }
 
   /** A hand on a character: held in its frame (it walks on under the hand); nobody predicts it, so no samples go back. */

@@ -121,6 +121,18 @@ export interface GrabResultMessage {
   offsets?: number[];
 }
 
+/**
+ * Server -> the clients that hold the same body: the material another person's grab on it holds (its key in the
+ * state's `grabs`), so that their prediction replicates that pull on the same samples as the server
+ * (SoftBody.grabExactly). Sent when such a grab starts, and for the grabs already there when a client takes hold.
+ */
+export interface GrabHeldMessage {
+  key: string;
+  body: string;
+  samples: number[];
+  offsets: number[];
+}
+
 /** Server -> one client: a message was dropped (first of each kind per second), or an admin action's result. */
 export interface NoticeMessage {
   /**
@@ -151,6 +163,7 @@ export const MESSAGES = Object.freeze({
   /** server -> client */
   snapshot: "snapshot",
   grabResult: "grab-result",
+  grabHeld: "grab-held",
   notice: "notice",
   ack: "ack",
 });

@@ -33,7 +33,7 @@ import type { SoftBody } from "../sim";
 import { prepareSolverKernels } from "../sim/kernels/solver-kernels";
 import { decodeBakedBody, type BakedBody } from "../skinning";
 import { NetworkSimulator, PERFECT_NETWORK, type NetworkConditions } from "./network-conditions";
-import { HANDS, LIMITS, MESSAGES, ROOM_NAME, SEQ_MODULUS, TICK_RATE, unwrapSeq, type AckMessage, type GrabResultMessage, type Hand, type JoinOptions, type NoticeMessage, type Pose, type SetMaterialMessage, type UploadTicketMessage } from "./protocol";
+import { HANDS, LIMITS, MESSAGES, ROOM_NAME, SEQ_MODULUS, TICK_RATE, unwrapSeq, type AckMessage, type GrabHeldMessage, type GrabResultMessage, type Hand, type JoinOptions, type NoticeMessage, type Pose, type SetMaterialMessage, type UploadTicketMessage } from "./protocol";
 
 /** An upload ticket the room handed out (the answer to `upload-ticket` without an error). */
 type UploadTicket = Extract<UploadTicketMessage, { ticket: string }>;
@@ -307,7 +307,9 @@ export class PliantRoomClient {
   /** Latest target of every grab in the room, by GrabState.slot. */
   private readonly grabTargets = new Map<number, [number, number, number]>();
   /** Other people's grabs replicated on bodies this client predicts, by "sessionId:hand". */
-  private readonly replicas = new Map<string, { body: ClientBody; grab: number; slot: number }>();
+  private readonly replicas = new Map<string, { body: ClientBody; grab: number; slot: number; exact: boolean }>();
+  /** The material other people's grabs hold on bodies this client holds too (grab-held), by "sessionId:hand". */
+  private readonly heldMaterial = new Map<string, GrabHeldMessage>();
   /** This client's fingertips: when each was last refreshed (frame), by hand slot; -1 when idle. */
   private readonly pokeFrames = HANDS.map(() => -1);
   /** Shown correction still fading, per body (q-space; displayQ = prediction + offset), and its fade time constant. */
@@ -357,6 +359,7 @@ export class PliantRoomClient {
       self.network.schedule(true, () => (ready ? self.applySnapshot(bytes) : early.push(bytes)));
     });
     room.onMessage(MESSAGES.grabResult, (result: GrabResultMessage) => self.network.schedule(false, () => self.onGrabResult(result)));
+    room.onMessage(MESSAGES.grabHeld, (held: GrabHeldMessage) => self.network.schedule(false, () => self.onGrabHeld(held)));
     room.onMessage(MESSAGES.notice, (notice: NoticeMessage) => {
       // The latest ones only: resets and refusals keep coming for as long as a page stays open.
       if (self.notices.push(notice) > MAX_NOTICES_KEPT) self.notices.shift();
@@ -787,6 +790,8 @@ export class PliantRoomClient {
       if (replica.body !== body) continue;
       body.body.release(replica.grab);
       this.replicas.delete(key);
+      // Told again (grab-held) when this client next takes hold of the body.
+      this.heldMaterial.delete(key);
     }
     for (const ghost of prediction.ghosts.values()) this.deactivate(ghost);
     this.predictions.delete(body);
@@ -821,6 +826,7 @@ export class PliantRoomClient {
       if (replica.body === body && (!state || state.body !== body.id)) {
         body.body.release(replica.grab);
         this.replicas.delete(key);
+        this.heldMaterial.delete(key);
       }
     }
     for (const [key, state] of grabs) {
@@ -831,12 +837,17 @@ export class PliantRoomClient {
         body.body.moveGrab(replica.grab, target[0], target[1], target[2]);
         continue;
       }
+      const material = this.heldMaterial.get(key);
+      const exact = material?.body === body.id;
       try {
-        // Near enough: the server's samples go to the grabber only, and its snapshots correct the rest.
-        const grab = body.body.grab(target[0], target[1], target[2], { radius: Math.max(LIMITS.grabSlack, 0.08 * body.body.size) });
-        if (grab >= 0) this.replicas.set(key, { body, grab, slot: state.slot });
+        // The server's material when it has said (grab-held); until then the samples nearest the hand, which settle a
+        // little off where the server's do, and snapshots correct the difference.
+        const grab = exact
+          ? body.body.grabExactly(material.samples, material.offsets, target[0], target[1], target[2])
+          : body.body.grab(target[0], target[1], target[2], { radius: Math.max(LIMITS.grabSlack, 0.08 * body.body.size) });
+        if (grab >= 0) this.replicas.set(key, { body, grab, slot: state.slot, exact });
       } catch {
-        // The solver's grab slots are full: this pull is left to the server's corrections.
+        // The solver's grab slots are full (or the samples do not fit the body): the server's corrections carry this pull.
       }
     }
   }
@@ -1255,6 +1266,17 @@ export class PliantRoomClient {
   materialOf(body: string): MaterialName {
     const material = (this.room.state as { bodies?: Map<string, { material: string }> }).bodies?.get(body)?.material;
     return isMaterialName(material) ? material : "jelly";
+  }
+
+  /** Another person's grab on a body this client holds: replicate it on the very material the server's grab holds. */
+  private onGrabHeld(held: GrabHeldMessage): void {
+    this.heldMaterial.set(held.key, held);
+    const replica = this.replicas.get(held.key);
+    if (!replica) return;
+    // The replica made before this arrived holds the samples nearest the hand (or an earlier grab's): made again.
+    replica.body.body.release(replica.grab);
+    this.replicas.delete(held.key);
+    if (replica.body.predicting) this.syncReplicas(replica.body);
   }
 
   private onGrabResult(result: GrabResultMessage): void {

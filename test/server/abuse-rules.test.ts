@@ -4,8 +4,8 @@
 
 import { Client } from "@colyseus/sdk";
 import { describe, expect, it, vi } from "vitest";
-import { KICK_CLOSE_CODE, LIMITS, type GrabResultMessage } from "../../shared/net";
-import { ADMIN_TOKEN, joinClient, pull, roundTrip, serverRoom, shownSurfacePoint, topSample, useTestServer, waitUntilShown } from "./helpers";
+import { KICK_CLOSE_CODE, LIMITS, type GrabHeldMessage, type GrabResultMessage } from "../../shared/net";
+import { ADMIN_TOKEN, joinClient, pull, roundTrip, serverRoom, shownSurfacePoint, ticksPass, topSample, useTestServer, waitUntilShown } from "./helpers";
 
 const server = useTestServer();
 const INVALID = ["grab-move", { hand: "tail", target: [0, 1, 0], seq: 1 }] as const;
@@ -153,6 +153,44 @@ describe("abuse rules as documented", () => {
       expect(room.state.players.has(grabber.sessionId)).toBe(true);
     } finally {
       await Promise.all([grabber.stop(), watcher.stop()]);
+    }
+  });
+
+  it("tells the people holding the same body, and nobody else, the material each other's grabs hold", async () => {
+    const a = await joinClient(server, { create: true, options: { name: "A", role: "player" } });
+    const b = await joinClient(server, { roomId: a.room.roomId, options: { name: "B", role: "player" } });
+    const watcher = await joinClient(server, { roomId: a.room.roomId, options: { name: "Watcher", role: "spectator" } });
+    try {
+      await Promise.all([waitUntilShown(a), waitUntilShown(b), waitUntilShown(watcher)]);
+      const told = new Map<string, GrabHeldMessage[]>(), results = new Map<string, GrabResultMessage[]>();
+      for (const [name, client] of [["a", a], ["b", b], ["watcher", watcher]] as const) {
+        told.set(name, []);
+        results.set(name, []);
+        client.room.onMessage("grab-held", (message: GrabHeldMessage) => told.get(name)!.push(message));
+        client.room.onMessage("grab-result", (message: GrabResultMessage) => results.get(name)!.push(message));
+      }
+      const top = shownSurfacePoint(a, "spot", topSample(a, "spot"));
+      a.sendRaw("grab-start", { hand: "left", body: "spot", point: top, seq: 1 });
+      await vi.waitFor(() => expect(results.get("a")!.filter((r) => r.ok)).toHaveLength(1), { timeout: 10_000, interval: 10 });
+      // B takes hold of the same body elsewhere: B hears of A's grab, A of B's.
+      const side = shownSurfacePoint(b, "spot", 0);
+      b.sendRaw("grab-start", { hand: "right", body: "spot", point: side, seq: 1 });
+      await vi.waitFor(() => {
+        expect(results.get("b")!.filter((r) => r.ok)).toHaveLength(1);
+        expect(told.get("a")).toHaveLength(1);
+        expect(told.get("b")).toHaveLength(1);
+      }, { timeout: 10_000, interval: 10 });
+      const [aHeld] = results.get("a")!, [bHeld] = results.get("b")!;
+      expect(told.get("b")![0]).toEqual({ key: `${a.room.sessionId}:left`, body: "spot", samples: aHeld.samples, offsets: aHeld.offsets });
+      expect(told.get("a")![0]).toEqual({ key: `${b.room.sessionId}:right`, body: "spot", samples: bHeld.samples, offsets: bHeld.offsets });
+      // A grab on another body concerns nobody else; the spectator, who holds nothing, never hears of any.
+      a.sendRaw("grab-start", { hand: "right", body: "dough-ball", point: shownSurfacePoint(a, "dough-ball", topSample(a, "dough-ball")), seq: 2 });
+      await vi.waitFor(() => expect(results.get("a")!.filter((r) => r.ok)).toHaveLength(2), { timeout: 10_000, interval: 10 });
+      await ticksPass(serverRoom(a.room.roomId), 10);
+      expect(told.get("b")).toHaveLength(1);
+      expect(told.get("watcher")).toHaveLength(0);
+    } finally {
+      await Promise.all([a.stop(), b.stop(), watcher.stop()]);
     }
   });
 
