@@ -1,6 +1,7 @@
 // The fox in real Chromium: a desktop spectator sees it walk its loop around the table (drawn, moving along the
 // path), and an emulated headset's bare fingertip, held beside its path ahead of it, dents its flesh as it
-// passes (seen on the spectator's page: the skin near the fingertip pushed away from it). The screenshot is kept
+// passes (seen on the spectator's page: the skin near the fingertip pushed away from it). Untouched, its flesh
+// comes from its secondary-motion network, which the page runs itself in onnxruntime-web. The screenshot is kept
 // in out/browser/ (docs/ holds the curated one).
 
 import { mkdirSync } from "node:fs";
@@ -14,7 +15,7 @@ import { ARTIFACTS, inPage, launchBrowser, openPage, waitForPage, type Browser, 
 import { placeInput } from "./emulated-inputs";
 
 type Vec = [number, number, number];
-interface ShownCharacter { drawn: boolean; frame: Vec; yaw: number; softRms: number; surface: number[]; rigSurface: number[] }
+interface ShownCharacter { drawn: boolean; frame: Vec; yaw: number; softRms: number; surface: number[]; rigSurface: number[]; flesh: string; learnedWeight: number; learnedSteps: number }
 const FOX = PLAYGROUND.characters![0];
 
 let server: RunningServer;
@@ -75,6 +76,23 @@ it("the spectator sees the fox drawn, walking its loop around the table", async 
   expect(spectator.errors).toEqual([]);
   expect(spectator.offsite).toEqual([]);
 }, 180_000);
+
+it("untouched, the spectator's page moves the fox's flesh with its own run of the network (onnxruntime-web, wasm)", async () => {
+  await vi.waitFor(async () => {
+    const fox = (await shown(spectator))!;
+    expect(fox.flesh).toBe("rnn");
+    expect(fox.learnedWeight).toBe(1);
+    expect(fox.learnedSteps).toBeGreaterThan(60);
+  }, { timeout: 60_000, interval: 200 });
+  // The flesh it shows is the page's network's: it moves (the server sends none of it now).
+  let largest = 0;
+  await vi.waitFor(async () => {
+    largest = Math.max(largest, (await shown(spectator))!.softRms);
+    expect(largest).toBeGreaterThan(2e-4);
+  }, { timeout: 30_000, interval: 100 });
+  console.info(`the spectator's own network moved the fox's flesh by up to ${(1000 * largest).toFixed(2)} mm RMS`);
+  expect(spectator.errors).toEqual([]);
+}, 120_000);
 
 it("a fingertip held where the walking fox goes dents its flesh as it passes, and the spectator sees the dent", async () => {
   // A fingertip on the fox's path a metre and a half ahead of it, at the height of the middle of its body, set off to

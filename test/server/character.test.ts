@@ -1,15 +1,18 @@
 // The fox in the room, from outside: a raw client written from docs/protocol.md sees it in the state and follows it
 // in snapshots (its pose walking the loop around the table on the server's clock, its soft part as a body's q);
 // players grab and poke it while it walks, and its flesh answers; an admin stops it and makes it run, and
-// malformed character commands change nothing.
+// malformed character commands change nothing. Here the solver always moves its flesh (its network's part, and the
+// hand-over between the two, are learned-flesh.test.ts's).
 
 import { Client } from "@colyseus/sdk";
 import { expect, it, vi } from "vitest";
 import { decodeSnapshot, MESSAGES, type CharacterSnapshot, type DecodedSnapshot } from "../../shared/net";
 import { PARKED, PLAYGROUND } from "../../shared/scene";
 import { CHARACTER_GRAB_SLIP } from "../../shared/rig/character-defaults";
+import { configurePlayground } from "../../server/room/playground-config";
 import { ADMIN_TOKEN, joinClient, serverRoom, ticksPass, useTestServer } from "./helpers";
 
+configurePlayground({ learnedFlesh: false });
 const server = useTestServer();
 const FOX = PLAYGROUND.characters![0];
 
