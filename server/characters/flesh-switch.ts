@@ -1,7 +1,8 @@
 // Which layer moves a room character's flesh, tick by tick. The learned layer (rnn-character.ts) costs a run of a
 // small network; the solver costs ~1.6 ms a tick and is the only one that feels hands, fingertips and props. So the
 // network moves an untouched character, and the solver takes over from the network's state as soon as anything
-// touches it, stays on while the flesh rings out (SOLVER_HOLD_SECONDS), and hands back by a crossfade
+// touches it (or it plays a clip the network never learned), stays on while the flesh rings out (SOLVER_HOLD_SECONDS),
+// and hands back by a crossfade
 // (HANDBACK_SECONDS). While the network alone moves it, pages run the same network themselves and snapshots leave
 // its soft part out.
 
@@ -36,7 +37,7 @@ export class FleshSwitch {
 
   /**
    * One tick, after the pose and frame are set: the motion is advanced once, the network takes the tick, and the
-   * solver steps unless the network alone moves the flesh.
+   * solver steps unless the network alone moves the flesh. `touched`: something needs the solver this tick.
    */
   step(touched: boolean): void {
     const body = this.character.body, learned = this.learned.q;

@@ -44,6 +44,8 @@ export class RoomCharacter {
   /** Things that touch without holding: fingertips and props (the floor and the room's statics do not count). */
   private readonly touching: NearbyObstacles;
   private flesh: FleshSwitch | null = null;
+  /** Per clip: whether the network learned it (a clip it never saw is left to the solver: it extrapolates badly). */
+  private learnedClips: boolean[] = [];
 
   constructor(readonly id: string, readonly index: number, readonly spec: CharacterSpec, private readonly baked: BakedBody, obstacles: SceneObstacles, readonly dt: number) {
     this.character = new CharacterBody(baked, spec.size, FLESH, { dt, damping: FLESH.damping, maxIterations: CHARACTER_MAX_ITERATIONS });
@@ -69,6 +71,7 @@ export class RoomCharacter {
   /** Hands its untouched flesh to a trained secondary-motion network (its own hidden state). */
   attachNetwork(network: SecondaryNetwork): void {
     this.flesh = new FleshSwitch(this.character, new RnnCharacter(this.baked, this.spec.size, network, this.character.motion), this.dt);
+    this.learnedClips = this.character.rig.clips.map((clip) => network.info.clips.includes(clip.name));
   }
 
   /** Where its soft part comes from now: "rnn" while the network alone moves it (pages run the network then). */
@@ -96,7 +99,9 @@ export class RoomCharacter {
       return;
     }
     this.touching.select(this.bound[0], this.bound[1], this.bound[2], this.bound[3], REACH);
-    this.flesh.step(this.grabs.size > 0 || this.touching.selected > 0);
+    const pose = this.pose, learned = this.learnedClips;
+    const unlearned = !learned[pose.clip2] || (pose.blend < 1 && !learned[pose.clip]);
+    this.flesh.step(this.grabs.size > 0 || this.touching.selected > 0 || unlearned);
   }
 
   /**

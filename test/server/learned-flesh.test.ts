@@ -1,7 +1,8 @@
 // The fox's flesh from its secondary-motion network, in a real room: untouched, the state says its flesh comes from
 // the network (named there, served at /models/), and snapshots leave its soft part out; a client that runs the
 // network (onnxruntime-node here, as onnxruntime-web in pages) shows flesh as large as the server's network makes;
-// a hand on it hands the flesh to the solver (snapshots carry it again), and letting go hands it back.
+// a hand on it hands the flesh to the solver (snapshots carry it again), and letting go hands it back; so does a
+// clip the network never learned.
 
 import { Client } from "@colyseus/sdk";
 import { expect, it, vi } from "vitest";
@@ -10,8 +11,12 @@ import { displacementRms } from "../../shared/sim";
 import type { OrtModule } from "../../shared/skinning";
 import { surfaceRms } from "../../shared/rig";
 import { HANDBACK_SECONDS, SOLVER_HOLD_SECONDS } from "../../server/characters/flesh-switch";
-import { joinClient, serverRoom, ticksPass, useTestServer } from "./helpers";
+import { configurePlayground } from "../../server/room/playground-config";
+import { PLAYGROUND } from "../../shared/scene";
+import { ADMIN_TOKEN, joinClient, serverRoom, ticksPass, useTestServer } from "./helpers";
 
+// No props: the running fox passes close enough to them to hand its flesh to the solver for that reason alone.
+configurePlayground({ layout: { ...PLAYGROUND, props: [] } });
 const server = useTestServer();
 const loadOrt = async () => (await import("onnxruntime-node")) as unknown as OrtModule;
 
@@ -101,5 +106,26 @@ it("a hand hands the flesh to the solver, whose soft part snapshots carry again;
   } finally {
     watch.stop();
     await player.stop();
+  }
+}, 120_000);
+
+it("a clip the network never learned (Run, held out) is left to the solver, and walking again hands the flesh back", async () => {
+  const admin = await new Client(server.endpoint).join("playground", { role: "spectator", name: "Admin", adminToken: ADMIN_TOKEN });
+  const room = serverRoom(admin.roomId), fox = room.roomCharacters[0];
+  const watch = watchSnapshots(admin);
+  try {
+    await vi.waitFor(() => expect(foxState(admin)?.flesh).toBe("rnn"), { timeout: 20_000, interval: 20 });
+    const index = foxState(admin)!.index;
+    admin.send(MESSAGES.admin, { action: "character", character: "fox", mode: "run" });
+    await vi.waitFor(() => expect(foxState(admin)!.flesh).toBe("sim"), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(watch.snapshots.some((s) => s.bodies.some((b) => b.index === index))).toBe(true), { timeout: 10_000, interval: 20 });
+    // It stays with the solver for as long as it runs.
+    await ticksPass(room, 90);
+    expect(fox.fleshSource).toBe("sim");
+    admin.send(MESSAGES.admin, { action: "character", character: "fox", mode: "auto" });
+    await vi.waitFor(() => expect(foxState(admin)!.flesh).toBe("rnn"), { timeout: 10_000 + 1000 * (SOLVER_HOLD_SECONDS + HANDBACK_SECONDS), interval: 20 });
+  } finally {
+    watch.stop();
+    await admin.leave();
   }
 }, 120_000);
