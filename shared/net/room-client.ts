@@ -37,6 +37,7 @@ import { HANDS, LIMITS, MESSAGES, ROOM_NAME, SEQ_MODULUS, TICK_RATE, unwrapSeq, 
 
 /** An upload ticket the room handed out (the answer to `upload-ticket` without an error). */
 type UploadTicket = Extract<UploadTicketMessage, { ticket: string }>;
+import { RoundTrips } from "./round-trips";
 import { decodeSnapshot, type DecodedSnapshot } from "./snapshot";
 import { ClientCharacters, type CharacterInfo, type NetworkLoader } from "./client-characters";
 import { SecondaryNetwork, type SecondaryModelInfo } from "../rig/rnn-character";
@@ -335,6 +336,7 @@ export class PliantRoomClient {
   /** Solver steps left in this update(). */
   private budget = PREDICTION_STEP_BUDGET;
   private pingTimer: ReturnType<typeof setInterval> | undefined;
+  private readonly roundTrips: RoundTrips;
   private closed = false;
   private byIndex: ClientBody[] = [];
   private vScratch = new Float64Array(0);
@@ -344,6 +346,7 @@ export class PliantRoomClient {
 
   private constructor(readonly room: Room, network: NetworkConditions) {
     this.network = new NetworkSimulator(network);
+    this.roundTrips = new RoundTrips(room);
   }
 
   static async join(settings: JoinSettings): Promise<PliantRoomClient> {
@@ -397,9 +400,13 @@ export class PliantRoomClient {
       syncCharacters();
     });
     self.syncBodies();
-    self.pingTimer = setInterval(() => room.ping((ms) => (self.rtt = ms + 2 * (settings.network?.latencyMs ?? 0))), 1000);
-    room.ping((ms) => (self.rtt = ms + 2 * (settings.network?.latencyMs ?? 0)));
-    room.onLeave(() => self.stopTimers());
+    const measureRtt = () => self.roundTrips.measure().then((ms) => (self.rtt = ms + 2 * (settings.network?.latencyMs ?? 0)), () => undefined);
+    self.pingTimer = setInterval(measureRtt, 1000);
+    void measureRtt();
+    room.onLeave(() => {
+      self.stopTimers();
+      self.roundTrips.close("left the room");
+    });
     // A dropped connection: the server lets go of this client's grabs at once, so the prediction does too; the SDK
     // reconnects (the server keeps the seat for a while) and the server then sends the whole room again.
     // The SDK reconnects only rooms joined this long ago (its default, 5 s, would leave a headset that drops soon
@@ -555,8 +562,17 @@ export class PliantRoomClient {
     return s && s.length ? s[s.length - 1].q : undefined;
   }
 
+  /**
+   * Resolves with the round trip (ms) once the server has answered a ping sent after this call: everything this
+   * client sent before has been handled, and everything the server sent before has arrived.
+   */
+  roundTrip(): Promise<number> {
+    return this.roundTrips.measure();
+  }
+
   async leave(): Promise<void> {
     this.stopTimers();
+    this.roundTrips.close("left the room");
     if (!this.closed) {
       this.closed = true;
       // A connection that already dropped never answers the goodbye: do not wait for it.

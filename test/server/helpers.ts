@@ -80,8 +80,14 @@ export async function waitUntilShown(client: PliantRoomClient, timeoutMs = 20_00
 }
 
 /** Resolves when the server has answered a ping: everything it sent the client before has arrived. */
-export function roundTrip(client: PliantRoomClient): Promise<void> {
-  return new Promise((resolve) => client.room.ping(() => resolve()));
+export async function roundTrip(client: PliantRoomClient, timeoutMs = 20_000): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer to a ping in ${timeoutMs} ms`)), timeoutMs)));
+  try {
+    await Promise.race([client.roundTrip(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Waits until the client shows the latest server state it has of a body (interpolation has caught up with it). */
