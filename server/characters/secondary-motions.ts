@@ -47,7 +47,7 @@ const MIX_SECONDS = 1.5;
 
 /**
  * `seconds` of seeded procedural motion from `clips`: segments of 1-4 s, a quarter of them stopped dead (clip and
- * frame), the others at 0.6-1.6 times the clips' pace with the frame walking at up to 2 m/s and turning at up to
+ * frame), the others at 0.5-2.5 times the clips' pace with the frame walking at up to 2 m/s and turning at up to
  * 1.2 rad/s.
  */
 export function proceduralMotion(motion: RigMotion, clips: RigClip[], dt: number, seconds: number, seed: number): RigMotionScript {
@@ -60,7 +60,7 @@ export function proceduralMotion(motion: RigMotion, clips: RigClip[], dt: number
     const stopped = random.next() < 0.25;
     segments.push({
       steps: length, from: pick(clips, random), to: pick(clips, random),
-      rate: stopped ? 0 : 0.6 + random.next(), speed: stopped ? 0 : 2 * random.next() ** 2, turn: stopped ? 0 : 1.2 * (2 * random.next() - 1),
+      rate: stopped ? 0 : 0.5 + 2 * random.next(), speed: stopped ? 0 : 2 * random.next() ** 2, turn: stopped ? 0 : 1.2 * (2 * random.next() - 1),
       sudden: stopped || random.next() < 0.5,
     });
     total += length;
