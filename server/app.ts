@@ -29,6 +29,7 @@ import { Baker } from "./uploads/baker";
 import { installUploadRoutes } from "./uploads/upload-routes";
 import { installGalleryRoutes } from "./uploads/gallery";
 import { UPLOAD_BAKE_DIRECTORY } from "./uploads/upload-store";
+import { SECONDARY_MODEL_DIRECTORY } from "./characters/secondary-model";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const CLIENT_BUILD = path.join(ROOT, "client/dist");
@@ -186,7 +187,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       // Characters' secondary-motion networks, which pages run while the network alone moves a character's flesh.
       app.get(/^\/models\/(secondary-[a-z0-9_-]+)\.(onnx|json)$/i, (req, res) => {
         const [name, kind] = [req.params[0], req.params[1]];
-        res.sendFile(path.join(ROOT, "models", `${name}.${kind}`), { maxAge: "1h" }, (error) => {
+        res.sendFile(path.join(SECONDARY_MODEL_DIRECTORY, `${name}.${kind}`), { maxAge: "1h" }, (error) => {
           if (error && !res.headersSent) res.status(404).json({ error: `no network ${name}` });
         });
       });

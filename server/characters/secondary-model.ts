@@ -5,7 +5,9 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { SecondaryNetwork, type SecondaryModelInfo } from "../../shared/rig/rnn-character";
 import type { OrtModule } from "../../shared/skinning";
-import { MODEL_DIRECTORY } from "../skinning/model-provider";
+
+/** Where the secondary-motion networks live: models/ (SKINNING_MODEL_DIR, which moves the skinning network, does not move them). */
+export const SECONDARY_MODEL_DIRECTORY = path.resolve(import.meta.dirname, "../../models");
 
 export interface SecondaryModelFiles {
   model: Uint8Array;
@@ -13,7 +15,7 @@ export interface SecondaryModelFiles {
 }
 
 /** The files of the network trained for `name` (a mesh's base name, e.g. "fox"); null when none was trained. */
-export async function readSecondaryModel(name: string, directory = MODEL_DIRECTORY): Promise<SecondaryModelFiles | null> {
+export async function readSecondaryModel(name: string, directory = SECONDARY_MODEL_DIRECTORY): Promise<SecondaryModelFiles | null> {
   const base = path.join(directory, `secondary-${name}`);
   let model: Buffer;
   try {

@@ -9,13 +9,14 @@ import { readSecondaryModel, secondaryModelName } from "../characters/secondary-
 import { integerFlag, numberFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-support";
 
 const USAGE = `usage: npm run eval:secondary -- --mesh RIGGED.glb [--train Walk,Survey] [--test Run] [--weights baseline|eigen|model]
-       [--handles 16] [--cubature 256] [--size ${CHARACTER_SIZE}] [--json]`;
+       [--handles 16] [--cubature 256] [--size ${CHARACTER_SIZE}] [--score-trained-clip] [--json]
+  --score-trained-clip: score the network on --test even when it was trained on that clip (how well it learned it)`;
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
     mesh: { type: "string" }, train: { type: "string", default: "Walk,Survey" }, test: { type: "string", default: "Run" },
     weights: { type: "string", default: DEFAULT_WEIGHTS }, handles: { type: "string" }, cubature: { type: "string" }, size: { type: "string" },
-    json: { type: "boolean", default: false }, help: { type: "boolean" },
+    "score-trained-clip": { type: "boolean", default: false }, json: { type: "boolean", default: false }, help: { type: "boolean" },
   });
   if (flags.help) {
     process.stdout.write(`${USAGE}\n`);
@@ -32,7 +33,7 @@ async function main(): Promise<void> {
   if (loaded.baked.rigJointNodes.length === 0) throw new UsageError(`${flags.mesh} has no rig: a skinned glTF with clips is needed`);
   const material = { youngsModulus: FLESH.youngsModulus, poissonRatio: FLESH.poissonRatio, density: FLESH.density };
   const secondary = await readSecondaryModel(secondaryModelName(flags.mesh));
-  const result = await evaluateSecondary({ loaded, mesh: flags.mesh, material, damping: FLESH.damping, train, test, secondary, onProgress: (what) => process.stderr.write(`${what}...\n`) });
+  const result = await evaluateSecondary({ loaded, mesh: flags.mesh, material, damping: FLESH.damping, train, test, secondary, scoreTrainedClip: flags["score-trained-clip"] === true, onProgress: (what) => process.stderr.write(`${what}...\n`) });
   if (flags.json === true) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;

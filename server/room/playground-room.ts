@@ -249,6 +249,8 @@ export class PlaygroundRoom extends Room {
   }
 
   override onJoin(client: Client, options: unknown): void {
+    // A seat reserved just as the empty room closed: its world is freed, so refuse rather than touch it.
+    if (this.disposed) this.refuseJoin("this room has closed; join another");
     const join = parseJoinOptions(options);
     if (!join.ok) this.refuseJoin(join.reason);
     const { role, name, color, adminToken, kiosk } = join.value;

@@ -33,11 +33,11 @@ import type { SoftBody } from "../sim";
 import { prepareSolverKernels } from "../sim/kernels/solver-kernels";
 import { decodeBakedBody, type BakedBody } from "../skinning";
 import { NetworkSimulator, PERFECT_NETWORK, type NetworkConditions } from "./network-conditions";
+import { RoundTrips } from "./round-trips";
 import { HANDS, LIMITS, MESSAGES, ROOM_NAME, SEQ_MODULUS, TICK_RATE, unwrapSeq, type AckMessage, type GrabHeldMessage, type GrabResultMessage, type Hand, type JoinOptions, type NoticeMessage, type Pose, type SetMaterialMessage, type UploadTicketMessage } from "./protocol";
 
 /** An upload ticket the room handed out (the answer to `upload-ticket` without an error). */
 type UploadTicket = Extract<UploadTicketMessage, { ticket: string }>;
-import { RoundTrips } from "./round-trips";
 import { decodeSnapshot, type DecodedSnapshot } from "./snapshot";
 import { ClientCharacters, type CharacterInfo, type NetworkLoader } from "./client-characters";
 import { SecondaryNetwork, type SecondaryModelInfo } from "../rig/rnn-character";
@@ -414,7 +414,9 @@ export class PliantRoomClient {
     room.reconnection.minUptime = RECONNECT_AFTER_MS;
     room.onDrop(() => {
       for (const hand of [...self.held.keys()]) self.releaseLocal(hand);
+      self.roundTrips.dropped();
     });
+    room.onReconnect(() => self.roundTrips.reconnected());
     return self;
   }
 

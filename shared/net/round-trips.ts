@@ -3,9 +3,6 @@
 // handled") would leave the first one waiting forever. Here every caller is answered by the first pong to a ping
 // sent after it asked, so a resolved round trip means the server has handled everything sent before it.
 
-/** A pong that has not come this long after its ping is taken as lost (a dropped connection the SDK replaced). */
-const PONG_LOST_MS = 5000;
-
 interface Pinger {
   ping(callback: (ms: number) => void): void;
   readonly connection?: { readonly isOpen?: boolean };
@@ -17,11 +14,10 @@ interface Waiter {
 }
 
 export class RoundTrips {
-  /** Asked after the ping in flight was sent: the next ping answers them. */
+  /** Asked after the ping in flight was sent (or while none could be sent): the next ping answers them. */
   private waiting: Waiter[] = [];
-  /** The ping in flight answers these. */
+  /** The ping in flight answers these (empty: no ping in flight). */
   private answering: Waiter[] = [];
-  private sentAt = -Infinity;
   private closedWith: Error | undefined;
 
   constructor(private readonly room: Pinger) {}
@@ -35,6 +31,21 @@ export class RoundTrips {
     });
   }
 
+  /**
+   * The connection dropped: the ping in flight will never be answered, so its waiters wait for a ping sent on the
+   * next connection (call `reconnected` then). A slow server with the socket open is not a drop: its pong still
+   * comes, and no second ping is sent meanwhile, so no pong can be taken for a later ping's.
+   */
+  dropped(): void {
+    this.waiting = [...this.answering, ...this.waiting];
+    this.answering = [];
+  }
+
+  /** A new connection is open: pings can be sent again. */
+  reconnected(): void {
+    this.sendIfIdle();
+  }
+
   /** Fails every waiting round trip and any later one (the connection is gone for good). */
   close(reason: string): void {
     this.closedWith = new Error(reason);
@@ -45,15 +56,11 @@ export class RoundTrips {
   }
 
   private sendIfIdle(): void {
-    if (this.waiting.length === 0) return;
-    const inFlight = this.answering.length > 0 && Date.now() - this.sentAt < PONG_LOST_MS;
-    if (inFlight) return;
-    // The SDK skips a ping on a closed socket without a word: wait for the reconnection's next ask instead.
+    if (this.waiting.length === 0 || this.answering.length > 0 || this.closedWith) return;
+    // The SDK skips a ping on a closed socket without a word: leave it to `reconnected`.
     if (this.room.connection?.isOpen === false) return;
-    // A lost pong's waiters ride on the new ping.
-    this.answering = [...this.answering, ...this.waiting];
+    this.answering = this.waiting;
     this.waiting = [];
-    this.sentAt = Date.now();
     this.room.ping((ms) => {
       const answered = this.answering;
       this.answering = [];

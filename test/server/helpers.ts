@@ -51,7 +51,13 @@ export function serverRoom(roomId: string): PlaygroundRoom {
  * fresh room of its own, made in this process as the server makes its public room (clients cannot make rooms).
  */
 export async function joinClient(server: TestServer, settings: Partial<JoinSettings> = {}): Promise<PliantRoomClient & { stop(options?: { keepConnection?: boolean }): Promise<void> }> {
-  if (settings.create) settings = { ...settings, create: false, roomId: (await matchMaker.createRoom(ROOM_NAME, {})).roomId };
+  if (settings.create) {
+    const roomId = (await matchMaker.createRoom(ROOM_NAME, {})).roomId;
+    // An empty room closes after 1 s; under simulated time a loaded machine can let that pass before the join's
+    // requests get through, so the test's own room waits longer for its first client.
+    (matchMaker.getLocalRoomById(roomId) as unknown as { resetAutoDisposeTimeout(seconds: number): void } | undefined)?.resetAutoDisposeTimeout(30);
+    settings = { ...settings, create: false, roomId };
+  }
   const client = await PliantRoomClient.join({ endpoint: server.endpoint, ...settings });
   const timer = setInterval(() => client.update(), 8);
   return Object.assign(client, {

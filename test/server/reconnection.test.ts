@@ -31,6 +31,9 @@ describe("dropped and silent clients", () => {
     await vi.waitFor(() => expect(Date.now() - joinedAt).toBeGreaterThan(a.room.reconnection.minUptime), { timeout: 10_000 });
     // Drop the connection without a goodbye, as a headset that loses Wi-Fi would. The moment the server sees it
     // (the client is gone from the room's list), the grab is already let go: the next tick simulates without it.
+    // A round trip asked as the connection goes is answered: by its pong if that still comes, or over the next connection.
+    let answeredAcrossTheDrop = false;
+    void a.roundTrip().then(() => (answeredAcrossTheDrop = true));
     a.room.connection.close(4010, "network lost");
     await vi.waitFor(() => expect(room.clients.some((c) => c.sessionId === a.sessionId)).toBe(false), { timeout: 20_000, interval: 1 });
     expect(grabs()).toBe(0);
@@ -39,6 +42,7 @@ describe("dropped and silent clients", () => {
     expect(room.state.players.get(a.sessionId)?.toJSON()).toEqual(before);
     await vi.waitFor(() => expect(room.clients.some((c) => c.sessionId === a.sessionId)).toBe(true), { timeout: 20_000, interval: 20 });
     expect(room.state.players.get(a.sessionId)?.toJSON()).toEqual(before);
+    await vi.waitFor(() => expect(answeredAcrossTheDrop).toBe(true), { timeout: 20_000, interval: 20 });
     // And it plays on: a new grab works.
     await vi.waitFor(async () => expect((await a.grab("right", "spot", shownSurfacePoint(a, "spot", topSample(a, "spot")))).ok).toBe(true), { timeout: 20_000, interval: 200 });
     await a.stop();
