@@ -31,6 +31,14 @@ export const topSample = (body: string) => `(() => {
 })()`;
 
 /** The surface samples of a body with the smallest and the largest x, among those within 3 cm of its mid height. */
+/** The mean of a body's surface samples, x and z: over it, a push straight down does not roll a round body. */
+export const centreXZ = (body: string) => `(() => {
+  const id = ${JSON.stringify(body)}, n = window.pliant.surfaceCount(id);
+  let cx = 0, cz = 0;
+  for (let i = 0; i < n; i++) { const q = window.pliant.surfacePoint(id, i); cx += q[0] / n; cz += q[2] / n; }
+  return [cx, cz];
+})()`;
+
 export const sideSamples = (body: string) => `(() => {
   const id = ${JSON.stringify(body)}, n = window.pliant.surfaceCount(id);
   let low = Infinity, high = -Infinity;
