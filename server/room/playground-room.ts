@@ -33,7 +33,7 @@ const IDLE_DISTANCE = 1e-3;
 /** The same for a prop's turn: quaternion components (a change of 1e-3 turns a 0.1 m prop's edge by ~0.2 mm). */
 const IDLE_TURN = 1e-3;
 /** Pokes not refreshed for this long end on their own. */
-const POKE_TIMEOUT_TICKS = 30;
+const POKE_TIMEOUT_TICKS = LIMITS.pokeHoldSeconds * TICK_RATE;
 /**
  * Per send, how much of the costliest recent send its expected cost keeps; and the most a send may take from the
  * soft bodies' budget (ms), so that a one-off hiccup (a GC pause) cannot starve them.

@@ -202,6 +202,12 @@ export const LIMITS = Object.freeze({
   /** A grab target may be at most this far from the body's current centre, m (a stretch, not a teleport). */
   grabStretch: 1.5,
   pokeRadiusMax: 0.03,
+  /**
+   * A fingertip not refreshed for this long ends by itself, s: the backstop for a client that stops sending without
+   * ending it (its own end message ends it at once). Longer than a headset's stalled frames (half a second each
+   * in a software-rendered browser), so a fingertip held still stays in.
+   */
+  pokeHoldSeconds: 2,
   /** Token bucket per client: sustained messages per second and burst. */
   messagesPerSecond: 200,
   messageBurst: 400,

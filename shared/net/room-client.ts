@@ -931,9 +931,9 @@ export class PliantRoomClient {
       held.recent.unshift([target[0], target[1], target[2]]);
       if (held.recent.length > 2) held.recent.pop();
     }
-    // Fingertips not refreshed for half a second end, as on the server.
+    // Fingertips not refreshed for a while end, as on the server.
     HANDS.forEach((_, slot) => {
-      if (this.pokeFrames[slot] >= 0 && seq - this.pokeFrames[slot] > TICK_RATE / 2) {
+      if (this.pokeFrames[slot] >= 0 && seq - this.pokeFrames[slot] > LIMITS.pokeHoldSeconds * TICK_RATE) {
         this.scene.setPoke(slot, 0, 0, 0, 0);
         this.pokeFrames[slot] = -1;
       }

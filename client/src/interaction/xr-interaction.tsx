@@ -4,7 +4,8 @@
 // room client predicts them); the server confirms or refuses them. Head and hand poses go out at 20 Hz.
 
 import { useFrame } from "@react-three/fiber";
-import { useRef } from "react";
+import { useXR } from "@react-three/xr";
+import { useEffect, useRef } from "react";
 import type { Hand, PliantRoomClient, Pose } from "../../../shared/net";
 import { SurfacePicker } from "./surface-pick";
 import { xrInputs } from "./xr-inputs";
@@ -27,6 +28,8 @@ const POSE_INTERVAL_MS = 50;
 /** A held controller buzzes this often, harder the further the grab is pulled from the material it holds. */
 const HAPTIC_INTERVAL_MS = 90;
 const POKE_INTERVAL_MS = 33;
+/** Where an ended fingertip is said to be (radius 0 ends it wherever it is). */
+const PARKED_TIP: [number, number, number] = [0, 0, 0];
 
 interface HandState {
   /** "squeeze" | "trigger" | "pinch" while held. */
@@ -50,6 +53,26 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
   // Reused every frame: the XR loop allocates nothing per frame but what the network layer copies.
   const poses = useRef({ head: newPose(), left: newPose(), right: newPose(), target: [0, 0, 0] as [number, number, number], tip: [0, 0, 0] as [number, number, number], mid: [0, 0, 0] as [number, number, number], direction: [0, 0, 0] as [number, number, number] }).current;
   const pose = useRef<Record<"head" | "left" | "right", Pose | null>>({ head: null, left: null, right: null }).current;
+  const session = useXR((s) => s.session);
+
+  // A headset taken off (hidden session: no more frames) or a session that ends lets go of its fingertips at once.
+  useEffect(() => {
+    if (!session) return;
+    const letGo = () => {
+      endPoke("left", hands.left);
+      endPoke("right", hands.right);
+    };
+    const hidden = () => {
+      if (session.visibilityState === "hidden") letGo();
+    };
+    session.addEventListener("visibilitychange", hidden);
+    session.addEventListener("end", letGo);
+    return () => {
+      session.removeEventListener("visibilitychange", hidden);
+      session.removeEventListener("end", letGo);
+      letGo();
+    };
+  }, [session, client]);
 
   useFrame((three, _delta, frame: XRFrame | undefined) => {
     const session = frame?.session;
@@ -59,6 +82,7 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
     pose.head = viewer ? toPose(viewer.transform, poses.head) : null;
     pose.left = pose.right = null;
     const now = performance.now();
+    let tracked = 0;
     for (const source of session.inputSources) {
       const side = source.handedness;
       if (side !== "left" && side !== "right") continue;
@@ -69,6 +93,7 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
         const thumb = frame.getJointPose?.(source.hand.get("thumb-tip")!, space);
         const wrist = frame.getJointPose?.(source.hand.get("wrist")!, space);
         if (!tip || !thumb) continue;
+        tracked |= side === "left" ? 1 : 2;
         const t = tip.transform.position, th = thumb.transform.position;
         inputs.indexTip = store3(inputs.indexTip, t.x, t.y, t.z);
         inputs.grip = wrist ? store3(inputs.grip, wrist.transform.position.x, wrist.transform.position.y, wrist.transform.position.z) : null;
@@ -100,13 +125,12 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
             client.poke(side, tip, POKE_RADIUS);
             state.lastPoke = now;
             state.poking = true;
-          } else if (state.poking) {
-            client.poke(side, tip, 0);
-            state.poking = false;
-          }
+          } else endPoke(side, state);
         }
         continue;
       }
+      // A controller pokes nothing: a hand that just became one ends its fingertip.
+      endPoke(side, state);
       const grip = frame.getPose(source.gripSpace ?? source.targetRaySpace, space);
       if (!grip) continue;
       const g = grip.transform;
@@ -148,6 +172,9 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
         }
       }
     }
+    // A fingertip whose hand lost tracking (or left) ends now, not when the server stops waiting for it.
+    if (!(tracked & 1)) endPoke("left", hands.left);
+    if (!(tracked & 2)) endPoke("right", hands.right);
     if (pose.head && now - lastPose.current >= POSE_INTERVAL_MS) {
       lastPose.current = now;
       client.sendPose(pose.head, pose.left, pose.right);
@@ -166,6 +193,12 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
         onNotice(`grab refused: ${result.reason ?? "no reason given"}`);
       }
     });
+  }
+
+  function endPoke(side: "left" | "right", state: HandState) {
+    if (!state.poking) return;
+    state.poking = false;
+    client.poke(side, PARKED_TIP, 0);
   }
 
   function end(side: "left" | "right", state: HandState) {
