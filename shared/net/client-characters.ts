@@ -289,11 +289,15 @@ export class ClientCharacters {
   }
 }
 
-/** The frame of `tick` (a snapshot's) in a character's frames, added when new; the last 8 are kept. */
+/**
+ * The frame of `tick` (a snapshot's) in a character's frames, added when new; the last 8 are kept. A new frame
+ * starts with the last soft part and pose: the server leaves out what did not change (a standing character's pose
+ * is sent once), and without them a character would stop being shown once they fell out of the 8.
+ */
 function frameAt(frames: CharacterFrame[], tick: number, at: number): CharacterFrame {
   const last = frames[frames.length - 1];
   if (last && last.tick === tick) return last;
-  const frame: CharacterFrame = { at, tick, q: last?.q ?? null, pose: null };
+  const frame: CharacterFrame = { at, tick, q: last?.q ?? null, pose: last?.pose ?? null };
   frames.push(frame);
   if (frames.length > 8) frames.shift();
   return frame;

@@ -167,6 +167,31 @@ it("an admin stops the fox where it stands and makes it run; bad character comma
       await vi.waitFor(() => expect(late.characters.all.get("fox")?.shown, "the stopped fox shown to a late joiner").toBe(true), { timeout: 20_000, interval: 20 });
       const shownFrame = late.characters.all.get("fox")!.motion.framePosition;
       expect(Math.hypot(shownFrame[0] - stopped[0], shownFrame[2] - stopped[2])).toBeLessThan(0.01);
+      // A fingertip pressed into the standing fox's flank, held (refreshed): its pose is sent no more, only its soft
+      // part, and the page must follow that to the dent the room holds.
+      const player = await joinClient(server, { roomId: admin.roomId, options: { role: "player", name: "Finger" } });
+      try {
+        const motion = fox.character.motion, sample = flankSample(fox.character), p = motion.posedSurface;
+        const skin = new Float64Array(3), centre = new Float64Array(3);
+        motion.toWorld(p[3 * sample], p[3 * sample + 1], p[3 * sample + 2], skin);
+        motion.toWorld(0, p[3 * sample + 1], 0, centre);
+        const inward = [centre[0] - skin[0], 0, centre[2] - skin[2]], length = Math.hypot(inward[0], inward[2]);
+        const tip: [number, number, number] = [skin[0] - (0.005 * inward[0]) / length, skin[1], skin[2] - (0.005 * inward[2]) / length];
+        const shown = late.characters.all.get("fox")!, norm = (q: ArrayLike<number>) => Math.hypot(...Array.from(q));
+        let gap = Infinity, held = 0;
+        await vi.waitFor(async () => {
+          player.poke("left", tip, 0.015);
+          await ticksPass(room, 6);
+          held = norm(fox.softQ);
+          gap = norm(Array.from(shown.displayQ, (v, k) => v - fox.softQ[k]));
+          expect(held, "the room's soft part under the fingertip").toBeGreaterThan(0.01);
+          expect(gap, `the page's soft part from the room's (|q| ${held.toFixed(4)})`).toBeLessThan(0.1 * held);
+        }, { timeout: 20_000, interval: 20 });
+        console.info(`fingertip on the stopped fox: |q| ${held.toFixed(4)} in the room, the page ${gap.toFixed(5)} from it`);
+        player.poke("left", tip, 0);
+      } finally {
+        await player.stop();
+      }
     } finally {
       await late.stop();
     }
