@@ -735,12 +735,13 @@ export class PlaygroundRoom extends Room {
 
   private poke(client: Client, hand: Hand, center: [number, number, number], radius: number): string | null {
     const seat = this.seats.get(client.sessionId)!;
-    if (seat.role === "spectator" && !this.state.spectatorGrabs) return "spectators cannot poke in this room";
     const key = `${client.sessionId}:${hand}`;
+    // Anyone may end their own fingertip, even one an admin's change has since forbidden.
     if (radius === 0) {
       this.endPoke(key);
       return null;
     }
+    if (seat.role === "spectator" && !this.state.spectatorGrabs) return "spectators cannot poke in this room";
     let held = this.pokes.get(key);
     if (!held) {
       const slot = this.freePokes.pop();
@@ -855,6 +856,7 @@ export class PlaygroundRoom extends Room {
         if (!message.allowed) {
           for (const held of [...this.grabs.values()]) if (this.seats.get(held.sessionId)?.role === "spectator") this.letGo(held, "an admin turned spectator grabs off");
           for (const [key, held] of this.characterGrabs) if (this.seats.get(held.sessionId)?.role === "spectator") this.letGoOfCharacter(key, "an admin turned spectator grabs off");
+          for (const key of [...this.pokes.keys()]) if (this.seats.get(key.slice(0, key.lastIndexOf(":")))?.role === "spectator") this.endPoke(key);
         }
         return done(`spectators ${message.allowed ? "may" : "may not"} grab`);
     }

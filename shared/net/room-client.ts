@@ -484,7 +484,8 @@ export class PliantRoomClient {
 
   /** A fingertip near a body (radius 0 ends it): sent to the server, and felt at once by the bodies this client predicts. */
   poke(hand: Hand, center: [number, number, number], radius: number): void {
-    this.send(true, MESSAGES.poke, { hand, center: [center[0], center[1], center[2]], radius });
+    // A refresh may be lost (the next one replaces it); an end may not.
+    this.send(radius > 0, MESSAGES.poke, { hand, center: [center[0], center[1], center[2]], radius });
     const slot = HANDS.indexOf(hand);
     // Only what the server accepts (it drops anything else).
     if (slot < 0 || !this.scene || !(radius >= 0 && radius <= LIMITS.pokeRadiusMax) || ![center[0], center[1], center[2]].every(Number.isFinite)) return;

@@ -5,6 +5,7 @@
 import { Client } from "@colyseus/sdk";
 import { describe, expect, it, vi } from "vitest";
 import { KICK_CLOSE_CODE, LIMITS, type GrabHeldMessage, type GrabResultMessage } from "../../shared/net";
+import { PARKED } from "../../shared/scene";
 import { ADMIN_TOKEN, joinClient, pull, roundTrip, serverRoom, shownSurfacePoint, ticksPass, topSample, useTestServer, waitUntilShown } from "./helpers";
 
 const server = useTestServer();
@@ -58,7 +59,18 @@ describe("abuse rules as documented", () => {
       const start = shownSurfacePoint(visitor, "spot", topSample(visitor, "spot"));
       expect((await visitor.grab("right", "spot", start)).ok).toBe(true);
       await vi.waitFor(() => expect(room.state.grabs.has(`${visitor.sessionId}:right`)).toBe(true), { timeout: 10_000, interval: 20 });
-      admin.sendRaw("admin", { action: "spectator-grabs", allowed: false });
+      // Its other hand's fingertip, refreshed as a page does, until after the admin's change.
+      const fingertipPlaced = () => room.sceneWorld.pokes.some((poke) => poke.center[0] < PARKED);
+      const refresh = setInterval(() => visitor.poke("left", [0, 1.6, 0], 0.015), 20);
+      try {
+        await vi.waitFor(() => expect(fingertipPlaced()).toBe(true), { timeout: 10_000, interval: 20 });
+        admin.sendRaw("admin", { action: "spectator-grabs", allowed: false });
+        await roundTrip(admin);
+        // Ended by the change itself: refreshed until just before it, the fingertip would otherwise stay its hold.
+        expect(fingertipPlaced(), "the spectator's fingertip ended with spectator grabs").toBe(false);
+      } finally {
+        clearInterval(refresh);
+      }
       await vi.waitFor(() => {
         expect(room.state.spectatorGrabs).toBe(false);
         expect(room.state.grabs.size).toBe(0);

@@ -4,12 +4,12 @@
 
 import { expect, it, vi } from "vitest";
 import { LIMITS, TICK_RATE } from "../../shared/net";
-import { PARKED } from "../../shared/scene/obstacles";
+import { PARKED } from "../../shared/scene";
 import { joinClient, roundTrip, serverRoom, useTestServer } from "./helpers";
 
 const server = useTestServer();
 
-it("holds a fingertip that is not refreshed for more than a second, ends it after the hold, and ends it at once when told", async () => {
+it("holds a fingertip that is not refreshed for most of its hold, ends it after the hold, and ends it at once when told", async () => {
   const player = await joinClient(server, { create: true, options: { name: "Poker", role: "player" } });
   try {
     const room = serverRoom(player.room.roomId);
@@ -26,8 +26,8 @@ it("holds a fingertip that is not refreshed for more than a second, ends it afte
     }, { timeout: 30_000, interval: 5 });
     console.info(`poke hold: seen ${lastSeen - since} ticks after its only message (hold ${LIMITS.pokeHoldSeconds * TICK_RATE} ticks)`);
     // Ticks observed, not wall time: a loaded machine runs the room late but never skips a tick. The poll can miss
-    // the last few ticks before the end, so the bound is a second, twice the old half-second hold.
-    expect(lastSeen - since).toBeGreaterThanOrEqual(TICK_RATE);
+    // the last few ticks before the end, so the bound is half the hold (twice the old half-second hold).
+    expect(lastSeen - since).toBeGreaterThanOrEqual((LIMITS.pokeHoldSeconds * TICK_RATE) / 2);
     expect(lastSeen - since).toBeLessThanOrEqual(LIMITS.pokeHoldSeconds * TICK_RATE + 1);
 
     // Told to end: gone as soon as the message has been handled.

@@ -116,8 +116,9 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
           target[0] = mid[0] + state.offset[0]; target[1] = mid[1] + state.offset[1]; target[2] = mid[2] + state.offset[2];
           client.moveGrab(side, target);
         }
-        // Fingertip pokes: only a free hand near a body.
-        if (canGrab && !state.pinching && now - state.lastPoke >= POKE_INTERVAL_MS) {
+        // Fingertip pokes: only a free hand near a body. A pinch (a grab) or a paused room ends the fingertip.
+        if (!canGrab || state.pinching) endPoke(side, state);
+        else if (now - state.lastPoke >= POKE_INTERVAL_MS) {
           const near = picker.nearest(client.bodies.values(), t.x, t.y, t.z, POKE_NEAR, client.characters.all.values());
           const tip = poses.tip;
           tip[0] = t.x; tip[1] = t.y; tip[2] = t.z;
