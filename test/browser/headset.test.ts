@@ -7,7 +7,10 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { matchMaker } from "@colyseus/core";
 import { startServer, type RunningServer } from "../../server/app";
+import type { PlaygroundRoom } from "../../server/room/playground-room";
+import { PARKED } from "../../shared/scene";
 import { PliantRoomClient } from "../../shared/net";
 import { shownSurfacePoint, topSample as shownTopSample, waitUntilShown } from "../server/helpers";
 import { ARTIFACTS, inPage, launchBrowser, openPage, waitForPage, type Browser, type WatchedPage } from "./browser";
@@ -243,7 +246,20 @@ describe("headset and spectator in Chromium", () => {
       await dent();
       await sleep(50);
     }
-    await placeInput(headset.page, "hands", "right", [surface[0], surface[1] + 0.1, surface[2]], "indexTip");
+    // Hand tracking gives way to controllers with the fingertip still in: the page ends its fingertip itself (a poke of
+    // radius 0, counted here as the page sends it), not only the server once refreshes stop (LIMITS.pokeHoldSeconds,
+    // which a page drawing a frame every half second comes too near to tell apart from the server's side).
+    const room = matchMaker.getLocalRoomById(await inPage<string>(headset.page, "window.pliant.client.roomId")) as PlaygroundRoom;
+    const fingertipIn = () => room.sceneWorld.pokes.some((poke) => poke.center[0] < PARKED);
+    expect(fingertipIn(), "the fingertip in the room while held").toBe(true);
+    await inPage(headset.page, `(() => {
+      const client = window.pliant.client, poke = client.poke.bind(client);
+      window.pokeEnds = 0;
+      client.poke = (hand, center, radius) => { if (radius === 0) window.pokeEnds++; poke(hand, center, radius); };
+    })()`);
+    await inPage(headset.page, "window.pliant.device.primaryInputMode = 'controller'");
+    await waitForPage(headset.page, "window.pokeEnds >= 1", 20_000);
+    await vi.waitFor(() => expect(fingertipIn(), "the fingertip ended once the hand became a controller").toBe(false), { timeout: 20_000, interval: 20 });
     const away = Date.now();
     const left = await settles(async () => (await inPage<number>(spectator.page, sampleDepth(body, watched))) - restDepth, (depth) => {
       expect(Math.abs(depth), `dent ${deepest.toFixed(4)} m while poking, after`).toBeLessThan(0.3 * deepest);
