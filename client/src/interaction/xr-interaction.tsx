@@ -53,26 +53,26 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
   // Reused every frame: the XR loop allocates nothing per frame but what the network layer copies.
   const poses = useRef({ head: newPose(), left: newPose(), right: newPose(), target: [0, 0, 0] as [number, number, number], tip: [0, 0, 0] as [number, number, number], mid: [0, 0, 0] as [number, number, number], direction: [0, 0, 0] as [number, number, number] }).current;
   const pose = useRef<Record<"head" | "left" | "right", Pose | null>>({ head: null, left: null, right: null }).current;
-  const session = useXR((s) => s.session);
+  const xrSession = useXR((s) => s.session);
 
   // A headset taken off (hidden session: no more frames) or a session that ends lets go of its fingertips at once.
   useEffect(() => {
-    if (!session) return;
+    if (!xrSession) return;
     const letGo = () => {
       endPoke("left", hands.left);
       endPoke("right", hands.right);
     };
     const hidden = () => {
-      if (session.visibilityState === "hidden") letGo();
+      if (xrSession.visibilityState === "hidden") letGo();
     };
-    session.addEventListener("visibilitychange", hidden);
-    session.addEventListener("end", letGo);
+    xrSession.addEventListener("visibilitychange", hidden);
+    xrSession.addEventListener("end", letGo);
     return () => {
-      session.removeEventListener("visibilitychange", hidden);
-      session.removeEventListener("end", letGo);
+      xrSession.removeEventListener("visibilitychange", hidden);
+      xrSession.removeEventListener("end", letGo);
       letGo();
     };
-  }, [session, client]);
+  }, [xrSession, client]);
 
   useFrame((three, _delta, frame: XRFrame | undefined) => {
     const session = frame?.session;
