@@ -33,7 +33,7 @@ const IDLE_DISTANCE = 1e-3;
 /** The same for a prop's turn: quaternion components (a change of 1e-3 turns a 0.1 m prop's edge by ~0.2 mm). */
 const IDLE_TURN = 1e-3;
 /** Pokes not refreshed for this long end on their own. */
-const POKE_TIMEOUT_TICKS = LIMITS.pokeHoldSeconds * TICK_RATE;
+const POKE_TIMEOUT_TICKS = LIMITS.silentHoldSeconds * TICK_RATE;
 /**
  * Per send, how much of the costliest recent send its expected cost keeps; and the most a send may take from the
  * soft bodies' budget (ms), so that a one-off hiccup (a GC pause) cannot starve them.
@@ -63,10 +63,12 @@ const JITTER_FRAMES = 3;
 const JITTER_TICKS = 4;
 
 /**
- * A client holding a grab sends a move every frame; one silent this many ticks (1 s: a frozen page, a headset gone
- * to sleep with its socket open) lets go, so the body is not held for nobody.
+ * A client holding a grab sends a move every frame; one silent this many ticks (a frozen page, a headset gone to
+ * sleep with its socket open) lets go, so the body is not held for nobody.
  */
-const SILENT_GRAB_TICKS = TICK_RATE;
+const SILENT_GRAB_TICKS = LIMITS.silentHoldSeconds * TICK_RATE;
+/** What a silent client is told when its grabs end. */
+export const SILENT_LET_GO_REASON = `nothing was heard from you for ${LIMITS.silentHoldSeconds} s, so it was let go`;
 /** Seconds a body keeps a material a player gave it before a player may change it again. */
 const MATERIAL_COOLDOWN_SECONDS = 1;
 
@@ -396,7 +398,7 @@ export class PlaygroundRoom extends Room {
     for (const seat of this.seats.values()) {
       if (seat.inputs.length) this.applyInputs(seat);
       else seat.starved = true;
-      if (seat.holding > 0 && this.world.tick - seat.lastHeard > SILENT_GRAB_TICKS) this.releaseAll(seat.client.sessionId, "nothing was heard from you for a second, so it was let go");
+      if (seat.holding > 0 && this.world.tick - seat.lastHeard > SILENT_GRAB_TICKS) this.releaseAll(seat.client.sessionId, SILENT_LET_GO_REASON);
     }
     // A tick that sends snapshots leaves the soft bodies less time: sending costs up to 3 ms with 58 clients.
     const sends = (this.ticks + 1) % TICKS_PER_SNAPSHOT === 0;

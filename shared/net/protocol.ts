@@ -203,11 +203,12 @@ export const LIMITS = Object.freeze({
   grabStretch: 1.5,
   pokeRadiusMax: 0.03,
   /**
-   * A fingertip not refreshed for this long ends by itself, s: the backstop for a client that stops sending without
-   * ending it (its own end message ends it at once). Longer than a headset's stalled frames (half a second each
-   * in a software-rendered browser), so a fingertip held still stays in.
+   * What a client holds stays held this long without word from it, s: a fingertip not refreshed, and every grab of a
+   * client that sends nothing at all (a frozen page, a headset asleep with its socket open), end by themselves after
+   * it. Its own end messages end them at once. Longer than a headset's stalled frames (a shader compile on a
+   * standalone headset; up to a second and more in a software-rendered browser), so a hand held still keeps its hold.
    */
-  pokeHoldSeconds: 2,
+  silentHoldSeconds: 2,
   /** Token bucket per client: sustained messages per second and burst. */
   messagesPerSecond: 200,
   messageBurst: 400,

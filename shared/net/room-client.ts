@@ -934,7 +934,7 @@ export class PliantRoomClient {
     }
     // Fingertips not refreshed for a while end, as on the server.
     HANDS.forEach((_, slot) => {
-      if (this.pokeFrames[slot] >= 0 && seq - this.pokeFrames[slot] > LIMITS.pokeHoldSeconds * TICK_RATE) {
+      if (this.pokeFrames[slot] >= 0 && seq - this.pokeFrames[slot] > LIMITS.silentHoldSeconds * TICK_RATE) {
         this.scene.setPoke(slot, 0, 0, 0, 0);
         this.pokeFrames[slot] = -1;
       }
