@@ -17,6 +17,7 @@ import { WristMenu } from "./hud/wrist-menu";
 import { MouseDrag } from "./interaction/mouse-drag";
 import { XRInteraction } from "./interaction/xr-interaction";
 import { SoftBodyMesh } from "./render/soft-body-mesh";
+import { chooseRenderQuality } from "./render/render-quality";
 import { CharacterMesh } from "./render/character-mesh";
 import { FrameDriver } from "./room/frame-driver";
 import { RoomConnection } from "./room/room-connection";
@@ -34,11 +35,12 @@ import { PLAYGROUND } from "../../shared/scene";
 export function App({ store, emulated }: { store: AppXRStore; emulated?: EmulatedDevice }) {
   const loader = useMemo(() => new BakeLoader(location.href.split(/[?#]/)[0]), []);
   const connection = useMemo(() => new RoomConnection(location.origin, loader, new URLSearchParams(location.search).has("kiosk")), [loader]);
+  const quality = useMemo(() => chooseRenderQuality(location.search), []);
   useEffect(() => {
     connection.start();
-    installDebugHooks({ connection, loader, store, emulated });
+    installDebugHooks({ connection, loader, store, emulated, quality });
     return () => void connection.close();
-  }, [connection, loader, store, emulated]);
+  }, [connection, loader, store, emulated, quality]);
   const state = useSyncExternalStore(connection.subscribe, () => connection.snapshot);
   const client = state.client;
   const players = usePlayers(client);
@@ -100,7 +102,7 @@ export function App({ store, emulated }: { store: AppXRStore; emulated?: Emulate
   const alignment = useTableAlignment();
   return (
     <>
-      <Canvas shadows dpr={[1, 2]} camera={{ fov: 55, near: 0.02, far: 60 }} gl={{ antialias: true }}>
+      <Canvas shadows={quality.shadows} dpr={[1, 2]} camera={{ fov: 55, near: 0.02, far: 60 }} gl={{ antialias: quality.antialias }}>
         <XR store={store}>
           {!passthrough && <color attach="background" args={["#1a1f27"]} />}
           <SceneHook />

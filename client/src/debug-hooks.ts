@@ -11,6 +11,7 @@ import { displacementRms } from "../../shared/sim/subspace";
 import type { BakeLoader } from "./bake/bake-loader";
 import type { RoomConnection } from "./room/room-connection";
 import type { AppXRStore, EmulatedDevice } from "./xr/xr-store";
+import type { RenderQuality } from "./render/render-quality";
 
 let scene: THREE.Scene | null = null;
 /** watchDent's largest push so far, and its generation (a new watch or a stop ends the last). */
@@ -24,7 +25,7 @@ export function setDebugView(nextScene: THREE.Scene, nextCamera: THREE.Camera, n
   renderer = nextRenderer;
 }
 
-export function installDebugHooks({ connection, loader, store, emulated }: { connection: RoomConnection; loader: BakeLoader; store: AppXRStore; emulated?: EmulatedDevice }): void {
+export function installDebugHooks({ connection, loader, store, emulated, quality }: { connection: RoomConnection; loader: BakeLoader; store: AppXRStore; emulated?: EmulatedDevice; quality: RenderQuality }): void {
   const point = new Float64Array(3);
   const hooks = {
     connection,
@@ -34,6 +35,8 @@ export function installDebugHooks({ connection, loader, store, emulated }: { con
     wristMenu,
     loader,
     frameStats,
+    /** Shadows and antialiasing, and the GPU the choice was made for. */
+    quality,
     /** Loaded bodies: worker time (fetch or IndexedDB, decode, weights, GPU tables), whether from the cache or with weights computed here, render vertices. */
     get bakes() {
       return [...loader.progress.keys()].map((hash) => {
