@@ -35,7 +35,8 @@ import { PLAYGROUND } from "../../shared/scene";
 export function App({ store, emulated }: { store: AppXRStore; emulated?: EmulatedDevice }) {
   const loader = useMemo(() => new BakeLoader(location.href.split(/[?#]/)[0]), []);
   const connection = useMemo(() => new RoomConnection(location.origin, loader, new URLSearchParams(location.search).has("kiosk")), [loader]);
-  const quality = useMemo(() => chooseRenderQuality(location.search), []);
+  // Once: it makes a throwaway GPU context (useMemo may run again).
+  const [quality] = useState(() => chooseRenderQuality(location.search));
   useEffect(() => {
     connection.start();
     installDebugHooks({ connection, loader, store, emulated, quality });

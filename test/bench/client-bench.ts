@@ -38,7 +38,8 @@ const browser = await launchBrowser({ niced: false, viewport: { width: 960, heig
 const joins: JoinRow[] = [];
 const frames: FrameRow[] = [];
 try {
-  const watched = await openPage(browser, origin, "/?camera=auto");
+  // Full quality (shadows, antialiasing), as a headset draws, although this browser draws with software GL.
+  const watched = await openPage(browser, origin, "/?camera=auto&quality=high");
   const page = watched.page;
   const measureJoin = async (load: string) => {
     await page.waitForFunction("window.pliant && window.pliant.ready", undefined, { timeout: 120_000, polling: 10 });

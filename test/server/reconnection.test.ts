@@ -4,6 +4,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { joinClient, pull, serverRoom, shownSurfacePoint, topSample, useTestServer, waitUntilShown } from "./helpers";
 import { LIMITS, TICK_RATE, type GrabResultMessage } from "../../shared/net";
+import { SILENT_LET_GO_REASON } from "../../server/room/playground-room";
 
 const RECONNECT_SECONDS = 3;
 const server = useTestServer({ reconnectSeconds: RECONNECT_SECONDS });
@@ -75,13 +76,14 @@ describe("dropped and silent clients", () => {
     await a.stop({ keepConnection: true });
     const frozenAt = room.sceneWorld.tick;
     await vi.waitFor(() => expect(grabs()).toBe(0), { timeout: 20_000, interval: 5 });
-    expect(room.sceneWorld.tick - frozenAt).toBeGreaterThanOrEqual(LIMITS.silentHoldSeconds * TICK_RATE);
+    // At least most of the hold (the server heard the client last a tick or two before the test saw it stop).
+    expect(room.sceneWorld.tick - frozenAt).toBeGreaterThan((LIMITS.silentHoldSeconds - 0.5) * TICK_RATE);
     expect(room.sceneWorld.tick - frozenAt).toBeLessThan((LIMITS.silentHoldSeconds + 1) * TICK_RATE);
     expect(room.state.players.has(a.sessionId)).toBe(true);
     // The page, once it wakes, is told why and lets go too (no hand holding a body the server dropped).
     await vi.waitFor(() => {
       a.update();
-      expect(ended.some((r) => !r.ok && /nothing was heard from you for/.test(r.reason ?? ""))).toBe(true);
+      expect(ended.some((r) => !r.ok && r.reason === SILENT_LET_GO_REASON)).toBe(true);
       expect(a.heldBody("right")).toBeUndefined();
     }, { timeout: 20_000, interval: 20 });
     await a.leave();
