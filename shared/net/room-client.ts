@@ -720,8 +720,10 @@ export class PliantRoomClient {
     }
     const now = Date.now();
     const arrivals = this.snapshotArrivals;
-    if (!arrivals.length || snapshot.tick > arrivals[arrivals.length - 1].tick) arrivals.push({ at: now, tick: snapshot.tick });
+    const newest = !arrivals.length || snapshot.tick > arrivals[arrivals.length - 1].tick;
+    if (newest) arrivals.push({ at: now, tick: snapshot.tick });
     for (const grab of snapshot.grabs) this.grabTargets.set(grab.slot, grab.target);
+    if (newest) this.scene.snapshotArrived();
     for (const prop of snapshot.props) {
       const pose = this.props.get(prop.index) ?? new Float64Array(7);
       pose.set(prop.position, 0);

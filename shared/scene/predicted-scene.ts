@@ -92,6 +92,17 @@ export class PredictedScene {
   }
 
   /** A prop's pose from the snapshot of `tick`: position then unit quaternion (x, y, z, w). */
+  /**
+   * A snapshot arrived. It leaves out what has not moved visibly since the server last sent it, so from now on
+   * whatever it leaves out stands still: without this, a prop that stopped against something (or a body that came to
+   * rest) was carried forward on the speed of its last two snapshots for good, MAX_AHEAD ticks past where it lies.
+   * What the snapshot does carry gets its speed again from setPropPose and setBodyState.
+   */
+  snapshotArrived(): void {
+    for (const motion of this.propMotion) motion?.perTick.fill(0);
+    for (const motion of this.bodyMotion.values()) motion.perTick.fill(0);
+  }
+
   setPropPose(index: number, pose: ArrayLike<number>, tick: number): void {
     const prop = this.props[index], motion = this.propMotion[index];
     if (!prop || !motion) return;
