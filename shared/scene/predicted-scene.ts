@@ -91,7 +91,6 @@ export class PredictedScene {
     this.predicted.delete(entity);
   }
 
-  /** A prop's pose from the snapshot of `tick`: position then unit quaternion (x, y, z, w). */
   /**
    * A snapshot arrived. It leaves out what has not moved visibly since the server last sent it, so from now on
    * whatever it leaves out stands still: without this, a prop that stopped against something (or a body that came to
@@ -103,6 +102,7 @@ export class PredictedScene {
     for (const motion of this.bodyMotion.values()) motion.perTick.fill(0);
   }
 
+  /** A prop's pose from the snapshot of `tick`: position then unit quaternion (x, y, z, w). */
   setPropPose(index: number, pose: ArrayLike<number>, tick: number): void {
     const prop = this.props[index], motion = this.propMotion[index];
     if (!prop || !motion) return;

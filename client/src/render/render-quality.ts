@@ -1,7 +1,7 @@
 // Shadows and antialiasing, chosen once before the canvas exists (antialiasing is fixed when a WebGL context is
-// made). A browser drawing with software GL (no GPU acceleration: SwiftShader, llvmpipe, Windows' WARP) gets neither: there they
-// halve the frame rate, and a room at two frames a second is worse than one without shadows. `?quality=high` or
-// `?quality=low` overrides the choice.
+// made). A browser drawing with software GL (no GPU acceleration: SwiftShader, llvmpipe, Windows' WARP) gets
+// neither: there they cost a third of the frame rate, and a room at two frames a second is worse than one without
+// shadows. `?quality=high` or `?quality=low` overrides the choice.
 
 export interface RenderQuality {
   shadows: boolean;
