@@ -1,8 +1,9 @@
 // Prediction and reconciliation over a bad network: 100 ms round trip, 20 ms jitter, 2% of poses, grab moves and
 // snapshots lost (simulated in the clients, both directions). The grabber's prediction must agree with the server
 // (within 1 cm at 95% of the snapshots, never 2 cm apart, no correction of 2 cm) for a free pull, a pull that
-// pushes the held body into a rigid prop (with weaker bounds: see that test), one that pushes it into another soft body, and a free pull while the
-// server runs late (it keeps up with 7 ticks in 8) or the client does (its frames come every 50 ms).
+// pushes the held body into a rigid prop (with weaker bounds: see that test), one that pushes it into another soft
+// body, and a free pull while the server runs late (it keeps up with 7 ticks in 8) or the client does (its frames
+// come every 50 ms).
 // Real server, real clients, on simulated time (simulated-time.ts): lateness is injected on purpose, and a loaded
 // machine runs the same test, only slower.
 
