@@ -16,7 +16,7 @@ import { MESSAGES } from "../../shared/net";
 import { PLAYGROUND } from "../../shared/scene";
 import { ARTIFACTS, inPage, launchBrowser, openPage, waitForPage, type Browser, type WatchedPage } from "./browser";
 import { placeInput } from "./emulated-inputs";
-import { ticksPass } from "../server/helpers";
+import { flankSample, ticksPass } from "../server/helpers";
 
 type Vec = [number, number, number];
 interface ShownCharacter { drawn: boolean; frame: Vec; yaw: number; softRms: number; surface: number[]; rigSurface: number[]; flesh: string; learnedWeight: number; learnedSteps: number }
@@ -180,12 +180,7 @@ it("a fingertip held where the walking fox goes dents its flesh as it passes; pr
     }, { timeout: 20_000, interval: 100 });
     // The flank: the rest shape's sample furthest to the side near mid-height and mid-length (as the server's test
     // picks it), where the room's fox has it now; pressed towards its centre line.
-    const character = room.roomCharacters[0].character, rest = character.subspace.surfaceRest, motion = character.motion;
-    let flank = 0, bestScore = -Infinity;
-    for (let i = 0; i < rest.length / 3; i++) {
-      const score = Math.abs(rest[3 * i]) - Math.abs(rest[3 * i + 1]) - Math.abs(rest[3 * i + 2]);
-      if (score > bestScore) { bestScore = score; flank = i; }
-    }
+    const character = room.roomCharacters[0].character, motion = character.motion, flank = flankSample(character);
     const skinAt = new Float64Array(3), centreLine = new Float64Array(3), posed = motion.posedSurface;
     motion.toWorld(posed[3 * flank], posed[3 * flank + 1], posed[3 * flank + 2], skinAt);
     motion.toWorld(0, posed[3 * flank + 1], 0, centreLine);

@@ -139,7 +139,7 @@ describe("headset and spectator in Chromium", () => {
     try {
       await headset.page.screenshot({ path: path.join(ARTIFACTS, "headset-pull.png") });
       bestRise = Math.max(...seen.filter((r) => r.ms <= 1000).map((r) => r.rise));
-      // On a short pull, the failure says what the headset knew too (a let-go's reason is in its notices).
+      // On a short pull, the failure says what the headset knew too (a let-go's reason is in grabEnds).
       const headsetView = bestRise >= 0.1 ? "" : await inPage<string>(headset.page, `JSON.stringify({ holds: window.pliant.client.heldBody('right') ?? null, stats: window.pliant.client.predictionStats, notices: window.pliant.client.notices, grabEnds: window.grabEnds, frames: window.pliant.frameStats.count, longestFrameMs: Math.max(...window.pliant.frameStats.interval) })`);
       expect(bestRise, `the headset: ${headsetView}; rise seen by the spectator (ms after the pull: rise m / server's target m): ${seen.map((r) => `${r.ms}:${r.rise.toFixed(3)}/${r.target.toFixed(3)}`).join(" ")}`).toBeGreaterThanOrEqual(0.1);
       held = await inPage<number>(spectator.page, shapeChange(body, "before"));

@@ -10,7 +10,7 @@ import { decodeSnapshot, MESSAGES, type CharacterSnapshot, type DecodedSnapshot 
 import { PARKED, PLAYGROUND } from "../../shared/scene";
 import { CHARACTER_GRAB_SLIP } from "../../shared/rig/character-defaults";
 import { configurePlayground } from "../../server/room/playground-config";
-import { ADMIN_TOKEN, joinClient, serverRoom, ticksPass, useTestServer } from "./helpers";
+import { ADMIN_TOKEN, flankSample, joinClient, serverRoom, ticksPass, useTestServer } from "./helpers";
 
 configurePlayground({ learnedFlesh: false });
 const server = useTestServer();
@@ -22,18 +22,6 @@ function watchSnapshots(room: { onMessage(type: string, listener: (bytes: Uint8A
   const snapshots: DecodedSnapshot[] = [];
   const stop = room.onMessage(MESSAGES.snapshot, (bytes) => snapshots.push(decodeSnapshot(bytes)));
   return { snapshots, stop };
-}
-
-/** A surface sample on the fox's side, halfway up its body and along it: where a finger pokes a flank. */
-function flankSample(character: { subspace: { surfaceRest: Float64Array } }): number {
-  const rest = character.subspace.surfaceRest;
-  let best = 0, bestScore = -Infinity;
-  for (let i = 0; i < rest.length / 3; i++) {
-    // Far to the side (x), near mid-height and mid-length of the body.
-    const score = Math.abs(rest[3 * i]) - Math.abs(rest[3 * i + 1]) - Math.abs(rest[3 * i + 2]);
-    if (score > bestScore) { bestScore = score; best = i; }
-  }
-  return best;
 }
 
 function foxEntries(watch: Watch, index: number): CharacterSnapshot[] {

@@ -161,3 +161,15 @@ export async function pull(client: PliantRoomClient, hand: "left" | "right" | "p
     await sleep(1000 / 60);
   }
 }
+
+/** A surface sample on the fox's side, halfway up its body and along it: where a finger pokes a flank. */
+export function flankSample(character: { subspace: { surfaceRest: Float64Array } }): number {
+  const rest = character.subspace.surfaceRest;
+  let best = 0, bestScore = -Infinity;
+  for (let i = 0; i < rest.length / 3; i++) {
+    // Far to the side (x), near mid-height and mid-length of the body.
+    const score = Math.abs(rest[3 * i]) - Math.abs(rest[3 * i + 1]) - Math.abs(rest[3 * i + 2]);
+    if (score > bestScore) { bestScore = score; best = i; }
+  }
+  return best;
+}
