@@ -1,6 +1,8 @@
 // Limits on the matchmaking endpoints, applied before Colyseus reads a request: a join's options are a few hundred
-// bytes, so a bigger body is refused unread (413), and one address may ask for at most so many seats in a window
-// (429), so that fake reservations from one phone cannot crowd a room. Other requests pass untouched.
+// bytes, so a bigger body is refused unread (413); they are JSON, and anything else is refused (415), because a
+// foreign page may send text/plain or a form across origins without a preflight, and CORS only hides the answer
+// from it, not the seat it reserved; and one address may ask for at most so many seats in a window (429), so that
+// fake reservations from one phone cannot crowd a room. Other requests pass untouched.
 
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 
@@ -33,6 +35,8 @@ export function guardMatchmaking(server: Server, limits: MatchmakeLimits): void 
     const length = Number(req.headers["content-length"] ?? NaN);
     if (!Number.isFinite(length)) return refuse(req, res, 411, "a matchmaking request needs a Content-Length");
     if (length > limits.maxBodyBytes) return refuse(req, res, 413, `join options are at most ${limits.maxBodyBytes} bytes`);
+    const type = mediaType(req.headers["content-type"]);
+    if (type !== "application/json") return refuse(req, res, 415, `matchmaking requests carry their options as JSON: send Content-Type: application/json (got "${type.slice(0, 60)}")`);
     const address = req.socket.remoteAddress ?? "";
     const now = Date.now(), times = (recent.get(address) ?? []).filter((t) => now - t < limits.windowMs);
     if (times.length >= limits.requestsPerAddress) {
@@ -45,6 +49,11 @@ export function guardMatchmaking(server: Server, limits: MatchmakeLimits): void 
     if (recent.size > 10_000) forget(recent, now, limits.windowMs);
     forward(req, res);
   });
+}
+
+/** A Content-Type's media type, lower case, without its parameters (a charset may come with JSON). */
+function mediaType(header: string | undefined): string {
+  return (header ?? "").split(";")[0].trim().toLowerCase();
 }
 
 function refuse(req: IncomingMessage, res: ServerResponse, status: number, error: string): void {

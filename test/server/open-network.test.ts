@@ -8,7 +8,7 @@ import { Client } from "@colyseus/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { originAllowed } from "../../server/matchmaking/matchmake-policy";
 import { DEFAULT_MATCHMAKE_LIMITS } from "../../server/matchmaking/matchmake-guard";
-import { startTestServer, type TestServer } from "./helpers";
+import { serverRoom, startTestServer, type TestServer } from "./helpers";
 
 interface Answer {
   status: number;
@@ -109,6 +109,41 @@ describe("matchmaking on an open network (default limits)", () => {
     } finally {
       await Promise.all(players.map((room) => room.leave()));
     }
+  });
+});
+
+describe("matchmaking speaks JSON only", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server?.server.close();
+  });
+  const reservedSeats = () => Object.keys((serverRoom(server.server.publicRoomId) as unknown as { _reservedSeats: object })._reservedSeats).length;
+
+  it("a foreign page's simple request (text/plain, a form: no preflight) gets 415 and no seat; JSON still gets one", async () => {
+    // A browser sends these cross-origin without asking first: the server must not act on them.
+    for (const type of ["text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"]) {
+      for (const method of ["join", "joinOrCreate", "joinById"]) {
+        const path = method === "joinById" ? `/matchmake/joinById/${server.server.publicRoomId}` : `/matchmake/${method}/playground`;
+        const answer = await http(server, "POST", path, { body: JSON.stringify({ role: "player" }), headers: { "Content-Type": type, Origin: "https://evil.example" } });
+        expect(answer.status, `${method} as ${type}`).toBe(415);
+        expect(JSON.parse(answer.body).error).toMatch(/Content-Type: application\/json/);
+        expect(answer.headers["access-control-allow-origin"]).toBeUndefined();
+      }
+    }
+    expect(reservedSeats()).toBe(0);
+    // The app's own requests (the SDK sends application/json), with or without a charset, are served as before.
+    for (const type of ["application/json", "application/json; charset=utf-8"]) {
+      const answer = await http(server, "POST", "/matchmake/join/playground", { body: JSON.stringify({ role: "spectator" }), headers: { "Content-Type": type } });
+      expect(answer.status, `${type}: ${answer.body}`).toBe(200);
+      const reservation = JSON.parse(answer.body) as { roomId: string; sessionId: string };
+      expect(reservation.roomId).toBe(server.server.publicRoomId);
+      expect(typeof reservation.sessionId).toBe("string");
+    }
+    const room = await new Client(`ws://127.0.0.1:${server.server.port}`).join("playground", { role: "player", name: "SDK" });
+    await room.leave();
   });
 });
 
