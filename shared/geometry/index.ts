@@ -23,6 +23,6 @@ export {
   type InteriorSamples,
 } from "./sample-interior";
 export { Random, createRandom } from "./random";
-export { thickenFlatMesh, flatAxis, FLAT_MESH_THICKNESS } from "./thicken";
+export { thickenFlatMesh, flatPlane, FLAT_MESH_THICKNESS, NEARLY_FLAT, type FlatPlane } from "./thicken";
 export { gltfBaseColourImage, type BaseColourImage } from "./gltf-base-colour";
 export { readGltfDocument } from "./parse-gltf";
