@@ -17,7 +17,7 @@ import { installAdminRoutes } from "./admin-routes";
 import { colyseusLogger } from "./logging/colyseus-logger";
 import { guardMatchmaking, DEFAULT_MATCHMAKE_LIMITS, type MatchmakeLimits } from "./matchmaking/matchmake-guard";
 import { installMatchmakePolicy } from "./matchmaking/matchmake-policy";
-import { ensurePublicRoom } from "./matchmaking/public-room";
+import { ensurePublicRoom, publicRoomId as currentPublicRoomId } from "./matchmaking/public-room";
 import { configurePlayground, playgroundConfig } from "./room/playground-config";
 import { PlaygroundRoom } from "./room/playground-room";
 import { BAKE_CACHE_DIRECTORY, clientBakeFile } from "./world/bake-cache";
@@ -118,8 +118,6 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     driver = new RedisDriver(settings.redisUrl);
   }
   const compressedBakes = new CompressedBakes();
-  /** Known once the public room exists (an admin's upload goes there); requests come after that. */
-  let publicRoomId = "";
   /** Known once listening (port 0 picks one); requests come after that. */
   let listeningPort = settings.port;
   const transport = new WebSocketTransport({ maxPayload: LIMITS.maxPayload, ...(settings.tls ? { server: createHttpsServer(settings.tls) } : {}) });
@@ -178,7 +176,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       installAdminRoutes(app, adminToken, CLIENT_BUILD);
       installGalleryRoutes(app, ASSET_DIRECTORY);
       installUploadRoutes(app, {
-        presence, adminToken, baker, publicRoomId: () => publicRoomId, log, ...(settings.uploadRate ? { rate: settings.uploadRate } : {}),
+        presence, adminToken, baker, publicRoomId: currentPublicRoomId, log, ...(settings.uploadRate ? { rate: settings.uploadRate } : {}),
         ...(sharedBakes ? { shareBake: (hash: string, texture?: string) => sharedBakes.publishWhole(hash, texture) } : {}),
       });
       app.use("/profiles", express.static(INPUT_PROFILES, { maxAge: "1d" }));
@@ -198,7 +196,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   installMatchmakePolicy({ adminToken, allowedOrigins: settings.allowedOrigins ?? [] });
   await server.listen(settings.port, settings.host);
   if (transport.server) guardMatchmaking(transport.server, { ...DEFAULT_MATCHMAKE_LIMITS, ...settings.matchmakeLimits });
-  publicRoomId = await ensurePublicRoom();
+  const publicRoomId = await ensurePublicRoom();
   const address = transport.server?.address();
   const port = typeof address === "object" && address ? address.port : settings.port;
   listeningPort = port;

@@ -1,7 +1,7 @@
 // The playground room: the authoritative world at a fixed 60 Hz. Every client message is validated and
 // rate-limited before it touches the world; the world's fast state leaves as binary snapshots at 20 Hz.
 
-import { ErrorCode, Room, ServerError, type Client } from "@colyseus/core";
+import { CloseCode, ErrorCode, Room, ServerError, type Client, type Deferred } from "@colyseus/core";
 import { MATERIALS, loadRapier, SceneWorld, MAX_POKES, grabSlipLimit } from "../../shared/scene";
 import {
   BodyState, CharacterState, UPLOAD_LIMITS, EMPTY_SNAPSHOT_BYTES, GrabState, KICK_CLOSE_CODE, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
@@ -9,7 +9,7 @@ import {
   type AckMessage, type AdminMessage, type GrabHeldMessage, type GrabResultMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type NoticeMessage, type Parsed, type UploadTicketMessage,
 } from "../../shared/net";
 import { adminTokenMatches } from "../admin-token";
-import { PUBLIC_ROOM_OPTION } from "../matchmaking/public-room";
+import { PUBLIC_ROOM_OPTION, ensurePublicRoom } from "../matchmaking/public-room";
 import { placeBodies } from "../world/playground-bodies";
 import { bakeCharacters } from "../world/playground-characters";
 import { RoomCharacter } from "./room-character";
@@ -20,7 +20,7 @@ import { ADMIN_OWNER, SnapshotIndices } from "./added-bodies";
 import { RoomUploads, type RoomBody, type UploadsHost } from "./room-uploads";
 import { playgroundConfig } from "./playground-config";
 import { throttledLog } from "../logging/throttled-log";
-import { isMalformedRoomData } from "./malformed-frames";
+import { frameRefusal, isHandshakeFrame } from "./room-frames";
 import { RateLimiter } from "./rate-limiter";
 import { LATENCY_PROBE_INTERVAL_MS, LatencyProbe } from "./latency-probe";
 import { AttractWobble, BOUNCE_SQUASH_RATE, BOUNCE_UP_SPEED } from "./attract-wobble";
@@ -47,6 +47,8 @@ const SEAT_RESERVATION_SECONDS = 5;
  * (onJoin counts players and spectators), so reservations that never connect cannot fill the room.
  */
 const PENDING_RESERVATIONS = 64;
+/** Milliseconds a kicked client's socket is given to finish closing before it is cut (a flooder need not answer). */
+const KICKED_SOCKET_GRACE_MS = 1000;
 
 type GrabInput = ({ kind: "start"; message: GrabStartMessage } | { kind: "move"; message: GrabMoveMessage } | { kind: "end"; message: GrabEndMessage }) & {
   /** World tick it arrived at. */
@@ -112,6 +114,8 @@ interface Seat {
   lastMove: Map<Hand, number>;
   /** World tick of its last message. */
   lastHeard: number;
+  /** Its connection dropped: the world tick it did, and the reconnection its seat waits for (onDrop). */
+  awaiting?: { since: number; reconnection: Deferred<Client> };
 }
 
 interface HeldGrab {
@@ -156,6 +160,10 @@ export class PlaygroundRoom extends Room {
   private readonly added = new RoomUploads(this.uploadsHost());
   private readonly snapshotIndices = new SnapshotIndices();
   private disposed = false;
+  /** The server's own room, which everyone joins (public-room.ts). */
+  private isPublic = false;
+  /** A tick threw: the room is closing (tickOrClose). */
+  private failed = false;
   private seats = new Map<string, Seat>();
   private grabs = new Map<string, HeldGrab>();
   private pokes = new Map<string, HeldPoke>();
@@ -177,11 +185,17 @@ export class PlaygroundRoom extends Room {
   override async onCreate(options: Record<string, unknown> = {}): Promise<void> {
     // The server's public room stays when its last client leaves: nobody else may make one. Any other room (an
     // admin's, a test's, a benchmark's) is private: joining by name never lands there, only joining by id.
-    if (options[PUBLIC_ROOM_OPTION] === true) this.autoDispose = false;
-    else await this.setPrivate(true);
+    const isPublic = (this.isPublic = options[PUBLIC_ROOM_OPTION] === true);
+    // Colyseus arms an empty room's auto-dispose (the seat reservation's 5 s) before onCreate. A creation slower than
+    // that (bakes on a busy machine) was disposed half-made, and the rest of onCreate then started a tick that
+    // nothing stopped, on a freed world: no auto-dispose until the room exists.
+    this.autoDispose = false;
+    if (!isPublic) await this.setPrivate(true);
     const config = playgroundConfig();
     const rapier = await loadRapier();
+    this.throwIfDisposed();
     const layoutBodies = await placeBodies(config.layout.bodies, config.provider, config.providerKey, config.fitCubature);
+    this.throwIfDisposed();
     this.world = new SceneWorld(rapier, config.layout, layoutBodies.map((p) => p.entity), 1 / TICK_RATE);
     for (const p of layoutBodies) this.enter({ ...p, slot: this.snapshotIndices.next(this.usedSlots()), owner: "", since: 0, leaving: false }, p.spec.id, p.spec.texture ? `/textures/${p.spec.texture}.png` : "");
     for (const { spec, bake, texture } of await bakeCharacters(config.layout.characters ?? [], config.provider, config.providerKey, config.fitCubature)) {
@@ -192,6 +206,7 @@ export class PlaygroundRoom extends Room {
         clips: character.character.rig.clips.map((c) => c.name).join(","), mode: character.mode, credit: spec.credit,
       }));
       if (config.learnedFlesh) await this.attachNetwork(character, spec.mesh);
+      this.throwIfDisposed();
     }
     this.lastSentProps = new Float64Array(7 * config.layout.props.length).fill(NaN);
     config.layout.props.forEach((spec, index) => {
@@ -234,12 +249,20 @@ export class PlaygroundRoom extends Room {
     this.onMessage(MESSAGES.admin, (client, message) => this.guard(client, MESSAGES.admin, parseAdmin(message, (id) => this.state.bodies.has(id), (id) => this.state.characters.has(id)), (admin) => this.admin(client, admin)));
     this.onMessage("*", (client, type) => this.reject(client, `unknown message type "${String(type).slice(0, 40)}"`));
 
-    // Frames Colyseus would close the connection over (malformed-frames.ts) are dropped like any bad message. Its
-    // frame handler is private in its types, so it is wrapped here, before any client joins (each join binds it).
+    // Every frame a client sends counts against its message budget, and frames of a kind the room does not serve or
+    // that do not decode are dropped like any bad message (room-frames.ts), before Colyseus reads them. Its frame
+    // handler is private in its types, so it is wrapped here, before any client joins (each join binds it).
     const internals = this as unknown as { _onMessage(client: Client, buffer: Uint8Array): void };
     const colyseusOnMessage = internals._onMessage;
     internals._onMessage = (client, buffer) => {
-      if (isMalformedRoomData(buffer)) return this.reject(client, "malformed message");
+      if (isHandshakeFrame(buffer)) return colyseusOnMessage.call(this, client, buffer);
+      const seat = this.seats.get(client.sessionId);
+      // Not seated (yet), or kicked: nothing it sends is read.
+      if (!seat || seat.kicked) return;
+      seat.lastHeard = this.world.tick;
+      if (!seat.limiter.take()) return this.reject(client, `over ${LIMITS.messagesPerSecond} messages a second`);
+      const refusal = frameRefusal(buffer);
+      if (refusal) return this.reject(client, refusal);
       colyseusOnMessage.call(this, client, buffer);
     };
 
@@ -247,7 +270,14 @@ export class PlaygroundRoom extends Room {
       for (const seat of this.seats.values()) seat.latency?.ping();
     }, LATENCY_PROBE_INTERVAL_MS);
     this.setPatchRate(50);
-    this.setFixedTimestep(() => this.tick(), TICK_RATE);
+    this.setFixedTimestep(() => this.tickOrClose(), TICK_RATE);
+    // Made: an empty room closes (in a second, Colyseus' default) unless a seat reserved for it is taken in time.
+    if (!isPublic) this.autoDispose = true;
+  }
+
+  /** A room closed while it was being made is not made: Colyseus discards it and tells its creator why. */
+  private throwIfDisposed(): void {
+    if (this.disposed) throw new Error("the room was closed while it was being made");
   }
 
   override onJoin(client: Client, options: unknown): void {
@@ -256,8 +286,10 @@ export class PlaygroundRoom extends Room {
     const join = parseJoinOptions(options);
     if (!join.ok) this.refuseJoin(join.reason);
     const { role, name, color, adminToken, kiosk } = join.value;
-    if (role === "player" && this.playerCount() >= MAX_PLAYERS) this.refuseJoin(`the room is full (${MAX_PLAYERS} players); join as a spectator`);
-    if (role === "spectator" && this.seats.size - this.playerCount() >= MAX_SPECTATORS) this.refuseJoin(`the room is full (${MAX_SPECTATORS} spectators)`);
+    // A full room first gives away the seat that has waited longest for a dropped connection: someone here now
+    // comes before someone who may never come back.
+    if (role === "player" && this.playerCount() >= MAX_PLAYERS && !this.giveAwayWaitingSeat("player")) this.refuseJoin(`the room is full (${MAX_PLAYERS} players); join as a spectator`);
+    if (role === "spectator" && this.seats.size - this.playerCount() >= MAX_SPECTATORS && !this.giveAwayWaitingSeat("spectator")) this.refuseJoin(`the room is full (${MAX_SPECTATORS} spectators)`);
     const slot = this.freeSlot();
     this.seats.set(client.sessionId, {
       client, role, slot, limiter: new RateLimiter(LIMITS.messagesPerSecond, LIMITS.messageBurst), lastNoticeAt: 0, resetRefusedAt: 0,
@@ -285,18 +317,41 @@ export class PlaygroundRoom extends Room {
    * so nobody else is blocked, and its seat, name, colour and slot wait reconnectSeconds for it (onReconnect);
    * after that, onLeave. A kicked client does not get its seat back.
    */
-  override async onDrop(client: Client): Promise<void> {
+  override async onDrop(client: Client, code?: number): Promise<void> {
     this.releaseAll(client.sessionId);
     const seat = this.seats.get(client.sessionId);
     if (!seat || seat.kicked) return;
+    // Colyseus closes a connection with an error itself for a protocol breach (over its message cap): no way back.
+    if (code === CloseCode.WITH_ERROR) return;
     seat.inputs.length = 0;
     seat.starved = true;
-    await this.allowReconnection(client, playgroundConfig().reconnectSeconds).catch(() => undefined);
+    const reconnection = this.allowReconnection(client, playgroundConfig().reconnectSeconds);
+    seat.awaiting = { since: this.world.tick, reconnection };
+    await reconnection.catch(() => undefined);
+  }
+
+  /**
+   * Ends the seat of `role` that has waited longest for its dropped connection, so that a new client may take its
+   * place: its reconnection is refused from now on. False when no such seat waits.
+   */
+  private giveAwayWaitingSeat(role: "player" | "spectator"): boolean {
+    let oldest: [string, Seat] | undefined;
+    for (const entry of this.seats) {
+      const waiting = entry[1].awaiting;
+      if (entry[1].role === role && waiting && (!oldest || waiting.since < oldest[1].awaiting!.since)) oldest = entry;
+    }
+    if (!oldest) return false;
+    const [sessionId, seat] = oldest;
+    this.endSeat(sessionId);
+    playgroundConfig().log(`room ${this.roomId}: ${sessionId}'s seat, waiting for its connection, went to a new ${role}`);
+    seat.awaiting!.reconnection.reject(new Error("its seat went to a new client"));
+    return true;
   }
 
   override onReconnect(client: Client): void {
     const seat = this.seats.get(client.sessionId);
     if (!seat) return;
+    seat.awaiting = undefined;
     seat.client = client;
     seat.latency?.dispose();
     seat.latency = LatencyProbe.of(client);
@@ -307,10 +362,15 @@ export class PlaygroundRoom extends Room {
   }
 
   override onLeave(client: Client): void {
-    this.releaseAll(client.sessionId);
-    this.seats.get(client.sessionId)?.latency?.dispose();
-    this.seats.delete(client.sessionId);
-    this.state.players.delete(client.sessionId);
+    this.endSeat(client.sessionId);
+  }
+
+  /** A seat ends: what it held is let go, and it leaves the state (idempotent: a kick ends it before its onLeave). */
+  private endSeat(sessionId: string): void {
+    this.releaseAll(sessionId);
+    this.seats.get(sessionId)?.latency?.dispose();
+    this.seats.delete(sessionId);
+    this.state.players.delete(sessionId);
   }
 
   /**
@@ -330,7 +390,27 @@ export class PlaygroundRoom extends Room {
 
   override onDispose(): void {
     this.disposed = true;
+    // Nothing may touch the world once it is freed, whatever Colyseus does after this.
+    this.setTimestep();
     this.world?.dispose();
+  }
+
+  /**
+   * One tick, guarded: a tick that throws would throw again 60 times a second, so the room closes instead. Its
+   * clients are told (close code 4002, Colyseus' "closed with an error") and may join again; the server's own room
+   * is made again by whoever next needs it (public-room.ts).
+   */
+  private tickOrClose(): void {
+    if (this.disposed || this.failed) return;
+    try {
+      this.tick();
+    } catch (error) {
+      this.failed = true;
+      this.setTimestep();
+      playgroundConfig().log(`room ${this.roomId}: a tick failed, so the room closes: ${(error as Error)?.stack ?? String(error)}`);
+      const closed = this.disconnect(CloseCode.WITH_ERROR);
+      if (this.isPublic) void closed.then(() => ensurePublicRoom()).catch((e: Error) => playgroundConfig().log(`the public room was not made again: ${e.message}`));
+    }
   }
 
   /**
@@ -487,8 +567,7 @@ export class PlaygroundRoom extends Room {
   private guard<T>(client: Client, type: string, parsed: Parsed<T>, apply: (value: T) => string | null): void {
     const seat = this.seats.get(client.sessionId);
     if (!seat || seat.kicked) return;
-    seat.lastHeard = this.world.tick;
-    if (!seat.limiter.take()) return this.reject(client, `${type}: over ${LIMITS.messagesPerSecond} messages a second`);
+    // Counted against its budget and heard as its frame arrived (onCreate's frame wrapper).
     if (!parsed.ok) return this.reject(client, `${type}: ${parsed.reason}`);
     try {
       const problem = apply(parsed.value);
@@ -519,6 +598,11 @@ export class PlaygroundRoom extends Room {
     playgroundConfig().log(`room ${this.roomId}: ${client.sessionId} ${message}`);
     client.send(MESSAGES.notice, { kind: "kicked", message } satisfies NoticeMessage);
     client.leave(KICK_CLOSE_CODE, message);
+    // Its seat ends now, not when its socket has finished closing, and nobody may reconnect into it; a socket that
+    // does not answer the close is cut.
+    this.endSeat(client.sessionId);
+    const socket = client.ref as { terminate?(): void } | undefined;
+    this.clock.setTimeout(() => socket?.terminate?.(), KICKED_SOCKET_GRACE_MS);
   }
 
   private queueInput(client: Client, input: GrabInput): string | null {
@@ -912,9 +996,9 @@ export class PlaygroundRoom extends Room {
     return this.added.announce(id, owner, name);
   }
 
-  /** A stage of an upload's bake. */
-  uploadProgress(id: string, stage: string, progress: number): void {
-    this.added.progress(id, stage, progress);
+  /** Where an upload's bake stands: its stage and progress, its place in line (RoomUploads.progress). */
+  uploadProgress(...status: Parameters<RoomUploads["progress"]>): void {
+    this.added.progress(...status);
   }
 
   /** An upload could not be baked. */
