@@ -12,6 +12,7 @@ import { SkinningError, type SkinningFieldProvider } from "../../shared/skinning
 import { isWeightsSource, providerFor } from "../scenarios/body-from-mesh";
 import { bakeKey, cachedBake, ROOM_BAKE_OPTIONS } from "../world/bake-cache";
 import { keepTexture, pruneUploads, touch, UPLOAD_BAKE_DIRECTORY } from "./upload-store";
+import { textureRefusal, uploadTexture } from "./upload-texture";
 import type { BakeJob, BakeWorkerReply } from "./bake-messages";
 
 
@@ -29,6 +30,9 @@ async function run(job: BakeJob): Promise<void> {
     const bad = error instanceof MeshError || error instanceof RangeError || error instanceof SyntaxError;
     return reply({ id: job.id, type: "failed", reason: error instanceof Error ? error.message : String(error), bad });
   }
+  // An image too big for pages to decode refuses the file, before anything is baked or kept.
+  const textureProblem = textureRefusal(uploadTexture(job.format, job.bytes, mesh));
+  if (textureProblem) return reply({ id: job.id, type: "failed", reason: textureProblem, bad: true });
   if (!isWeightsSource(job.weights)) return reply({ id: job.id, type: "failed", reason: `this server bakes with "${job.weights}" fields, which uploads cannot use`, bad: false });
   const options = { ...ROOM_BAKE_OPTIONS, fitCubature: job.fitCubature };
   const hash = bakeKey(mesh, job.providerKey, options);

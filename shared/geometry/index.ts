@@ -25,4 +25,5 @@ export {
 export { Random, createRandom } from "./random";
 export { thickenFlatMesh, flatPlane, FLAT_MESH_THICKNESS, NEARLY_FLAT, type FlatPlane } from "./thicken";
 export { gltfBaseColourImage, type BaseColourImage } from "./gltf-base-colour";
+export { imageSize, type ImageSize } from "./image-size";
 export { readGltfDocument } from "./parse-gltf";

@@ -248,6 +248,11 @@ export const UPLOAD_LIMITS = Object.freeze({
   nameLength: 40,
   /** Largest base-colour image kept of an upload, bytes (a bigger one is dropped: the body shows untextured). */
   maxTextureBytes: 4 * 1024 * 1024,
+  /**
+   * Largest base-colour image of an upload, pixels a side (its header says; a bigger one, or one whose size cannot
+   * be read, refuses the file): every page decodes it whole, 4096 x 4096 being 64 MiB as RGBA.
+   */
+  maxTextureSide: 4096,
   /** Uploads' bakes (and textures) a server keeps on disk, the most recently used (uploads/upload-store.ts). */
   keptBakes: 256,
   /** Seconds an added body fades out (BodyState.leaving) before it leaves the room. */

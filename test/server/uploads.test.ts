@@ -5,11 +5,11 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { gzipSync } from "node:zlib";
+import { createDeflate, crc32, gzipSync } from "node:zlib";
 import { matchMaker } from "@colyseus/core";
 import { Client, type Room } from "@colyseus/sdk";
 import { describe, expect, it, vi } from "vitest";
-import { gltfBaseColourImage } from "../../shared/geometry";
+import { boxMesh, gltfBaseColourImage } from "../../shared/geometry";
 import { ROOM_NAME, UPLOAD_LIMITS } from "../../shared/net";
 import { ADMIN_TOKEN, joinClient, serverRoom, useTestServer, type TestServer } from "./helpers";
 import { upload } from "./upload-helpers";
@@ -198,6 +198,72 @@ describe("hostile and broken uploads are refused with a reason, and nothing chan
       expect([...room.state.bodies.keys()].join()).toBe(before);
     }, 60_000);
   }
+
+  /** A valid grey PNG of that size, all black: its rows deflate to almost nothing (16,384 x 16,384: 261 KB). */
+  const blackPng = async (width: number, height: number): Promise<Buffer> => {
+    const deflate = createDeflate({ level: 9 }), parts: Buffer[] = [];
+    deflate.on("data", (part: Buffer) => parts.push(part));
+    const done = new Promise((resolve) => deflate.on("end", resolve));
+    const row = Buffer.alloc(1 + width); // filter byte 0, then one grey byte a pixel
+    for (let y = 0; y < height; y++) if (!deflate.write(row)) await new Promise((resolve) => deflate.once("drain", resolve));
+    deflate.end();
+    await done;
+    const chunk = (type: string, data: Buffer) => {
+      const body = Buffer.concat([Buffer.from(type, "ascii"), data]), out = Buffer.alloc(12 + data.length);
+      out.writeUInt32BE(data.length, 0); body.copy(out, 4); out.writeUInt32BE(crc32(body), 8 + data.length);
+      return out;
+    };
+    const header = Buffer.alloc(13);
+    header.writeUInt32BE(width, 0); header.writeUInt32BE(height, 4); header[8] = 8; // 8-bit grey
+    return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", header), chunk("IDAT", Buffer.concat(parts)), chunk("IEND", Buffer.alloc(0))]);
+  };
+  /** A 20 cm box as GLB with texture coordinates and `image` as its base-colour texture. */
+  const texturedBox = (image: Uint8Array): Buffer => {
+    const box = boxMesh(0.2, 0.2, 0.2);
+    const positions = Float32Array.from(box.positions), indices = Uint16Array.from(box.triangles);
+    const uvs = new Float32Array((2 * positions.length) / 3).map((_, i) => 2.5 * positions[3 * (i >> 1) + (i & 1)] + 0.5);
+    const pad = (b: Uint8Array) => Buffer.concat([Buffer.from(b.buffer, b.byteOffset, b.byteLength), Buffer.alloc((4 - (b.byteLength % 4)) % 4)]);
+    const parts = [positions, uvs, indices, image].map((a) => pad(new Uint8Array(a.buffer, a.byteOffset, a.byteLength)));
+    const offsets = parts.map((_, i) => parts.slice(0, i).reduce((sum, p) => sum + p.length, 0));
+    const bin = Buffer.concat(parts);
+    return glbHeader({
+      asset: { version: "2.0" }, buffers: [{ byteLength: bin.length }],
+      bufferViews: [positions, uvs, indices, image].map((a, i) => ({ buffer: 0, byteOffset: offsets[i], byteLength: a.byteLength })),
+      accessors: [
+        { bufferView: 0, componentType: 5126, count: positions.length / 3, type: "VEC3", min: [-0.1, -0.1, -0.1], max: [0.1, 0.1, 0.1] },
+        { bufferView: 1, componentType: 5126, count: uvs.length / 2, type: "VEC2" },
+        { bufferView: 2, componentType: 5123, count: indices.length, type: "SCALAR" },
+      ],
+      images: [{ bufferView: 3, mimeType: "image/png" }], textures: [{ source: 0 }], materials: [{ pbrMetallicRoughness: { baseColorTexture: { index: 0 } } }],
+      meshes: [{ primitives: [{ attributes: { POSITION: 0, TEXCOORD_0: 1 }, indices: 2, material: 0 }] }], nodes: [{ mesh: 0 }], scenes: [{ nodes: [0] }], scene: 0,
+    }, bin);
+  };
+
+  it("a glTF whose texture is over 4,096 pixels a side (a 261 KB PNG of 16,384 x 16,384) or has no readable size is refused; a small one is kept", async () => {
+    const roomId = await freshRoom();
+    const room = serverRoom(roomId);
+    const watcher = await outsider(server, roomId, "spectator"); // a room with nobody in it closes
+    try {
+      const before = [...room.state.bodies.keys()].join();
+      const huge = await blackPng(16384, 16384);
+      expect(huge.byteLength).toBeLessThan(300_000);
+      const big = await upload(server, `token=${ADMIN_TOKEN}&room=${roomId}`, texturedBox(huge), { "Content-Type": "model/gltf-binary" });
+      expect(big.status, big.body.error).toBe(400);
+      expect(big.body.error).toMatch(/base-colour image \(PNG\) is 16,384 x 16,384 pixels \(1\.0 GiB decoded\); the limit is 4,096 pixels a side/);
+      const garbled = await upload(server, `token=${ADMIN_TOKEN}&room=${roomId}`, texturedBox(new TextEncoder().encode("not a PNG at all, whatever its type says")), { "Content-Type": "model/gltf-binary" });
+      expect(garbled.status, garbled.body.error).toBe(400);
+      expect(garbled.body.error).toMatch(/base-colour image \(PNG\) has no size its header can tell/);
+      expect(room.state.uploads.size).toBe(0);
+      expect([...room.state.bodies.keys()].join()).toBe(before);
+      // Within the limit, the same box wears its texture.
+      const small = await upload(server, `token=${ADMIN_TOKEN}&room=${roomId}`, texturedBox(await blackPng(UPLOAD_LIMITS.maxTextureSide, 64)), { "Content-Type": "model/gltf-binary" });
+      expect(small.status, small.body.error).toBe(202);
+      await landed(roomId, small.body.id!);
+      expect(room.state.bodies.get(small.body.id!)?.texture).toMatch(/^\/uploaded-textures\/[0-9a-f]{32}\.png$/);
+    } finally {
+      await watcher.leave();
+    }
+  }, 180_000);
 
   it("over 20 MB, without a ticket, with a wrong token", async () => {
     const big = await upload(server, `token=${ADMIN_TOKEN}`, new Uint8Array(UPLOAD_LIMITS.maxBytes + 1), { "Content-Type": "model/obj" });
