@@ -3,11 +3,11 @@
 // (UploadsHost); server/uploads/upload-routes.ts reaches it through the room's announceUpload, uploadProgress,
 // uploadBaked and uploadFailed, by remoteRoomCall.
 
-import type { ClockTimer } from "@colyseus/timer";
+import type { ClockTimer, Delayed } from "@colyseus/timer";
 import { UPLOAD_LIMITS, UploadState, type RoomState } from "../../shared/net";
 import { landingSpot, MATERIALS, SoftEntity, type SceneWorld } from "../../shared/scene";
 import { sharedBodyShape } from "../../shared/scene/body-shape-cache";
-import { BAKE_DEADLINE_MS } from "../uploads/baker";
+import { STATUS_EVERY_MS } from "../uploads/baker";
 import { takePreparedShape } from "../uploads/prepared-shapes";
 import { UPLOAD_BAKE_DIRECTORY } from "../uploads/upload-store";
 import { bakeByHash } from "../world/bake-cache";
@@ -53,10 +53,15 @@ interface BakingUpload {
   since: number;
   name: string;
   position: [number, number, number];
+  /** Fires when its baker has been silent for SILENT_MS (started again by each word from it). */
+  giveUp: Delayed;
 }
 
-/** How long an announced upload may take to arrive before its placeholder goes: queued bakes, each with its deadline. */
-const GIVE_UP_MS = (UPLOAD_LIMITS.queuedBakes + 1) * BAKE_DEADLINE_MS + 10_000;
+/**
+ * How long an announced upload may go without word from its baker before its placeholder goes (the process baking
+ * it died): the baker tells its status every STATUS_EVERY_MS while it waits and bakes, however long that takes.
+ */
+const SILENT_MS = 30 * STATUS_EVERY_MS;
 /** Material an added body starts as. */
 const ADDED_MATERIAL = "jelly";
 
@@ -85,25 +90,32 @@ export class RoomUploads {
     for (const p of this.room.placed) if (!p.leaving) occupied.push(...p.entity.proxies.bound);
     for (const u of this.baking.values()) occupied.push(u.position[0], u.position[1], u.position[2], size / 2);
     const position = landingSpot(playgroundConfig().layout, size, occupied);
-    this.baking.set(id, { id, owner, since: this.room.world.tick, name, position });
     // A bake whose result never arrives (its process died) must not hold its place for ever.
-    this.room.clock.setTimeout(() => this.failed(id, "the bake did not finish"), GIVE_UP_MS);
+    const giveUp = this.room.clock.setTimeout(() => this.failed(id, "the server baking it stopped answering"), SILENT_MS);
+    this.baking.set(id, { id, owner, since: this.room.world.tick, name, position, giveUp });
     this.room.state.uploads.set(id, new UploadState({ id, name, owner, stage: "queued", progress: 0, x: position[0], y: position[1], z: position[2], size }));
     return { ok: true };
   }
 
-  /** A stage of an upload's bake (the placeholder's progress). */
-  progress(id: string, stage: string, progress: number): void {
+  /**
+   * Where an upload's bake stands (the placeholder's progress): its stage, and while it waits ("queued") the bakes
+   * ahead of it and the seconds it may take (0: no estimate).
+   */
+  progress(id: string, stage: string, progress: number, ahead = 0, secondsLeft = 0): void {
     const upload = this.room.state.uploads.get(id);
     if (!upload) return;
+    this.baking.get(id)?.giveUp.reset();
     upload.stage = stage;
     upload.progress = progress;
+    upload.ahead = ahead;
+    upload.secondsLeft = secondsLeft;
   }
 
   /** An upload could not be baked: its placeholder goes, and everyone hears why. */
   failed(id: string, reason: string): void {
     const upload = this.baking.get(id);
     if (!upload) return;
+    upload.giveUp.clear();
     this.baking.delete(id);
     this.room.state.uploads.delete(id);
     this.room.tell(`${upload.name} could not be added: ${reason}`);
@@ -126,6 +138,7 @@ export class RoomUploads {
     // It may have been given up, or the room closed, while the bake was read.
     if (!this.baking.has(id) || this.room.disposed) return;
     if (!bake) return this.failed(id, "its bake was lost");
+    upload.giveUp.clear();
     this.baking.delete(id);
     this.room.state.uploads.delete(id);
     const size = playgroundConfig().uploadSize;

@@ -1,10 +1,14 @@
-// What the server's thread and its bake worker say to each other (server/uploads/baker.ts, bake-worker.ts).
+// What the server's thread and its upload workers say to each other (server/uploads/baker.ts, bake-worker.ts).
+// Two workers run the same code: one reads files (parse, hash, and a bake already in the cache finished at once),
+// the other bakes, so that reading a file never waits behind the bakes queued before it.
 
-import type { MeshFormat } from "../../shared/geometry";
+import type { MeshFormat, TriangleMesh } from "../../shared/geometry";
 import type { BodyShape } from "../../shared/scene/body-shape-cache";
 
-export interface BakeJob {
+/** What both kinds of job say about the bake they are for. */
+interface JobBase {
   id: number;
+  /** The file as sent (a glTF's base-colour image is read from it when the body is finished). */
   bytes: Uint8Array;
   format: MeshFormat;
   /** The fields to bake with (baseline, eigen or model) and their cache key. */
@@ -15,9 +19,27 @@ export interface BakeJob {
   size: number;
 }
 
+/** Parse the file and hash its bake; a bake the cache holds is finished by the reader too. */
+export interface ReadJob extends JobBase {
+  kind: "read";
+}
+
+/** Bake a mesh the reader parsed. */
+export interface BakeJob extends JobBase {
+  kind: "bake";
+  mesh: TriangleMesh;
+}
+
+export type WorkerJob = ReadJob | BakeJob;
+
 export type BakeWorkerReply =
-  /** The file is a usable mesh: `hash` is the bake it will have. */
-  | { id: number; type: "parsed"; hash: string; vertices: number; triangles: number }
+  /** The worker's thread (its Linux task id, or 0 where there is none): the baker reads its CPU time. */
+  | { id: 0; type: "thread"; task: number }
+  /**
+   * The file is a usable mesh: `hash` is the bake it will have. `mesh` (the parsed mesh) when it must be baked;
+   * without it the bake is in the cache, and the reader's `baked` follows.
+   */
+  | { id: number; type: "parsed"; hash: string; vertices: number; triangles: number; mesh?: TriangleMesh }
   | { id: number; type: "progress"; stage: string; fraction: number }
   /**
    * The bake is in the cache (bakeByHash finds it), with its base-colour image when the file had one (a file name

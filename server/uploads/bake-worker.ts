@@ -1,28 +1,28 @@
-// The bake worker: parses an uploaded mesh and bakes it (or finds it in the cache), one job at a time, on its own
-// thread, so that a bake of several seconds never holds up a room's tick.
+// An upload worker: reads uploaded meshes (parse and hash, finishing at once a bake the cache holds) or bakes them,
+// one job at a time, on its own thread, so that a bake of several seconds never holds up a room's tick. The baker
+// (baker.ts) runs two: a reader and a baker.
 
 import { parentPort } from "node:worker_threads";
 import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import path from "node:path";
-import { gltfBaseColourImage, MeshError, parseMesh } from "../../shared/geometry";
+import { gltfBaseColourImage, MeshError, parseMesh, type TriangleMesh } from "../../shared/geometry";
 import { UPLOAD_LIMITS } from "../../shared/net";
 import { buildBodyShape } from "../../shared/scene";
 import { SkinningError, type SkinningFieldProvider } from "../../shared/skinning";
 import { isWeightsSource, providerFor } from "../scenarios/body-from-mesh";
-import { bakeKey, cachedBake, ROOM_BAKE_OPTIONS } from "../world/bake-cache";
+import { bakeByHash, bakeKey, cachedBake, ROOM_BAKE_OPTIONS, type CachedBake } from "../world/bake-cache";
 import { keepTexture, pruneUploads, touch, UPLOAD_BAKE_DIRECTORY } from "./upload-store";
 import { textureRefusal, uploadTexture } from "./upload-texture";
-import type { BakeJob, BakeWorkerReply } from "./bake-messages";
-
+import type { BakeJob, BakeWorkerReply, ReadJob, WorkerJob } from "./bake-messages";
 
 const providers = new Map<string, Promise<SkinningFieldProvider>>();
 
-function reply(message: BakeWorkerReply): void {
-  parentPort!.postMessage(message);
+function reply(message: BakeWorkerReply, transfer: ArrayBuffer[] = []): void {
+  parentPort!.postMessage(message, transfer);
 }
 
-async function run(job: BakeJob): Promise<void> {
+async function read(job: ReadJob): Promise<void> {
   let mesh;
   try {
     mesh = await parseMesh(job.bytes, job.format, { limits: { maxBytes: UPLOAD_LIMITS.maxBytes, maxVertices: UPLOAD_LIMITS.maxVertices, maxTriangles: UPLOAD_LIMITS.maxTriangles } });
@@ -34,15 +34,36 @@ async function run(job: BakeJob): Promise<void> {
   const textureProblem = textureRefusal(uploadTexture(job.format, job.bytes, mesh));
   if (textureProblem) return reply({ id: job.id, type: "failed", reason: textureProblem, bad: true });
   if (!isWeightsSource(job.weights)) return reply({ id: job.id, type: "failed", reason: `this server bakes with "${job.weights}" fields, which uploads cannot use`, bad: false });
-  const options = { ...ROOM_BAKE_OPTIONS, fitCubature: job.fitCubature };
-  const hash = bakeKey(mesh, job.providerKey, options);
-  reply({ id: job.id, type: "parsed", hash, vertices: mesh.positions.length / 3, triangles: mesh.triangles.length / 3 });
+  const hash = bakeKey(mesh, job.providerKey, { ...ROOM_BAKE_OPTIONS, fitCubature: job.fitCubature });
+  const counts = { hash, vertices: mesh.positions.length / 3, triangles: mesh.triangles.length / 3 };
+  // The same file again: its bake is in the cache, so it is finished here, never queued behind other bakes.
+  const cached = await bakeByHash(hash, UPLOAD_BAKE_DIRECTORY).catch(() => null);
+  if (cached) {
+    reply({ id: job.id, type: "parsed", ...counts });
+    return finish(job, mesh, cached);
+  }
+  reply({ id: job.id, type: "parsed", ...counts, mesh }, meshBuffers(mesh));
+}
+
+async function bake(job: BakeJob): Promise<void> {
   try {
-    let provider = providers.get(job.weights);
-    if (!provider) providers.set(job.weights, (provider = providerFor(job.weights)));
-    const bake = await cachedBake(mesh, await provider, job.providerKey, {
-      ...options, onProgress: (stage, fraction) => reply({ id: job.id, type: "progress", stage, fraction }),
+    const weights = job.weights;
+    if (!isWeightsSource(weights)) throw new Error(`this server bakes with "${weights}" fields, which uploads cannot use`);
+    let provider = providers.get(weights);
+    if (!provider) providers.set(weights, (provider = providerFor(weights)));
+    const baked = await cachedBake(job.mesh, await provider, job.providerKey, {
+      ...ROOM_BAKE_OPTIONS, fitCubature: job.fitCubature, onProgress: (stage, fraction) => reply({ id: job.id, type: "progress", stage, fraction }),
     }, UPLOAD_BAKE_DIRECTORY);
+    await finish(job, job.mesh, baked);
+  } catch (error) {
+    // What the bake refuses (a mesh with no inside, say) is the file's fault too.
+    reply({ id: job.id, type: "failed", reason: error instanceof Error ? error.message : String(error), bad: error instanceof SkinningError || error instanceof MeshError });
+  }
+}
+
+/** What a bake in the cache still needs before its room can place it: its texture kept and its body shape built. */
+async function finish(job: WorkerJob, mesh: TriangleMesh, bake: CachedBake): Promise<void> {
+  try {
     await touch(`${bake.hash}.bake`);
     // A glTF's base-colour image goes beside the bake, when the mesh has texture coordinates to wear it with.
     const image = (job.format === "glb" || job.format === "gltf") && mesh.uvs ? gltfBaseColourImage(job.bytes) : null;
@@ -52,26 +73,40 @@ async function run(job: BakeJob): Promise<void> {
     const shape = buildBodyShape(bake.body, job.size);
     reply({ id: job.id, type: "baked", hash: bake.hash, fromCache: bake.fromCache, shape, ...(texture ? { texture } : {}) });
   } catch (error) {
-    // What the bake refuses (a mesh with no inside, say) is the file's fault too.
     reply({ id: job.id, type: "failed", reason: error instanceof Error ? error.message : String(error), bad: error instanceof SkinningError || error instanceof MeshError });
   }
 }
 
+/** The parsed mesh's arrays, moved rather than copied to the baker. */
+function meshBuffers(mesh: TriangleMesh): ArrayBuffer[] {
+  const arrays = [mesh.positions, mesh.triangles, mesh.uvs, mesh.uvTriangles, mesh.colors, mesh.colorTriangles, mesh.skinJoints, mesh.skinWeights];
+  const buffers = new Set<ArrayBuffer>();
+  for (const a of arrays) if (a && a.buffer instanceof ArrayBuffer && a.byteLength === a.buffer.byteLength) buffers.add(a.buffer);
+  return [...buffers];
+}
+
 /**
- * The bake thread yields the CPU to the rooms' ticks: on Linux a thread is a task of its own, and its nice value
- * can be set through its id (/proc/thread-self). Elsewhere bakes run at the process's priority.
+ * The worker's thread yields the CPU to the rooms' ticks: on Linux a thread is a task of its own, and its nice
+ * value can be set through its id (/proc/thread-self). Its id, or 0 elsewhere (work then runs at the process's
+ * priority, and the baker cannot see this thread's CPU time).
  */
-function lowerThisThreadsPriority(): void {
+function lowerThisThreadsPriority(): number {
   try {
     const task = Number(path.basename(readlinkSync("/proc/thread-self")));
-    if (Number.isInteger(task) && task > 0) setPriority(task, 19);
+    if (!Number.isInteger(task) || task <= 0) return 0;
+    try {
+      setPriority(task, 19);
+    } catch {
+      // not allowed: work at normal priority
+    }
+    return task;
   } catch {
-    // not Linux, or not allowed: bake at normal priority
+    return 0;
   }
 }
 
-lowerThisThreadsPriority();
+reply({ id: 0, type: "thread", task: lowerThisThreadsPriority() });
 let queue = Promise.resolve();
-parentPort!.on("message", (job: BakeJob) => {
-  queue = queue.then(() => run(job));
+parentPort!.on("message", (job: WorkerJob) => {
+  queue = queue.then(() => (job.kind === "read" ? read(job) : bake(job)));
 });

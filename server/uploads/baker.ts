@@ -1,18 +1,21 @@
-// The process's baker: one worker thread (bake-worker.ts, started with the first upload) that parses and bakes
-// uploaded meshes one at a time, off the rooms' ticks. A job is answered twice: once parsed (the file is a usable
-// mesh, and which bake it will be), then baked. A worker that dies (a hostile file that exhausts its memory) or
-// overruns BAKE_DEADLINE_MS fails the job it was on, and the others go to a new one.
+// The process's baker: two worker threads (worker-lane.ts, started with the first upload), one that reads uploaded
+// files and one that bakes them, one at a time in the order they came, off the rooms' ticks. A job is answered
+// twice: once parsed (the file is a usable mesh, and which bake it will be), then baked. Reading never waits
+// behind bakes, so the answer to an upload comes as soon as its file is read; a bake the cache holds is finished
+// by the reader, never queued. While a job waits and bakes, its status (its place in line and an estimate of the
+// time left) is told again every STATUS_EVERY_MS, which is also how rooms know the baker is alive. A bake is never
+// stopped for the time it takes (a busy machine is not the file's fault), only for the work it has done: more than
+// UPLOAD_LIMITS.bakeCpuSeconds of its thread's CPU time.
 
-import { Worker } from "node:worker_threads";
 import type { MeshFormat } from "../../shared/geometry";
-import type { BakeJob, BakeWorkerReply } from "./bake-messages";
+import { UPLOAD_LIMITS } from "../../shared/net";
+import type { BakeWorkerReply } from "./bake-messages";
 import { adoptBodyShape } from "../../shared/scene";
 import type { BodyShape } from "../../shared/scene/body-shape-cache";
+import { WorkerLane } from "./worker-lane";
 
-/** The worker's own heap limit, MB: a file that needs more fails its upload, not the server. */
-const WORKER_HEAP_MB = 3072;
-/** A job still baking this long after it started is stopped (its worker too): one file cannot hold up the rest. */
-export const BAKE_DEADLINE_MS = 60_000;
+/** How often every job's status is told again (and each worker's work checked), ms. */
+export const STATUS_EVERY_MS = 2000;
 
 export class UploadError extends Error {
   /** `status`: the HTTP status the upload is answered with. */
@@ -36,16 +39,28 @@ export interface BakedUpload {
   shape: BodyShape;
 }
 
+/** Where an upload's bake stands, as its placeholder shows it (UploadState). */
+export interface BakeStatus {
+  /** "queued" while it waits, then the bake's stage. */
+  stage: string;
+  progress: number;
+  /** Bakes ahead of it in this process's line, the one being baked included; 0 once its own bake runs. */
+  ahead: number;
+  /** Estimated seconds until it is baked, from this process's recent bakes; 0 while none has been timed. */
+  secondsLeft: number;
+}
+
 export interface BakeTicket {
   parsed: Promise<ParsedUpload>;
   baked: Promise<BakedUpload>;
 }
 
 interface Pending {
-  job: BakeJob;
-  /** When the worker started on it (0: waiting behind another). */
-  startedAt: number;
-  onProgress: (stage: string, fraction: number) => void;
+  bytes: Uint8Array;
+  format: MeshFormat;
+  size: number;
+  status: BakeStatus;
+  onStatus: (status: BakeStatus) => void;
   parsed: { resolve(value: ParsedUpload): void; reject(error: Error): void; done: boolean };
   baked: { resolve(value: BakedUpload): void; reject(error: Error): void };
 }
@@ -54,132 +69,132 @@ export interface BakerSettings {
   weights: string;
   providerKey: string;
   fitCubature: boolean;
+  /** CPU seconds a worker may spend on one file (default UPLOAD_LIMITS.bakeCpuSeconds). */
+  cpuLimitSeconds?: number;
 }
 
 export class Baker {
-  private worker: Worker | undefined;
   private readonly pending = new Map<number, Pending>();
+  private readonly reader: WorkerLane;
+  private readonly baking: WorkerLane;
   private nextId = 1;
-  private closing = false;
   private watchdog: ReturnType<typeof setInterval> | undefined;
-  /** Why the worker is being stopped (a deadline), told to the job it was on. */
-  private stopReason: string | undefined;
+  /** Seconds a bake has been taking here lately (a running mean of the last few; 0 before the first). */
+  private typicalBakeSeconds = 0;
 
-  constructor(private readonly settings: BakerSettings) {}
+  constructor(private readonly settings: BakerSettings) {
+    const limit = settings.cpuLimitSeconds ?? UPLOAD_LIMITS.bakeCpuSeconds;
+    const events = {
+      reply: (reply: BakeWorkerReply, seconds: number) => this.onReply(reply, seconds),
+      died: (id: number, reason: string) => {
+        this.fail(id, new UploadError(reason, 400));
+        this.tellPlaces();
+      },
+    };
+    this.reader = new WorkerLane(events, limit);
+    this.baking = new WorkerLane(events, limit);
+  }
 
-  /** Jobs given to the worker and not finished (the one baking, and those waiting). */
+  /** Jobs given to the workers and not finished (being read, baking, and waiting). */
   get jobs(): number {
     return this.pending.size;
   }
 
-  /** Parses and bakes a file, and builds its body's shape at `size` (m). */
-  bake(bytes: Uint8Array, format: MeshFormat, size: number, onProgress: (stage: string, fraction: number) => void): BakeTicket {
+  /**
+   * Parses and bakes a file, and builds its body's shape at `size` (m). `onStatus` hears where it stands: its
+   * place in line while it waits, its stage while it bakes, again and again until it is done.
+   */
+  bake(bytes: Uint8Array, format: MeshFormat, size: number, onStatus: (status: BakeStatus) => void): BakeTicket {
     const id = this.nextId++;
     let pending!: Pending;
     const parsed = new Promise<ParsedUpload>((resolve, reject) => {
-      pending = { job: undefined!, startedAt: 0, onProgress, parsed: { resolve, reject, done: false }, baked: undefined! };
+      pending = { bytes, format, size, onStatus, status: { stage: "queued", progress: 0, ahead: 0, secondsLeft: 0 }, parsed: { resolve, reject, done: false }, baked: undefined! };
     });
     const baked = new Promise<BakedUpload>((resolve, reject) => {
       pending.baked = { resolve, reject };
     });
     // Whoever waits for `parsed` only still gets a rejected `baked` handled.
     baked.catch(() => undefined);
-    pending.job = { id, bytes, format, weights: this.settings.weights, providerKey: this.settings.providerKey, fitCubature: this.settings.fitCubature, size };
     this.pending.set(id, pending);
-    this.ensureWorker().postMessage(pending.job);
-    this.startNext();
+    this.reader.add({ kind: "read", id, bytes, format, ...this.jobSettings(), size });
+    if (!this.watchdog) {
+      this.watchdog = setInterval(() => this.everyFewSeconds(), STATUS_EVERY_MS);
+      this.watchdog.unref();
+    }
     return { parsed, baked };
   }
 
   async close(): Promise<void> {
-    this.closing = true;
     clearInterval(this.watchdog);
-    const worker = this.worker;
-    this.worker = undefined;
-    await worker?.terminate();
-    for (const job of this.pending.values()) {
-      const error = new UploadError("the server is shutting down", 503);
-      if (!job.parsed.done) job.parsed.reject(error);
-      job.baked.reject(error);
-    }
-    this.pending.clear();
+    this.watchdog = undefined;
+    await Promise.all([this.reader.close(), this.baking.close()]);
+    for (const id of [...this.pending.keys()]) this.fail(id, new UploadError("the server is shutting down", 503));
   }
 
-  /** The job first in line is the one the worker is on: its deadline runs from now. */
-  private startNext(): void {
-    const first = this.pending.values().next().value;
-    if (first && first.startedAt === 0) first.startedAt = Date.now();
-    if (first && !this.watchdog) {
-      this.watchdog = setInterval(() => this.checkDeadline(), 1000);
-      this.watchdog.unref();
-    } else if (!first && this.watchdog) {
+  private jobSettings() {
+    return { weights: this.settings.weights, providerKey: this.settings.providerKey, fitCubature: this.settings.fitCubature };
+  }
+
+  private everyFewSeconds(): void {
+    this.reader.checkWork();
+    this.baking.checkWork();
+    this.tellPlaces();
+    if (this.pending.size === 0) {
       clearInterval(this.watchdog);
       this.watchdog = undefined;
     }
   }
 
-  private checkDeadline(): void {
-    const first = this.pending.values().next().value;
-    if (!first || !this.worker || Date.now() - first.startedAt < BAKE_DEADLINE_MS) return;
-    this.stopReason = `the bake took longer than ${BAKE_DEADLINE_MS / 1000} s`;
-    void this.worker.terminate();
+  /** Tells every job in the bake line its place and the time it may take (and that the baker is alive). */
+  private tellPlaces(): void {
+    const typical = this.typicalBakeSeconds, firstLeft = Math.max(0, typical - this.baking.firstElapsedSeconds);
+    this.baking.ids.forEach((id, ahead) => {
+      const job = this.pending.get(id);
+      if (!job) return;
+      job.status.ahead = ahead;
+      job.status.secondsLeft = typical > 0 ? firstLeft + ahead * typical : 0;
+      job.onStatus({ ...job.status });
+    });
   }
 
-  private ensureWorker(): Worker {
-    if (this.worker) return this.worker;
-    const worker = new Worker(new URL("./bake-worker-entry.mjs", import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
-    worker.unref();
-    worker.on("message", (reply: BakeWorkerReply) => this.onReply(reply));
-    worker.on("error", (error) => this.workerDied(`the baker stopped: ${error.message}`, worker));
-    worker.on("exit", (code) => this.workerDied(`the baker stopped (exit code ${code})`, worker));
-    this.worker = worker;
-    return worker;
-  }
-
-  private onReply(reply: BakeWorkerReply): void {
+  private onReply(reply: BakeWorkerReply, seconds: number): void {
     const job = this.pending.get(reply.id);
     if (!job) return;
     switch (reply.type) {
       case "parsed":
         job.parsed.done = true;
         job.parsed.resolve({ hash: reply.hash, vertices: reply.vertices, triangles: reply.triangles });
+        if (reply.mesh) {
+          this.baking.add({ kind: "bake", id: reply.id, bytes: job.bytes, format: job.format, ...this.jobSettings(), size: job.size, mesh: reply.mesh });
+          this.tellPlaces();
+        }
         return;
       case "progress":
-        job.onProgress(reply.stage, reply.fraction);
+        job.status.stage = reply.stage;
+        job.status.progress = reply.fraction;
+        job.status.ahead = 0;
+        job.status.secondsLeft = this.typicalBakeSeconds > 0 ? Math.max(0, this.typicalBakeSeconds - this.baking.firstElapsedSeconds) : 0;
+        job.onStatus({ ...job.status });
         return;
       case "baked":
+        if (!reply.fromCache) {
+          this.typicalBakeSeconds = this.typicalBakeSeconds > 0 ? 0.5 * (this.typicalBakeSeconds + seconds) : seconds;
+        }
         this.pending.delete(reply.id);
-        this.startNext();
         job.baked.resolve({ hash: reply.hash, fromCache: reply.fromCache, texture: reply.texture, shape: adoptBodyShape(reply.shape) });
+        this.tellPlaces();
         return;
-      case "failed": {
-        this.pending.delete(reply.id);
-        this.startNext();
-        const error = new UploadError(reply.reason, reply.bad ? 400 : 500);
-        if (!job.parsed.done) job.parsed.reject(error);
-        job.baked.reject(error);
-      }
+      case "failed":
+        this.fail(reply.id, new UploadError(reply.reason, reply.bad ? 400 : 500));
+        this.tellPlaces();
     }
   }
 
-  /**
-   * The worker died (or was closed): the job it was on fails, as the file that killed it; the jobs waiting behind
-   * it go to a new worker.
-   */
-  private workerDied(reason: string, worker: Worker): void {
-    if (this.worker !== worker) return;
-    this.worker = undefined;
-    const first = this.pending.keys().next();
-    if (first.done) return;
-    const job = this.pending.get(first.value)!;
-    this.pending.delete(first.value);
-    const error = new UploadError(this.stopReason ?? `${reason} while baking this file; it may be too large or malformed`, 400);
-    this.stopReason = undefined;
-    for (const waiting of this.pending.values()) waiting.startedAt = 0;
-    this.startNext();
+  private fail(id: number, error: UploadError): void {
+    const job = this.pending.get(id);
+    if (!job) return;
+    this.pending.delete(id);
     if (!job.parsed.done) job.parsed.reject(error);
     job.baked.reject(error);
-    if (this.closing) return;
-    for (const waiting of this.pending.values()) this.ensureWorker().postMessage(waiting.job);
   }
 }

@@ -1,8 +1,8 @@
 // POST /meshes: a visitor's mesh becomes a soft body in their room. The file is checked (type, size, rate, the
-// ticket or admin token), parsed and baked by the process's baker (a worker thread), and the room is told through
+// ticket or admin token), parsed and baked by the process's baker (worker threads), and the room is told through
 // remoteRoomCall, so that with Redis the room may live in another process. Answers 202 { id, hash } once the file
-// parsed (the body appears in the room state when baked), or { error } with 400, 401, 409, 413, 415, 429, 500 or
-// 503.
+// parsed, never waiting for other uploads' bakes (the room then shows its place in line and progress, and the body
+// appears in the room state when baked), or { error } with 400, 401, 409, 413, 415, 429, 500 or 503.
 
 import { randomBytes } from "node:crypto";
 import { matchMaker, type Presence } from "@colyseus/core";
@@ -13,7 +13,7 @@ import { adminTokenMatches } from "../admin-token";
 import { RateLimiter } from "../room/rate-limiter";
 import { ADMIN_OWNER } from "../room/added-bodies";
 import type { PlaygroundRoom } from "../room/playground-room";
-import { UploadError, type Baker } from "./baker";
+import { UploadError, type Baker, type BakeStatus } from "./baker";
 import { redeemUploadTicket, type TicketHolder } from "./upload-tickets";
 import { keepPreparedShape } from "./prepared-shapes";
 import { playgroundConfig } from "../room/playground-config";
@@ -98,11 +98,13 @@ export function installUploadRoutes(app: Application, settings: UploadRouteSetti
     const name = uploadName(req.query.name, format);
     const id = `added-${randomBytes(4).toString("hex")}`;
     const call = <T>(method: keyof PlaygroundRoom, args: unknown[]) => matchMaker.remoteRoomCall(holder.roomId, method, args, ROOM_CALL_MS) as Promise<T>;
-    let announced = false;
+    let announced = false, latest: BakeStatus | undefined;
+    const tell = (status: BakeStatus) => void call("uploadProgress", [id, status.stage, status.progress, status.ahead, status.secondsLeft]).catch(() => undefined);
     const size = playgroundConfig().uploadSize;
     // The job keeps its own copy (a Buffer's memory may be pooled and reused once this request ends).
-    const job = settings.baker.bake(bytes.slice(), format, size, (stage, fraction) => {
-      if (announced) void call("uploadProgress", [id, stage, fraction]).catch(() => undefined);
+    const job = settings.baker.bake(bytes.slice(), format, size, (status) => {
+      latest = status;
+      if (announced) tell(status);
     });
     let hash: string;
     try {
@@ -122,6 +124,8 @@ export function installUploadRoutes(app: Application, settings: UploadRouteSetti
       return fail(res, 409, answer.reason);
     }
     announced = true;
+    // Its place in line may have been told before the room knew it.
+    if (latest) tell(latest);
     res.status(202).set("Cache-Control", "no-store").json({ id, hash });
     try {
       const baked = await job.baked;

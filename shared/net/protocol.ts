@@ -242,6 +242,11 @@ export const UPLOAD_LIMITS = Object.freeze({
   uploadBurst: 3,
   /** Uploads waiting for the process's baker beyond the one it is baking (more are refused with 429). */
   queuedBakes: 4,
+  /**
+   * CPU seconds a bake may use before it is stopped (a file whose bake would never end). Work, not waiting: a bake
+   * takes 2-4 s of CPU time whatever the mesh (its counts are fixed), however long a busy machine makes it last.
+   */
+  bakeCpuSeconds: 120,
   /** Largest extent an added body is scaled to, m, unless the server is told otherwise (UPLOAD_SIZE). */
   defaultSize: 0.25,
   /** Characters kept of an upload's name. */

@@ -37,7 +37,7 @@ export const BodyState = schema({
 }, "Body");
 export type BodyState = SchemaType<typeof BodyState>;
 
-/** An uploaded mesh being baked: pages show a placeholder where it will land, with its progress. */
+/** An uploaded mesh being baked: pages show a placeholder where it will land, with its progress or place in line. */
 export const UploadState = schema({
   id: t.string().default(""),
   name: t.string().default(""),
@@ -50,6 +50,10 @@ export const UploadState = schema({
   y: t.float32().default(0),
   z: t.float32().default(0),
   size: t.float32().default(0),
+  /** Bakes ahead of it in its server's line, the one being baked included (0 once its own bake runs). */
+  ahead: t.uint8().default(0),
+  /** The server's estimate of the seconds until it is baked, from its recent bakes; 0 while it has none. */
+  secondsLeft: t.float32().default(0),
 }, "Upload");
 export type UploadState = SchemaType<typeof UploadState>;
 

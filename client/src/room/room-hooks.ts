@@ -12,10 +12,10 @@ type RoomStateView = {
   players?: Map<string, { name: string; color: string; role: string; slot: number }>;
   grabs?: Map<string, { owner: string; body: string; slot: number }>;
   spectatorGrabs?: boolean;
-  uploads?: Map<string, { name: string; stage: string; progress: number; x: number; y: number; z: number; size: number }>;
+  uploads?: Map<string, { name: string; stage: string; progress: number; ahead: number; secondsLeft: number; x: number; y: number; z: number; size: number }>;
 };
 
-export interface UploadInfo { id: string; name: string; stage: string; progress: number; x: number; y: number; z: number; size: number }
+export interface UploadInfo { id: string; name: string; stage: string; progress: number; ahead: number; secondsLeft: number; x: number; y: number; z: number; size: number }
 
 /**
  * `read(state)` of the client's room state (null before a client), the same object until its JSON changes.
@@ -56,9 +56,9 @@ export function useRoomFlags(client: PliantRoomClient | null): { spectatorGrabs:
 }
 
 const readUploads = (state: RoomStateView | null): UploadInfo[] =>
-  [...(state?.uploads?.entries() ?? [])].map(([id, u]) => ({ id, name: u.name, stage: u.stage, progress: u.progress, x: u.x, y: u.y, z: u.z, size: u.size }));
+  [...(state?.uploads?.entries() ?? [])].map(([id, u]) => ({ id, name: u.name, stage: u.stage, progress: u.progress, ahead: u.ahead, secondsLeft: u.secondsLeft, x: u.x, y: u.y, z: u.z, size: u.size }));
 
-/** Uploaded meshes being baked (placeholders with progress). */
+/** Uploaded meshes being baked (placeholders with progress, or their place in the server's line). */
 export function useUploads(client: PliantRoomClient | null): UploadInfo[] {
   return useRoomView(client, readUploads);
 }

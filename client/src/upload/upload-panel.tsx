@@ -1,6 +1,6 @@
 // "Add a mesh": a visitor's own .glb, .gltf, .obj or .stl (dropped anywhere on the page, or picked), or one from
-// the server's gallery, becomes a soft body for everyone. The panel shows each upload's progress (sending, then
-// the room's bake stages) and the server's reason when one is refused.
+// the server's gallery, becomes a soft body for everyone. The panel shows each upload's progress (sending, its
+// place in the server's line, then the room's bake stages) and the server's reason when one is refused.
 
 import { useCallback, useEffect, useState } from "react";
 import type { GalleryEntry, PliantRoomClient } from "../../../shared/net";
@@ -8,6 +8,7 @@ import { UPLOAD_LIMITS } from "../../../shared/net";
 import { hudButton, hudPanel } from "../hud/hud-style";
 import { useUploads } from "../room/room-hooks";
 import { addGalleryMesh, addMeshFile, fetchGallery } from "./add-mesh";
+import { uploadStatusLabel } from "./upload-status";
 
 const ACCEPT = ".glb,.gltf,.obj,.stl";
 
@@ -90,7 +91,7 @@ export function UploadPanel({ client, onNotice }: { client: PliantRoomClient; on
           </>
         )}
         {sending && <div data-testid="upload-sending">sending {sending}…</div>}
-        {uploads.map((u) => <div key={u.id} data-testid="upload-progress">baking {u.name}: {u.stage} {Math.round(100 * u.progress)}%</div>)}
+        {uploads.map((u) => <div key={u.id} data-testid="upload-progress">{u.name}: {uploadStatusLabel(u)}</div>)}
       </div>
     </>
   );
