@@ -1,12 +1,15 @@
 // A character in a room: its director (what it plays, where it walks), its flesh (complementary dynamics, stepped
 // with the room's ticks), the room's obstacles as it feels them (floor, table legs, walls, props and fingertips,
 // seen from its frame), hands holding it, and what of it goes into snapshots. With a trained secondary-motion
-// network attached, the network moves its flesh while nothing touches it (flesh-switch.ts).
+// network attached, the network moves its flesh while nothing touches it (flesh-switch.ts): "touches" is a prop or
+// fingertip within a few centimetres of its surface, not of its bounding sphere, so a fox walking past the props on
+// the floor keeps its network's flesh (and snapshots carry only its pose). Standing still, it falls silent: its pose
+// is sent when it changes, and the solver's soft part when it moved visibly since last sent, as bodies are.
 
 import { LIMITS, type CharacterMode, type SnapshotWriter } from "../../shared/net";
 import { CharacterBody, FramedSurface } from "../../shared/rig";
 import { displacementAt } from "../../shared/sim";
-import { CHARACTER_MAX_ITERATIONS, FLESH } from "../../shared/rig/character-defaults";
+import { CHARACTER_MAX_ITERATIONS, CHARACTER_TOLERANCE, FLESH } from "../../shared/rig/character-defaults";
 import { NearbyObstacles, type SceneObstacles } from "../../shared/scene";
 import type { CharacterSpec } from "../../shared/scene/layout";
 import type { BakedBody } from "../../shared/skinning";
@@ -14,10 +17,19 @@ import { CharacterDirector, type CharacterPose } from "../characters/character-d
 import { FleshSwitch, type FleshSource } from "../characters/flesh-switch";
 import { RnnCharacter, type SecondaryNetwork } from "../../shared/rig/rnn-character";
 
-/** A soft-part change smaller than this (m, in q's largest entry) is not worth a snapshot. */
-const IDLE_Q = 1e-5;
+/**
+ * A soft part none of whose surface samples moved more than this (m) since it was last sent is left out of
+ * snapshots: below what anyone can see, above the 0.1-0.2 mm the solver's flesh still stirs standing still.
+ */
+const IDLE_SOFT_DISTANCE = 1e-3;
 /** Obstacles within this of the character's bounding sphere are felt (m). */
 const REACH = 0.1;
+/**
+ * A prop or fingertip this near (m) a surface sample where the rig put it hands the flesh to the solver: it may touch
+ * by the next tick. It covers what the test leaves out: the soft part (millimetres) and a tick of the pose (the
+ * samples are the last tick's, ~2.5 cm for the walk's fastest paw). The walking fox passes the floor's props by 7 cm.
+ */
+const TOUCH_MARGIN = 0.05;
 
 interface HeldCharacterGrab {
   grab: number;
@@ -38,7 +50,10 @@ export class RoomCharacter {
   /** The file's origin (where the clips put the feet, at the floor) in the body's metres. */
   private readonly root = new Float64Array(3);
   private readonly point = new Float64Array(3);
+  private readonly normal = new Float64Array(3);
   private readonly lastSentQ: Float64Array;
+  /** The soft part's change since last sent (3m). */
+  private readonly sentChange: Float64Array;
   private readonly lastSentPose: CharacterPose = { clip: -1, time: NaN, clip2: -1, time2: NaN, blend: NaN, running: false, running2: false, x: NaN, z: NaN, yaw: NaN };
   private readonly radius: number;
   /** Things that touch without holding: fingertips and props (the floor and the room's statics do not count). */
@@ -48,7 +63,7 @@ export class RoomCharacter {
   private learnedClips: boolean[] = [];
 
   constructor(readonly id: string, readonly index: number, readonly spec: CharacterSpec, private readonly baked: BakedBody, obstacles: SceneObstacles, readonly dt: number) {
-    this.character = new CharacterBody(baked, spec.size, FLESH, { dt, damping: FLESH.damping, maxIterations: CHARACTER_MAX_ITERATIONS });
+    this.character = new CharacterBody(baked, spec.size, FLESH, { dt, damping: FLESH.damping, maxIterations: CHARACTER_MAX_ITERATIONS, tolerance: CHARACTER_TOLERANCE });
     this.director = new CharacterDirector(spec, this.character.rig.clips);
     const motion = this.character.motion;
     for (let a = 0; a < 3; a++) this.root[a] = -motion.unitScale * motion.unitCentre[a];
@@ -56,6 +71,7 @@ export class RoomCharacter {
     this.touching = new NearbyObstacles([...obstacles.props, ...obstacles.pokes]);
     this.character.body.addContactSurface(new FramedSurface(this.nearby, motion));
     this.lastSentQ = new Float64Array(this.character.body.n).fill(NaN);
+    this.sentChange = new Float64Array(this.character.body.n);
     this.radius = 0.6 * spec.size;
     this.place();
   }
@@ -98,10 +114,24 @@ export class RoomCharacter {
       this.character.step();
       return;
     }
-    this.touching.select(this.bound[0], this.bound[1], this.bound[2], this.bound[3], REACH);
     const pose = this.pose, learned = this.learnedClips;
     const unlearned = !learned[pose.clip2] || (pose.blend < 1 && !learned[pose.clip]);
-    this.flesh.step(this.grabs.size > 0 || this.touching.selected > 0 || unlearned);
+    this.flesh.step(this.grabs.size > 0 || unlearned || this.touched());
+  }
+
+  /** Whether a prop or fingertip comes within TOUCH_MARGIN of its surface (the samples where the rig put them). */
+  private touched(): boolean {
+    const bound = this.bound, touching = this.touching;
+    touching.select(bound[0], bound[1], bound[2], bound[3], REACH);
+    if (touching.selected === 0) return false;
+    const motion = this.character.motion, p = motion.posedSurface, f = motion.framePosition;
+    const c = Math.cos(motion.frameYaw), s = Math.sin(motion.frameYaw);
+    for (let i = 0; i < p.length; i += 3) {
+      // RigMotion.toWorld, with the turn's sine and cosine taken once.
+      const x = f[0] + c * p[i] + s * p[i + 2], y = f[1] + p[i + 1], z = f[2] - s * p[i] + c * p[i + 2];
+      if (touching.signedDistance(x, y, z, TOUCH_MARGIN, this.normal) <= TOUCH_MARGIN) return true;
+    }
+    return false;
   }
 
   /**
@@ -165,11 +195,23 @@ export class RoomCharacter {
       last.fill(NaN);
       return;
     }
-    let moved = full;
-    for (let i = 0; i < q.length && !moved; i++) moved = !(Math.abs(q[i] - last[i]) <= IDLE_Q);
-    if (!moved) return;
+    if (!full && !this.softMoved(q)) return;
     writer.body(this.index, q);
     if (!full) last.set(q);
+  }
+
+  /** Whether a surface sample's soft displacement changed by more than IDLE_SOFT_DISTANCE since q was last sent. */
+  private softMoved(q: Float64Array): boolean {
+    const last = this.lastSentQ, change = this.sentChange, u = this.point;
+    // Not sent since the network's flesh was shown (or ever): pages need all of it.
+    if (Number.isNaN(last[0])) return true;
+    for (let i = 0; i < q.length; i++) change[i] = q[i] - last[i];
+    const rows = this.character.subspace.surfaceRows, samples = this.character.subspace.surfaceCount;
+    for (let j = 0; j < samples; j++) {
+      displacementAt(rows, change, j, u);
+      if (u[0] * u[0] + u[1] * u[1] + u[2] * u[2] > IDLE_SOFT_DISTANCE * IDLE_SOFT_DISTANCE) return true;
+    }
+    return false;
   }
 
   writeEntry(writer: SnapshotWriter, full: boolean): void {
