@@ -114,8 +114,8 @@ interface Seat {
   lastMove: Map<Hand, number>;
   /** World tick of its last message. */
   lastHeard: number;
-  /** Its connection dropped: the world tick it did, and the reconnection its seat waits for (onDrop). */
-  awaiting?: { since: number; reconnection: Deferred<Client> };
+  /** Its connection dropped: in which order (the room's count of drops), and the reconnection its seat waits for. */
+  awaiting?: { order: number; reconnection: Deferred<Client> };
 }
 
 interface HeldGrab {
@@ -160,6 +160,8 @@ export class PlaygroundRoom extends Room {
   private readonly added = new RoomUploads(this.uploadsHost());
   private readonly snapshotIndices = new SnapshotIndices();
   private disposed = false;
+  /** Connections dropped so far: orders the seats waiting for theirs. */
+  private drops = 0;
   /** The server's own room, which everyone joins (public-room.ts). */
   private isPublic = false;
   /** A tick threw: the room is closing (tickOrClose). */
@@ -271,8 +273,12 @@ export class PlaygroundRoom extends Room {
     }, LATENCY_PROBE_INTERVAL_MS);
     this.setPatchRate(50);
     this.setFixedTimestep(() => this.tickOrClose(), TICK_RATE);
-    // Made: an empty room closes (in a second, Colyseus' default) unless a seat reserved for it is taken in time.
-    if (!isPublic) this.autoDispose = true;
+    if (!isPublic) {
+      // Made: an empty room closes unless a seat is taken within the seat reservation's time, as Colyseus would
+      // have had it from the start (its timer is private in its types, not in its API).
+      this.autoDispose = true;
+      (this as unknown as { resetAutoDisposeTimeout(seconds: number): void }).resetAutoDisposeTimeout(this.seatReservationTimeout);
+    }
   }
 
   /** A room closed while it was being made is not made: Colyseus discards it and tells its creator why. */
@@ -326,7 +332,7 @@ export class PlaygroundRoom extends Room {
     seat.inputs.length = 0;
     seat.starved = true;
     const reconnection = this.allowReconnection(client, playgroundConfig().reconnectSeconds);
-    seat.awaiting = { since: this.world.tick, reconnection };
+    seat.awaiting = { order: this.drops++, reconnection };
     await reconnection.catch(() => undefined);
   }
 
@@ -338,7 +344,7 @@ export class PlaygroundRoom extends Room {
     let oldest: [string, Seat] | undefined;
     for (const entry of this.seats) {
       const waiting = entry[1].awaiting;
-      if (entry[1].role === role && waiting && (!oldest || waiting.since < oldest[1].awaiting!.since)) oldest = entry;
+      if (entry[1].role === role && waiting && (!oldest || waiting.order < oldest[1].awaiting!.order)) oldest = entry;
     }
     if (!oldest) return false;
     const [sessionId, seat] = oldest;
