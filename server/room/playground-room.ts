@@ -20,7 +20,7 @@ import { ADMIN_OWNER, SnapshotIndices } from "./added-bodies";
 import { RoomUploads, type RoomBody, type UploadsHost } from "./room-uploads";
 import { playgroundConfig } from "./playground-config";
 import { throttledLog } from "../logging/throttled-log";
-import { frameRefusal, isHandshakeFrame } from "./room-frames";
+import { frameRefusal, isHandshakeFrame, isPingFrame } from "./room-frames";
 import { RateLimiter } from "./rate-limiter";
 import { LATENCY_PROBE_INTERVAL_MS, LatencyProbe } from "./latency-probe";
 import { AttractWobble, BOUNCE_SQUASH_RATE, BOUNCE_UP_SPEED } from "./attract-wobble";
@@ -261,8 +261,12 @@ export class PlaygroundRoom extends Room {
       const seat = this.seats.get(client.sessionId);
       // Not seated (yet), or kicked: nothing it sends is read.
       if (!seat || seat.kicked) return;
-      seat.lastHeard = this.world.tick;
-      if (!seat.limiter.take()) return this.reject(client, `over ${LIMITS.messagesPerSecond} messages a second`);
+      if (!seat.limiter.take()) {
+        this.reject(client, `over ${LIMITS.messagesPerSecond} messages a second`);
+        // A ping over the budget counts towards a kick like any frame, but is still answered: a client sends no
+        // other ping until its pong comes, so a dropped one would leave it measuring nothing for good.
+        if (!isPingFrame(buffer) || seat.kicked) return;
+      }
       const refusal = frameRefusal(buffer);
       if (refusal) return this.reject(client, refusal);
       colyseusOnMessage.call(this, client, buffer);
@@ -573,7 +577,9 @@ export class PlaygroundRoom extends Room {
   private guard<T>(client: Client, type: string, parsed: Parsed<T>, apply: (value: T) => string | null): void {
     const seat = this.seats.get(client.sessionId);
     if (!seat || seat.kicked) return;
-    // Counted against its budget and heard as its frame arrived (onCreate's frame wrapper).
+    // Heard: a message, even a bad one, is not the silence of a frozen page (pings are: a sleeping page's timers
+    // may still run). Counted against its budget as its frame arrived (onCreate's frame wrapper).
+    seat.lastHeard = this.world.tick;
     if (!parsed.ok) return this.reject(client, `${type}: ${parsed.reason}`);
     try {
       const problem = apply(parsed.value);

@@ -14,6 +14,11 @@ export function isHandshakeFrame(buffer: Uint8Array): boolean {
   return code === Protocol.JOIN_ROOM || code === Protocol.LEAVE_ROOM;
 }
 
+/** True for a ping (answered by Colyseus with a pong). */
+export function isPingFrame(buffer: Uint8Array): boolean {
+  return buffer?.byteLength > 0 && (buffer[0] & PROTOCOL_CODE_MASK) === Protocol.PING;
+}
+
 /** Why a (non-handshake) frame is refused, or null for one the room serves. */
 export function frameRefusal(buffer: Uint8Array): string | null {
   if (!buffer || buffer.byteLength === 0) return "empty frame";

@@ -32,9 +32,12 @@ it("dropped players' waiting seats give way to new players, oldest first, and th
     const dropped: Room[] = [];
     for (let i = 0; i < MAX_PLAYERS; i++) dropped.push(await joinPlayer(roomId, `P${i}`));
     const tokens = dropped.map((r) => r.reconnectionToken), ids = dropped.map((r) => r.sessionId);
-    for (const r of dropped) drop(r);
+    // One after the other, each seen by the room before the next: the first dropped has waited longest.
+    for (const [i, r] of dropped.entries()) {
+      drop(r);
+      await vi.waitFor(() => expect(room.clients.length).toBe(MAX_PLAYERS - 1 - i), { timeout: 20_000, interval: 5 });
+    }
     // All 16 still hold their seats, waiting.
-    await vi.waitFor(() => expect(room.clients.length).toBe(0), { timeout: 20_000, interval: 20 });
     expect([...room.state.players.values()].filter((p) => p.role === "player")).toHaveLength(MAX_PLAYERS);
 
     // A new player takes the seat that has waited longest.
