@@ -4,7 +4,9 @@
 // client per second, the server's CPU and memory, and whether every body stayed finite and in the room. A long
 // --seconds (600) is the soak: memory is compared between its first and last minute. --rough adds churn, a
 // connection that drops and comes back, and a misbehaving client (server-bots.ts). --no-characters runs the
-// playground without its fox (what the fox costs the room).
+// playground without its fox (what the fox costs the room). The server's log is kept: the table counts its lines, its
+// server errors and stack traces, and any uncaught exception or rejection in the server's process (a soak must have
+// none), and prints the first few of those.
 
 import { spawn } from "node:child_process";
 import path from "node:path";
@@ -28,11 +30,19 @@ const seconds = integerFlag(flags, "seconds", 30, 5, 7200);
 const players = integerFlag(flags, "players", 8, 0, 16);
 const spectators = integerFlag(flags, "spectators", 50, 0, 64);
 const log = (line: string) => process.stderr.write(`${line}\n`);
+/** The server's own log, and what in it (or thrown past it) is a fault rather than a client's misbehaviour. */
+const serverLog: string[] = [], faults: string[] = [];
+const isFault = (line: string) => line.startsWith("server error") || /\n\s+at /.test(line) || /a tick failed/.test(line);
+process.on("uncaughtException", (error) => faults.push(`uncaught exception: ${error.stack ?? error.message}`));
+process.on("unhandledRejection", (reason) => faults.push(`unhandled rejection: ${(reason as Error)?.stack ?? String(reason)}`));
 
 if (flags["no-characters"]) configurePlayground({ layout: { ...PLAYGROUND, characters: [] } });
 // The solver always moves the characters' flesh, instead of their networks while nothing touches them.
 if (flags["solver-flesh"]) configurePlayground({ learnedFlesh: false });
-const server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "bench", log: () => {}, matchmakeLimits: { requestsPerAddress: Number.POSITIVE_INFINITY } }); // every bot joins from this machine
+const server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "bench", log: (line) => {
+  serverLog.push(line);
+  if (isFault(line)) faults.push(line);
+}, matchmakeLimits: { requestsPerAddress: Number.POSITIVE_INFINITY } }); // every bot joins from this machine
 const listing = await matchMaker.createRoom(ROOM_NAME, {});
 const room = matchMaker.getLocalRoomById(listing.roomId) as PlaygroundRoom;
 log(`room ${listing.roomId} on port ${server.port}; starting ${players} players and ${spectators} spectators...`);
@@ -87,6 +97,8 @@ const result = {
   heapMiB: { first: meanHeap(memory.slice(0, minute)) / 2 ** 20, last: meanHeap(memory.slice(-minute)) / 2 ** 20 },
   allFinite: finite,
   escapes: room.sceneWorld.escapes - escapesBefore,
+  logLines: serverLog.length,
+  faults: faults.length,
 };
 bots.kill("SIGTERM");
 await server.close();
@@ -94,8 +106,9 @@ if (flags.json) {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } else {
   const f = (v: number, d = 2) => v.toFixed(d);
-  process.stdout.write(`| players | spectators | seconds | ticks / expected | tick p50 ms | tick p99 ms | tick max ms | overruns | ticks/s min | 1 s windows < 55 ticks | bytes/client/s | server CPU % | RSS MiB | heap MiB first/last | finite | escapes |\n`);
-  process.stdout.write(`|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n`);
-  process.stdout.write(`| ${players} | ${spectators} | ${f(elapsed, 0)} | ${result.ticks} / ${result.expectedTicks} | ${f(result.tickMs.p50)} | ${f(result.tickMs.p99)} | ${f(result.tickMs.max)} | ${result.overruns} | ${f(result.ticksPerSecond.min, 1)} | ${result.ticksPerSecond.windowsUnder55} / ${result.ticksPerSecond.windows} | ${f(bytesPerClientSecond, 0)} | ${f(result.serverCpuPercentOfOneCore, 0)} | ${f(result.rssMiB, 0)} | ${f(result.heapMiB.first, 0)} / ${f(result.heapMiB.last, 0)} | ${finite} | ${result.escapes} |\n`);
+  process.stdout.write(`| players | spectators | seconds | ticks / expected | tick p50 ms | tick p99 ms | tick max ms | overruns | ticks/s min | 1 s windows < 55 ticks | bytes/client/s | server CPU % | RSS MiB | heap MiB first/last | finite | escapes | log lines | faults |\n`);
+  process.stdout.write(`|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n`);
+  process.stdout.write(`| ${players} | ${spectators} | ${f(elapsed, 0)} | ${result.ticks} / ${result.expectedTicks} | ${f(result.tickMs.p50)} | ${f(result.tickMs.p99)} | ${f(result.tickMs.max)} | ${result.overruns} | ${f(result.ticksPerSecond.min, 1)} | ${result.ticksPerSecond.windowsUnder55} / ${result.ticksPerSecond.windows} | ${f(bytesPerClientSecond, 0)} | ${f(result.serverCpuPercentOfOneCore, 0)} | ${f(result.rssMiB, 0)} | ${f(result.heapMiB.first, 0)} / ${f(result.heapMiB.last, 0)} | ${finite} | ${result.escapes} | ${result.logLines} | ${result.faults} |\n`);
 }
+for (const fault of faults.slice(0, 5)) process.stderr.write(`fault: ${fault.slice(0, 2000)}\n`);
 process.exit(0);
