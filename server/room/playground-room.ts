@@ -9,7 +9,7 @@ import {
   type AckMessage, type AdminMessage, type GrabHeldMessage, type GrabResultMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type NoticeMessage, type Parsed, type UploadTicketMessage,
 } from "../../shared/net";
 import { adminTokenMatches } from "../admin-token";
-import { PUBLIC_ROOM_OPTION, ensurePublicRoom } from "../matchmaking/public-room";
+import { PUBLIC_ROOM_OPTION, remakePublicRoom } from "../matchmaking/public-room";
 import { placeBodies } from "../world/playground-bodies";
 import { bakeCharacters } from "../world/playground-characters";
 import { RoomCharacter } from "./room-character";
@@ -114,6 +114,8 @@ interface Seat {
   lastMove: Map<Hand, number>;
   /** World tick of its last message. */
   lastHeard: number;
+  /** World tick of the last ping it sent over its budget that was still answered (one a second at most). */
+  overBudgetPingTick: number;
   /** Its connection dropped: in which order (the room's count of drops), and the reconnection its seat waits for. */
   awaiting?: { order: number; reconnection: Deferred<Client> };
 }
@@ -263,9 +265,10 @@ export class PlaygroundRoom extends Room {
       if (!seat || seat.kicked) return;
       if (!seat.limiter.take()) {
         this.reject(client, `over ${LIMITS.messagesPerSecond} messages a second`);
-        // A ping over the budget counts towards a kick like any frame, but is still answered: a client sends no
-        // other ping until its pong comes, so a dropped one would leave it measuring nothing for good.
-        if (!isPingFrame(buffer) || seat.kicked) return;
+        // A ping over the budget counts towards a kick like any frame, but one a second is still answered: a client
+        // sends no other ping until its pong comes, so a dropped one would leave it measuring nothing for good.
+        if (!isPingFrame(buffer) || seat.kicked || this.world.tick - seat.overBudgetPingTick < TICK_RATE) return;
+        seat.overBudgetPingTick = this.world.tick;
       }
       const refusal = frameRefusal(buffer);
       if (refusal) return this.reject(client, refusal);
@@ -292,7 +295,7 @@ export class PlaygroundRoom extends Room {
 
   override onJoin(client: Client, options: unknown): void {
     // A seat reserved just as the empty room closed: its world is freed, so refuse rather than touch it.
-    if (this.disposed) this.refuseJoin("this room has closed; join another");
+    if (this.disposed || this.failed) this.refuseJoin("this room has closed; join another");
     const join = parseJoinOptions(options);
     if (!join.ok) this.refuseJoin(join.reason);
     const { role, name, color, adminToken, kiosk } = join.value;
@@ -306,7 +309,7 @@ export class PlaygroundRoom extends Room {
       grabStarts: new RateLimiter(LIMITS.grabStartsPerSecond, LIMITS.grabStartsPerSecond),
       tickets: new RateLimiter(UPLOAD_LIMITS.ticketsPerSecond, UPLOAD_LIMITS.ticketBurst),
       admin: adminToken !== null && adminTokenMatches(playgroundConfig().adminToken, adminToken), poses: new Float64Array(21), poseMask: 0, poseDirty: false,
-      inputs: [], starved: true, ack: -1, ackTick: 0, ackDirty: false, kicked: false, holding: 0, lastMove: new Map(),
+      inputs: [], starved: true, ack: -1, ackTick: 0, ackDirty: false, kicked: false, holding: 0, lastMove: new Map(), overBudgetPingTick: -Infinity,
       lastHeard: this.world.tick, latency: LatencyProbe.of(client), kiosk: kiosk && role === "spectator",
     });
     this.state.players.set(client.sessionId, new PlayerState({
@@ -327,17 +330,17 @@ export class PlaygroundRoom extends Room {
    * so nobody else is blocked, and its seat, name, colour and slot wait reconnectSeconds for it (onReconnect);
    * after that, onLeave. A kicked client does not get its seat back.
    */
-  override async onDrop(client: Client, code?: number): Promise<void> {
-    this.releaseAll(client.sessionId);
+  override async onDrop(client: Client): Promise<void> {
+    if (!this.failed) this.releaseAll(client.sessionId);
     const seat = this.seats.get(client.sessionId);
-    if (!seat || seat.kicked) return;
-    // Colyseus closes a connection with an error itself for a protocol breach (over its message cap): no way back.
-    if (code === CloseCode.WITH_ERROR) return;
+    if (!seat || seat.kicked || this.failed) return;
     seat.inputs.length = 0;
     seat.starved = true;
     const reconnection = this.allowReconnection(client, playgroundConfig().reconnectSeconds);
-    seat.awaiting = { order: this.drops++, reconnection };
+    // A plain rejected promise, not a seat to wait on, when the client never finished joining or the room closes.
+    if (typeof (reconnection as Partial<Deferred<Client>>).reject === "function") seat.awaiting = { order: this.drops++, reconnection };
     await reconnection.catch(() => undefined);
+    seat.awaiting = undefined;
   }
 
   /**
@@ -360,7 +363,8 @@ export class PlaygroundRoom extends Room {
 
   override onReconnect(client: Client): void {
     const seat = this.seats.get(client.sessionId);
-    if (!seat) return;
+    // Its seat ended while it came back (kicked, or given to a newcomer): Colyseus closes it (FAILED_TO_RECONNECT).
+    if (!seat || seat.kicked || this.failed) throw new ServerError(ErrorCode.MATCHMAKE_EXPIRED, "your seat was given up");
     seat.awaiting = undefined;
     seat.client = client;
     seat.latency?.dispose();
@@ -377,7 +381,8 @@ export class PlaygroundRoom extends Room {
 
   /** A seat ends: what it held is let go, and it leaves the state (idempotent: a kick ends it before its onLeave). */
   private endSeat(sessionId: string): void {
-    this.releaseAll(sessionId);
+    // A failed room's world may be broken: its seats end without touching it.
+    if (!this.failed) this.releaseAll(sessionId);
     this.seats.get(sessionId)?.latency?.dispose();
     this.seats.delete(sessionId);
     this.state.players.delete(sessionId);
@@ -408,7 +413,7 @@ export class PlaygroundRoom extends Room {
   /**
    * One tick, guarded: a tick that throws would throw again 60 times a second, so the room closes instead. Its
    * clients are told (close code 4002, Colyseus' "closed with an error") and may join again; the server's own room
-   * is made again by whoever next needs it (public-room.ts).
+   * is made again once this one has closed (public-room.ts, which waits longer after each failure in a row).
    */
   private tickOrClose(): void {
     if (this.disposed || this.failed) return;
@@ -419,7 +424,7 @@ export class PlaygroundRoom extends Room {
       this.setTimestep();
       playgroundConfig().log(`room ${this.roomId}: a tick failed, so the room closes: ${(error as Error)?.stack ?? String(error)}`);
       const closed = this.disconnect(CloseCode.WITH_ERROR);
-      if (this.isPublic) void closed.then(() => ensurePublicRoom()).catch((e: Error) => playgroundConfig().log(`the public room was not made again: ${e.message}`));
+      if (this.isPublic) void closed.then(() => remakePublicRoom(this.roomId)).catch((e: Error) => playgroundConfig().log(`the public room was not made again: ${e.message}`));
     }
   }
 
@@ -613,6 +618,7 @@ export class PlaygroundRoom extends Room {
     // Its seat ends now, not when its socket has finished closing, and nobody may reconnect into it; a socket that
     // does not answer the close is cut.
     this.endSeat(client.sessionId);
+    seat.awaiting?.reconnection.reject(new Error("kicked"));
     const socket = client.ref as { terminate?(): void } | undefined;
     this.clock.setTimeout(() => socket?.terminate?.(), KICKED_SOCKET_GRACE_MS);
   }

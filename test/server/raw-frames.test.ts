@@ -33,8 +33,10 @@ it("a flood of request frames counts against the budget: never answered, ends in
   let closeCode = 0, answered = 0;
   hostile.room.onLeave((code: number) => (closeCode = code));
   try {
-    // 1,500 unknown requests a second, as the SDK's room.request() sends them.
-    for (let burst = 0; burst < 100 && closeCode === 0; burst++) {
+    // 1,500 unknown requests a second, as the SDK's room.request() sends them, until it is kicked (a loaded machine
+    // may send them slower: then it takes longer).
+    const started = Date.now();
+    for (let burst = 0; closeCode === 0 && Date.now() - started < 60_000; burst++) {
       for (let i = 0; i < 75; i++) {
         hostile.room.request("no-such-request", { i }, { timeout: 60_000 }).then(() => answered++, (error: Error) => {
           if (/handler|no_handler/.test(error.message ?? String(error))) answered++;
@@ -48,7 +50,7 @@ it("a flood of request frames counts against the budget: never answered, ends in
     }, { timeout: 20_000, interval: 20 });
     expect(answered, "requests answered").toBe(0);
     // One throttled line a second at most while it flooded, and the kick.
-    expect(linesAbout(hostile.sessionId).length).toBeLessThanOrEqual(8);
+    expect(linesAbout(hostile.sessionId).length).toBeLessThanOrEqual(Math.ceil((Date.now() - started) / 1000) + 2);
     expect(serverErrors().length).toBe(errorsBefore);
     // The room went on for the others.
     await ticksPass(room, 30);

@@ -16,7 +16,7 @@ const server = useTestServer();
  */
 class QuickToCloseRoom extends PlaygroundRoom {
   static made: QuickToCloseRoom[] = [];
-  override seatReservationTimeout = 0.02;
+  override seatReservationTimeout = 0.001;
   constructor() {
     super();
     QuickToCloseRoom.made.push(this);

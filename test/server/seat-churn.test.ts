@@ -6,9 +6,10 @@ import { Client, type Room } from "@colyseus/sdk";
 import { matchMaker } from "@colyseus/core";
 import { expect, it, vi } from "vitest";
 import { MAX_PLAYERS, ROOM_NAME } from "../../shared/net";
-import { serverRoom, useTestServer } from "./helpers";
+import { ADMIN_TOKEN, serverRoom, useTestServer } from "./helpers";
 
-const server = useTestServer();
+// Seats wait a minute here, so that none expires while a loaded machine runs the test.
+const server = useTestServer({ reconnectSeconds: 60 });
 
 /** A player as the SDK joins one, without a frame loop: enough to hold a seat. */
 async function joinPlayer(roomId: string, name: string): Promise<Room> {
@@ -57,8 +58,30 @@ it("dropped players' waiting seats give way to new players, oldest first, and th
       const passer = await joinPlayer(roomId, `Passer ${i}`);
       drop(passer);
     }
-    expect([...room.state.players.values()].filter((p) => p.role === "player").length).toBeLessThanOrEqual(MAX_PLAYERS);
+    // Full, and every seat someone's: the two connected players and the newest of those waiting.
+    await vi.waitFor(() => expect(room.clients.length).toBe(2), { timeout: 20_000, interval: 5 });
+    expect([...room.state.players.values()].filter((p) => p.role === "player")).toHaveLength(MAX_PLAYERS);
   } finally {
     for (const r of seated) await r.leave().catch(() => undefined);
+  }
+});
+
+it("an admin's kick of a seat waiting for its connection ends it: its token cannot come back", async () => {
+  const roomId = (await matchMaker.createRoom(ROOM_NAME, {})).roomId;
+  const room = serverRoom(roomId);
+  const admin = await new Client(server.endpoint).joinById(roomId, { role: "spectator", name: "Operator", adminToken: ADMIN_TOKEN });
+  admin.onMessage("*", () => undefined);
+  try {
+    const player = await joinPlayer(roomId, "Dropper");
+    const token = player.reconnectionToken, id = player.sessionId;
+    drop(player);
+    await vi.waitFor(() => expect(room.clients.length).toBe(1), { timeout: 20_000, interval: 5 });
+    expect(room.state.players.has(id)).toBe(true);
+    admin.send("admin", { action: "kick", sessionId: id });
+    await vi.waitFor(() => expect(room.state.players.has(id)).toBe(false), { timeout: 20_000, interval: 5 });
+    await expect(new Client(server.endpoint).reconnect(token)).rejects.toThrow();
+    expect(room.state.players.has(id)).toBe(false);
+  } finally {
+    await admin.leave().catch(() => undefined);
   }
 });
