@@ -150,13 +150,13 @@ function RoomContents({ client, loader, players }: { client: PliantRoomClient; l
   // Bodies join and leave (uploads); a leaving one fades out first.
   useSyncExternalStore(client.subscribeBodies, () => client.bodiesVersion);
   const leaving = useLeavingBodies(client);
-  const infos = client.room.state as { bodies: Map<string, { id: string; bake: string; size: number; texture: string }> };
+  const infos = client.room.state as { bodies: Map<string, { id: string; bake: string; size: number; texture: string; color: string }> };
   return (
     <>
       {[...client.bodies.values()].map((body) => {
         const info = infos.bodies.get(body.id);
         const bake = info && loader.get(info.bake);
-        return bake && info ? <SoftBodyMesh key={`${body.id}:${body.material}`} body={body} bake={bake} size={info.size} texture={info.texture} leaving={leaving.includes(body.id)} /> : null;
+        return bake && info ? <SoftBodyMesh key={`${body.id}:${body.material}`} body={body} bake={bake} size={info.size} texture={info.texture} colour={info.color} leaving={leaving.includes(body.id)} /> : null;
       })}
       {[...client.characters.all.values()].map((character) => {
         const info = (client.room.state as { characters?: Map<string, { bake: string; texture: string }> }).characters?.get(character.id);

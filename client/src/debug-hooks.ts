@@ -136,6 +136,36 @@ export function installDebugHooks({ connection, loader, store, emulated, quality
       });
       return found;
     },
+    /**
+     * Other people as drawn: each headset player's avatar (its name tag's text, whether its head shows, the head's
+     * centre, the face's parts and each shown hand's parts) and each desktop player's pointer marker (its text).
+     */
+    get people(): { avatars: { name: string; tag: string; head: [number, number, number] | null; face: string[]; hands: Record<string, string[]> }[]; pointers: { text: string; position: [number, number, number] }[] } {
+      const avatars: { name: string; tag: string; head: [number, number, number] | null; face: string[]; hands: Record<string, string[]> }[] = [];
+      const pointers: { text: string; position: [number, number, number] }[] = [];
+      const partsOf = (o: THREE.Object3D | undefined) => ((o?.userData.parts as readonly (string | { name: string })[] | undefined) ?? []).map((p) => (typeof p === "string" ? p : p.name));
+      const shown = (o: THREE.Object3D) => { for (let a: THREE.Object3D | null = o; a; a = a.parent) if (!a.visible) return false; return true; };
+      scene?.getObjectByName("avatars")?.children.forEach((avatar) => {
+        const head = avatar.getObjectByName("avatar-head"), tag = avatar.getObjectByName("avatar-name-tag");
+        const hands: Record<string, string[]> = {};
+        for (const side of ["left", "right"]) {
+          const hand = avatar.getObjectByName(`avatar-hand-${side}`);
+          if (hand && shown(hand)) hands[side] = partsOf(hand.children.find((c) => (c as THREE.Mesh).isMesh));
+        }
+        const face = head?.getObjectByName("avatar-face");
+        avatars.push({
+          name: avatar.name, tag: tag && shown(tag) ? String(tag.userData.text) : "", head: head && shown(head) ? head.getWorldPosition(head.position.clone()).toArray() : null,
+          face: face && shown(face) ? partsOf(face) : [], hands,
+        });
+      });
+      scene?.traverse((o) => {
+        if (o.name === "pointer-marker" && shown(o)) {
+          const p = o.getWorldPosition(o.position.clone());
+          pointers.push({ text: String(o.userData.text), position: [p.x, p.y, p.z] });
+        }
+      });
+      return { avatars, pointers };
+    },
     /** What the last rendered frame cost the GPU (shadow passes included): the headset budget's figures. */
     get renderInfo(): { calls: number; triangles: number; programs: number; textures: number; geometries: number } | null {
       if (!renderer) return null;
@@ -144,9 +174,9 @@ export function installDebugHooks({ connection, loader, store, emulated, quality
     },
     /**
      * How a body is drawn: its texture's size once loaded (0 x 0 without), its render vertices with texture
-     * coordinates and with colours, whether its material uses them, and their mean.
+     * coordinates and with colours, whether its material uses them, and their mean; its material's colour (sRGB hex).
      */
-    bodyLook(bodyId: string): { textureWidth: number; textureHeight: number; uvVertices: number; colourVertices: number; vertexColours: boolean; meanColour: [number, number, number] | null } | null {
+    bodyLook(bodyId: string): { textureWidth: number; textureHeight: number; uvVertices: number; colourVertices: number; vertexColours: boolean; meanColour: [number, number, number] | null; colour: string } | null {
       const mesh = scene?.getObjectByName(`soft-body-${bodyId}`) as THREE.Mesh | undefined;
       if (!mesh) return null;
       const material = mesh.material as THREE.MeshStandardMaterial;
@@ -157,7 +187,7 @@ export function installDebugHooks({ connection, loader, store, emulated, quality
         meanColour = [0, 0, 0];
         for (let i = 0; i < colours.count; i++) for (let k = 0; k < 3; k++) meanColour[k] += colours.getComponent(i, k) / colours.count;
       }
-      return { textureWidth: image?.width ?? 0, textureHeight: image?.height ?? 0, uvVertices: mesh.geometry.getAttribute("uv")?.count ?? 0, colourVertices: colours?.count ?? 0, vertexColours: material.vertexColors, meanColour };
+      return { textureWidth: image?.width ?? 0, textureHeight: image?.height ?? 0, uvVertices: mesh.geometry.getAttribute("uv")?.count ?? 0, colourVertices: colours?.count ?? 0, vertexColours: material.vertexColors, meanColour, colour: `#${material.color.getHexString()}` };
     },
     /** Whether the scene has a visible object of this name (the room's statics: "table", "wall-north"...). */
     objectShown(name: string): boolean {

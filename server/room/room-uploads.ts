@@ -5,8 +5,9 @@
 
 import type { ClockTimer, Delayed } from "@colyseus/timer";
 import { UPLOAD_LIMITS, UploadState, type RoomState } from "../../shared/net";
-import { landingSpot, MATERIALS, SoftEntity, type SceneWorld } from "../../shared/scene";
+import { isMaterialName, landingSpot, MATERIALS, SoftEntity, type SceneWorld } from "../../shared/scene";
 import { sharedBodyShape } from "../../shared/scene/body-shape-cache";
+import { uploadColour } from "../../shared/scene/palette";
 import { STATUS_EVERY_MS } from "../uploads/baker";
 import { takePreparedShape } from "../uploads/prepared-shapes";
 import { UPLOAD_BAKE_DIRECTORY } from "../uploads/upload-store";
@@ -147,9 +148,23 @@ export class RoomUploads {
     const prepared = takePreparedShape(hash, size);
     if (prepared) sharedBodyShape(bake.body, size, () => prepared);
     const entity = new SoftEntity(id, bake.body, size, MATERIALS[ADDED_MATERIAL], upload.position);
+    // A mesh that brings no colours of its own wears a palette colour unlike the table's bodies' (chosen before it is
+    // on the table, set in the same patch as its entry: pages never draw it in its material's colour first).
+    const colour = texture || bake.body.renderColors.length ? "" : uploadColour(hash, this.tableColours());
     this.room.world.addBody(entity, upload.position[1]);
     this.room.enter({ spec, entity, bake, owner: upload.owner, since: this.room.world.tick, leaving: false }, upload.name, texture);
+    const state = this.room.state.bodies.get(id);
+    if (state) state.color = colour;
     this.room.tell(`${this.room.nameOf(upload.owner)} added ${upload.name}`);
+  }
+
+  /** The colours the bodies staying on the table are drawn in (their own, or their material's). */
+  private tableColours(): string[] {
+    const colours: string[] = [];
+    this.room.state.bodies.forEach((body) => {
+      if (!body.leaving) colours.push(body.color || (isMaterialName(body.material) ? MATERIALS[body.material].color : MATERIALS[ADDED_MATERIAL].color));
+    });
+    return colours;
   }
 
   /** An added body fades out (pages see `leaving`) and then leaves the room; whoever held it is told. */

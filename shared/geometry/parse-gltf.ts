@@ -9,13 +9,16 @@ const CHUNK_JSON = 0x4e4f534a;
 const CHUNK_BIN = 0x004e4942;
 const GLB_BIN_RESOURCE = "@glb.bin"; // gltf-transform's name for the GLB binary chunk
 const MODE_TRIANGLES = 4, MODE_TRIANGLE_STRIP = 5, MODE_TRIANGLE_FAN = 6;
+/** Where prepareForGeometry keeps a primitive's material's baseColorFactor once materials are dropped. */
+const BASE_COLOUR_EXTRA = "pliantBaseColorFactor";
 const UNSUPPORTED_COMPRESSION = ["KHR_draco_mesh_compression", "EXT_meshopt_compression"];
 
 /**
  * Reads glTF 2.0 (.glb, or .gltf whose buffers are embedded as data: URIs) with @gltf-transform/core.
  * Every triangle primitive (TRIANGLES, and strips/fans converted) of every mesh instance in the default
- * scene is collected with its node's world transform applied. Materials and textures are dropped before
- * reading: only geometry is needed, and missing external images then cannot fail the read.
+ * scene is collected with its node's world transform applied, its colour the product of its COLOR_0 and its
+ * material's baseColorFactor. Materials and textures are dropped before reading (their base colour factors kept):
+ * only geometry and colours are needed, and missing external images then cannot fail the read.
  */
 export async function parseGltf(data: Uint8Array, limits: MeshLimits): Promise<TriangleMesh> {
   const document = await readGltfDocument(data, limits);
@@ -98,6 +101,11 @@ function prepareForGeometry(json: GLTF.IGLTF): void {
   // Other required extensions (quantisation, material extensions...) do not change how core reads
   // positions and indices, so they are not allowed to block the read.
   delete json.extensionsRequired;
+  // A primitive's base colour factor is kept (in its extras), its material dropped: baseColours reads it.
+  for (const mesh of json.meshes ?? []) for (const primitive of mesh.primitives ?? []) {
+    const factor = primitive.material === undefined ? undefined : json.materials?.[primitive.material]?.pbrMetallicRoughness?.baseColorFactor;
+    if (Array.isArray(factor) && factor.length >= 3) primitive.extras = { ...(typeof primitive.extras === "object" ? primitive.extras : {}), [BASE_COLOUR_EXTRA]: factor.slice(0, 3) };
+  }
   delete json.materials;
   delete json.textures;
   delete json.images;
@@ -231,7 +239,19 @@ function pushPrimitive(out: PrimitiveInstance[], primitive: Primitive, matrix: m
     triangles[3 * t + 1] = mirrored ? c : b;
     triangles[3 * t + 2] = mirrored ? b : c;
   }
-  out.push({ positions, triangles, uvs: textureCoordinates(primitive, count), colors: vertexColours(primitive, count), skin: primitive.getAttribute("JOINTS_0")?.getCount() === count ? readSkinWeights(primitive) : null });
+  out.push({ positions, triangles, uvs: textureCoordinates(primitive, count), colors: baseColours(primitive, count), skin: primitive.getAttribute("JOINTS_0")?.getCount() === count ? readSkinWeights(primitive) : null });
+}
+
+/**
+ * A primitive's base colour per vertex (glTF's is COLOR_0 times its material's baseColorFactor), linear r, g, b;
+ * null when it has neither (white).
+ */
+function baseColours(primitive: Primitive, count: number): Float64Array | null {
+  const colours = vertexColours(primitive, count), factor = primitive.getExtras()[BASE_COLOUR_EXTRA];
+  if (!Array.isArray(factor) || (factor[0] === 1 && factor[1] === 1 && factor[2] === 1)) return colours;
+  const out = colours ?? new Float64Array(3 * count).fill(1);
+  for (let v = 0; v < count; v++) for (let k = 0; k < 3; k++) out[3 * v + k] *= Number.isFinite(factor[k]) ? Math.min(1, Math.max(0, factor[k])) : 1;
+  return out;
 }
 
 /** A primitive's COLOR_0 as linear r, g, b (alpha dropped; normalised integers decoded); null without. */

@@ -8,7 +8,8 @@ import type { TriangleMesh } from "./types";
  * Reads Wavefront OBJ text with three's OBJLoader, merging every object and group into one mesh. The loader
  * fan-triangulates quads and polygons and emits three unshared vertices per triangle; cleanMesh merges them
  * afterwards. Texture coordinates are kept (TriangleMesh.uvs) when the file has any (the loader gives faces without
- * them (0, 0)); line and point elements, normals and materials are ignored.
+ * them (0, 0)), and vertex colours (`v x y z r g b`, sRGB, kept linear in TriangleMesh.colors) when every vertex
+ * has one; line and point elements, normals and materials are ignored.
  */
 export function parseObj(source: string, limits: MeshLimits): TriangleMesh {
   // Same normalisation the loader does, done once here so the size pre-check sees the same lines.
@@ -44,11 +45,15 @@ export function parseObj(source: string, limits: MeshLimits): TriangleMesh {
   const triangles = new Uint32Array(3 * triangleCount);
   const textured = geometries.every((geometry) => geometry.getAttribute("uv") !== undefined);
   const cornerUVs = textured ? new Float64Array(2 * vertexCount) : null;
+  const coloured = geometries.every((geometry) => geometry.getAttribute("color") !== undefined);
+  const cornerColours = coloured ? new Float64Array(3 * vertexCount) : null;
   let vertexOffset = 0, triangleOffset = 0;
   for (const geometry of geometries) {
     const attribute = geometry.getAttribute("position");
     const uv = geometry.getAttribute("uv");
     if (cornerUVs && uv) for (let v = 0; v < uv.count; v++) { cornerUVs[2 * (vertexOffset + v)] = uv.getX(v); cornerUVs[2 * (vertexOffset + v) + 1] = uv.getY(v); }
+    const colour = geometry.getAttribute("color");
+    if (cornerColours && colour) for (let v = 0; v < colour.count; v++) for (let k = 0; k < 3; k++) cornerColours[3 * (vertexOffset + v) + k] = colour.getComponent(v, k);
     for (let v = 0; v < attribute.count; v++) {
       positions[3 * (vertexOffset + v)] = attribute.getX(v);
       positions[3 * (vertexOffset + v) + 1] = attribute.getY(v);
@@ -68,8 +73,26 @@ export function parseObj(source: string, limits: MeshLimits): TriangleMesh {
       `OBJ face corner ${Math.floor(nanAt / 3)} has a non-finite coordinate (NaN): a 'v' line is not numeric or a face refers to a missing vertex`,
     );
   }
-  if (!cornerUVs || cornerUVs.some((value) => !Number.isFinite(value))) return { positions, triangles };
-  return { positions, triangles, ...sharedUVs(cornerUVs, triangles) };
+  const colours = cornerColours && cornerColours.every((value) => Number.isFinite(value)) ? sharedColours(cornerColours, triangles) : {};
+  if (!cornerUVs || cornerUVs.some((value) => !Number.isFinite(value))) return { positions, triangles, ...colours };
+  return { positions, triangles, ...sharedUVs(cornerUVs, triangles), ...colours };
+}
+
+/** The distinct colours (clamped to 0-1) of the loader's per-vertex colours, and each triangle corner's. */
+function sharedColours(perVertex: Float64Array, triangles: Uint32Array): { colors: Float64Array; colorTriangles: Uint32Array } {
+  const index = new Map<string, number>(), colors: number[] = [];
+  const colorTriangles = new Uint32Array(triangles.length);
+  for (let k = 0; k < triangles.length; k++) {
+    const v = triangles[k], rgb = [0, 1, 2].map((c) => Math.min(1, Math.max(0, perVertex[3 * v + c]))), key = rgb.join(",");
+    let i = index.get(key);
+    if (i === undefined) {
+      i = colors.length / 3;
+      index.set(key, i);
+      colors.push(...rgb);
+    }
+    colorTriangles[k] = i;
+  }
+  return { colors: Float64Array.from(colors), colorTriangles };
 }
 
 /** The distinct UV points of the loader's per-vertex UVs, and each triangle corner's. */

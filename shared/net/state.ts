@@ -24,6 +24,8 @@ export const BodyState = schema({
   size: t.float32().default(0),
   /** Where its base-colour texture is (GET /textures/NAME.png), "" for none. */
   texture: t.string().default(""),
+  /** Its own colour ("#rrggbb", an upload's from shared/scene/palette.ts) in place of its material's; "" for the material's. */
+  color: t.string().default(""),
   /** Rest-frame origin at spawn, world metres. */
   spawnX: t.float32().default(0),
   spawnY: t.float32().default(0),

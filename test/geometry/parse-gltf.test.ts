@@ -170,7 +170,7 @@ describe("parseMesh on glTF and GLB", () => {
     const bytes = new Uint8Array(4 * 8);
     for (let i = 0; i < 8; i++) bytes.set([30 * i, 255 - 30 * i, 128, 200], 4 * i);
     const colour = document.createAccessor().setType("VEC4").setArray(bytes).setNormalized(true).setBuffer(document.getRoot().listBuffers()[0]);
-    child.getMesh()!.listPrimitives()[0].setAttribute("COLOR_0", colour);
+    child.getMesh()!.listPrimitives()[0].setAttribute("COLOR_0", colour).getMaterial()!.setBaseColorFactor([1, 1, 1, 1]);
     const mesh = await parseMesh(await new WebIO().writeBinary(document), "glb");
     expect(mesh.colorTriangles!.length).toBe(mesh.triangles.length);
     for (let k = 0; k < CUBE_TRIANGLES.length; k++) {
@@ -179,8 +179,28 @@ describe("parseMesh on glTF and GLB", () => {
       expect(mesh.colors![3 * at + 1]).toBeCloseTo((255 - 30 * i) / 255, 6);
       expect(mesh.colors![3 * at + 2]).toBeCloseTo(128 / 255, 6);
     }
-    const plain = await parseMesh(await new WebIO().writeBinary(cubeDocument().document), "glb");
+    const white = cubeDocument();
+    white.child.getMesh()!.listPrimitives()[0].getMaterial()!.setBaseColorFactor([1, 1, 1, 1]);
+    const plain = await parseMesh(await new WebIO().writeBinary(white.document), "glb");
     expect(plain.colors).toBeUndefined();
+  });
+
+  it("a material's base colour factor colours its primitive's vertices, times their COLOR_0", async () => {
+    // The cube's material is red ([1, 0, 0]); a second primitive's is a linear half grey with a green COLOR_0.
+    const { document, child } = cubeDocument();
+    const buffer = document.getRoot().listBuffers()[0];
+    const moved = new Float32Array(CUBE_POSITIONS.map((v, i) => (i % 3 === 0 ? v + 3 : v)));
+    const green = new Float32Array(8 * 3).map((_, i) => (i % 3 === 1 ? 1 : 0.5));
+    const second = document.createPrimitive()
+      .setAttribute("POSITION", document.createAccessor().setType("VEC3").setArray(moved).setBuffer(buffer))
+      .setAttribute("COLOR_0", document.createAccessor().setType("VEC3").setArray(green).setBuffer(buffer))
+      .setIndices(document.createAccessor().setType("SCALAR").setArray(CUBE_TRIANGLES).setBuffer(buffer))
+      .setMaterial(document.createMaterial("grey").setBaseColorFactor([0.5, 0.5, 0.5, 1]));
+    child.getMesh()!.addPrimitive(second);
+    const mesh = await parseMesh(await new WebIO().writeBinary(document), "glb");
+    const colourOf = (k: number) => [0, 1, 2].map((c) => mesh.colors![3 * mesh.colorTriangles![k] + c]);
+    for (let k = 0; k < CUBE_TRIANGLES.length; k++) expect(colourOf(k)).toEqual([1, 0, 0]);
+    for (let k = CUBE_TRIANGLES.length; k < 2 * CUBE_TRIANGLES.length; k++) expect(colourOf(k)).toEqual([0.25, 0.5, 0.25]);
   });
 
   it("a glTF without texture coordinates has none", async () => {

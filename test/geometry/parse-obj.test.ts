@@ -92,6 +92,22 @@ describe("parseMesh on hand-written OBJ", () => {
     expect(mesh.triangles.length / 3).toBe(2 + 3);
   });
 
+  it("keeps vertex colours (v x y z r g b, sRGB) as linear colours, one colour point per distinct colour", async () => {
+    const obj = ["v 0 0 0 1 0 0", "v 1 0 0 1 0 0", "v 0 1 0 0.5 0.5 0.5", "v 0 0 1 1 0 0", "f 1 3 2", "f 1 2 4", "f 1 4 3", "f 2 3 4"].join("\n");
+    const mesh = await parseMesh(encodeText(obj), "obj");
+    expect(mesh.colors!.length / 3).toBe(2);
+    const colourAt = (vertex: number) => {
+      const k = Array.from(mesh.triangles).indexOf(vertex), c = mesh.colorTriangles![k];
+      return Array.from(mesh.colors!.subarray(3 * c, 3 * c + 3));
+    };
+    // sRGB 0.5 is linear 0.214.
+    const grey = mesh.positions.findIndex((_, i) => i % 3 === 0 && mesh.positions[i + 1] > 0.5) / 3;
+    expect(colourAt(grey).map((v) => v.toFixed(3))).toEqual(["0.214", "0.214", "0.214"]);
+    expect(colourAt(grey === 0 ? 1 : 0)).toEqual([1, 0, 0]);
+    const plain = await parseMesh(encodeText(obj.replace(/ 1 0 0$| 0\.5 0\.5 0\.5$/gm, "")), "obj");
+    expect(plain.colors).toBeUndefined();
+  });
+
   it("rejects an empty file", async () => {
     await expect(parseMesh(new Uint8Array(0), "obj")).rejects.toThrow(MeshError);
     await expect(parseMesh(new Uint8Array(0), "obj")).rejects.toThrow(/empty/);

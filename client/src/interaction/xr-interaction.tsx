@@ -97,7 +97,9 @@ export function XRInteraction({ client, canGrab, onNotice }: { client: PliantRoo
         const t = tip.transform.position, th = thumb.transform.position;
         inputs.indexTip = store3(inputs.indexTip, t.x, t.y, t.z);
         inputs.grip = wrist ? store3(inputs.grip, wrist.transform.position.x, wrist.transform.position.y, wrist.transform.position.z) : null;
-        pose[side] = wrist ? toPose(wrist.transform, poses[side]) : null;
+        // Other pages draw a hand from its grip pose, a tracked hand's as a controller's (the wrist's frame differs).
+        const grip = source.gripSpace ? frame.getPose(source.gripSpace, space) : null;
+        pose[side] = grip ? toPose(grip.transform, poses[side]) : null;
         const gap = Math.hypot(t.x - th.x, t.y - th.y, t.z - th.z);
         inputs.pinchGap = gap;
         const mid = store3(poses.mid, (t.x + th.x) / 2, (t.y + th.y) / 2, (t.z + th.z) / 2);

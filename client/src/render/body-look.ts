@@ -45,10 +45,12 @@ export function useBaseColourTexture(material: THREE.MeshPhysicalMaterial, url: 
 
 /**
  * `textured`: the body will wear a texture (useBaseColourTexture); `coloured`: its mesh has vertex colours. Either
- * way its own colours show, tinted by the material's colour.
+ * way its own colours show, tinted by the material's colour. `colour` ("#rrggbb", BodyState.color; "" for none):
+ * the body's own colour in place of its material's (an upload's palette colour).
  */
-export function createBodyMaterial(material: string, textured = false, coloured = false): THREE.MeshPhysicalMaterial {
+export function createBodyMaterial(material: string, textured = false, coloured = false, colour = ""): THREE.MeshPhysicalMaterial {
   const look = materialLook(material);
+  if (colour) look.color.set(colour);
   if (textured || coloured) look.color.setRGB(1, 1, 1).lerp(new THREE.Color(MATERIALS[isMaterialName(material) ? material : "jelly"].color), TEXTURE_TINT);
   if (textured) look.map = placeholderTexture();
   look.vertexColors = coloured;

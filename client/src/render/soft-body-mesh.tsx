@@ -13,15 +13,16 @@ import { applySoftSkinning, createSkinnedGeometry, createSkinningUniforms, write
 const LEAVE_SECONDS = 0.8 * UPLOAD_LIMITS.leavingSeconds;
 
 /**
- * `texture`: the path of the body's base-colour texture ("" for none); drawn once it has loaded. `leaving`: the
+ * `texture`: the path of the body's base-colour texture ("" for none); drawn once it has loaded. `colour`: its own
+ * colour in place of its material's ("" for none). `leaving`: the
  * body is about to leave the room: it shrinks away about its centre.
  */
-export function SoftBodyMesh({ body, bake, size, texture, leaving = false }: { body: ClientBody; bake: LoadedBake; size: number; texture: string; leaving?: boolean }) {
+export function SoftBodyMesh({ body, bake, size, texture, colour = "", leaving = false }: { body: ClientBody; bake: LoadedBake; size: number; texture: string; colour?: string; leaving?: boolean }) {
   const handles = body.baked.learnedHandles + 1;
   const uniforms = useMemo(() => createSkinningUniforms(handles, size / 2), [handles, size]);
   const geometry = useMemo(() => createSkinnedGeometry(bake.influences), [bake]);
   const textured = Boolean(texture && bake.influences.uvs), coloured = Boolean(bake.influences.colors);
-  const material = useMemo(() => applySoftSkinning(createBodyMaterial(body.material, textured, coloured), uniforms, handles), [body.material, textured, coloured, uniforms, handles]);
+  const material = useMemo(() => applySoftSkinning(createBodyMaterial(body.material, textured, coloured, colour), uniforms, handles), [body.material, textured, coloured, colour, uniforms, handles]);
   useBaseColourTexture(material, textured ? texture : "");
   // After the texture's own clean-up (which puts the placeholder back): the placeholder goes with the material.
   useEffect(() => () => material.map?.dispose(), [material]);

@@ -1,11 +1,16 @@
-// Other players: a head with a visor, two hands and a name tag in their colour, at their latest poses.
+// Other players in headsets: a round head in their colour with a friendly face and their name above it, and two
+// hands (a palm and five fingers) where their hands or controllers are, at their latest poses. The shapes are
+// shared by every avatar (avatar-parts.ts); a frame only copies poses.
 
 import { useFrame } from "@react-three/fiber";
 import { useEffect, useMemo, useRef } from "react";
 import * as THREE from "three";
 import type { PliantRoomClient } from "../../../shared/net";
+import { avatarParts, createNameTag, disposeSprite, FACE_PARTS, HAND_PARTS, handOffset, NAME_TAG_HEIGHT } from "./avatar-parts";
 
 interface PlayerInfo { sessionId: string; name: string; color: string; role: string; slot: number }
+
+const HAND_OFFSETS = { left: handOffset("left"), right: handOffset("right") };
 
 export function Avatars({ client, players }: { client: PliantRoomClient; players: PlayerInfo[] }) {
   return (
@@ -17,10 +22,13 @@ export function Avatars({ client, players }: { client: PliantRoomClient; players
 
 function Avatar({ client, player }: { client: PliantRoomClient; player: PlayerInfo }) {
   const head = useRef<THREE.Group>(null);
-  const left = useRef<THREE.Mesh>(null);
-  const right = useRef<THREE.Mesh>(null);
-  const tag = useMemo(() => nameTag(player.name, player.color), [player.name, player.color]);
-  useEffect(() => () => { tag.material.map?.dispose(); tag.material.dispose(); }, [tag]);
+  const left = useRef<THREE.Group>(null);
+  const right = useRef<THREE.Group>(null);
+  const parts = avatarParts();
+  const skin = useMemo(() => new THREE.MeshStandardMaterial({ color: player.color, roughness: 0.55 }), [player.color]);
+  useEffect(() => () => skin.dispose(), [skin]);
+  const tag = useMemo(() => createNameTag(player.name, player.color), [player.name, player.color]);
+  useEffect(() => () => disposeSprite(tag), [tag]);
 
   useFrame(() => {
     const avatar = client.avatars.get(player.slot);
@@ -34,52 +42,24 @@ function Avatar({ client, player }: { client: PliantRoomClient; player: PlayerIn
       part.position.set(p[7 * k], p[7 * k + 1], p[7 * k + 2]);
       part.quaternion.set(p[7 * k + 3], p[7 * k + 4], p[7 * k + 5], p[7 * k + 6]);
     }
+    const h = head.current;
+    tag.visible = Boolean(h?.visible);
+    if (h) tag.position.set(h.position.x, h.position.y + NAME_TAG_HEIGHT, h.position.z);
   }, -1);
 
   return (
-    <group name={`avatar-${player.name}`}>
-      <group ref={head} visible={false}>
-        <mesh castShadow>
-          <sphereGeometry args={[0.1, 24, 16]} />
-          <meshStandardMaterial color={player.color} roughness={0.6} />
-        </mesh>
-        <mesh position={[0, 0.01, -0.085]}>
-          <boxGeometry args={[0.16, 0.06, 0.04]} />
-          <meshStandardMaterial color="#111318" roughness={0.2} />
-        </mesh>
-        <primitive object={tag} position={[0, 0.2, 0]} />
+    <group name={`avatar-${player.name}`} userData={{ sessionId: player.sessionId, color: player.color }}>
+      <group ref={head} name="avatar-head" visible={false}>
+        <mesh name="avatar-skull" geometry={parts.head} material={skin} castShadow />
+        <mesh name="avatar-face" geometry={parts.face} material={parts.faceMaterial} userData={{ parts: FACE_PARTS }} />
       </group>
-      {[left, right].map((ref, k) => (
-        <mesh key={k} ref={ref} visible={false} castShadow>
-          <boxGeometry args={[0.05, 0.04, 0.11]} />
-          <meshStandardMaterial color={player.color} roughness={0.5} />
-        </mesh>
+      {/* Above the head in the room, however the head tilts. */}
+      <primitive object={tag} visible={false} />
+      {(["left", "right"] as const).map((side) => (
+        <group key={side} ref={side === "left" ? left : right} name={`avatar-hand-${side}`} visible={false}>
+          <mesh geometry={parts.hands[side]} material={skin} position={HAND_OFFSETS[side].position} quaternion={HAND_OFFSETS[side].quaternion} castShadow userData={{ parts: HAND_PARTS }} />
+        </group>
       ))}
     </group>
   );
-}
-
-/** A name tag drawn with the browser's own fonts (nothing fetched). */
-function nameTag(name: string, color: string): THREE.Sprite {
-  const canvas = document.createElement("canvas");
-  canvas.width = 256;
-  canvas.height = 64;
-  const g = canvas.getContext("2d")!;
-  g.fillStyle = "rgba(17, 20, 26, 0.75)";
-  g.beginPath();
-  g.roundRect(2, 2, 252, 60, 28);
-  g.fill();
-  g.fillStyle = color;
-  g.beginPath();
-  g.arc(34, 32, 12, 0, Math.PI * 2);
-  g.fill();
-  g.fillStyle = "#ffffff";
-  g.font = "600 30px system-ui, sans-serif";
-  g.textBaseline = "middle";
-  g.fillText(name.slice(0, 14), 56, 33);
-  const texture = new THREE.CanvasTexture(canvas);
-  texture.colorSpace = THREE.SRGBColorSpace;
-  const sprite = new THREE.Sprite(new THREE.SpriteMaterial({ map: texture, depthWrite: false }));
-  sprite.scale.set(0.32, 0.08, 1);
-  return sprite;
 }

@@ -1,5 +1,6 @@
 // The desktop view: orbit controls around the table, or an automatic camera for big screens that circles the
-// room and keeps the bodies (the held ones first) in frame. Off while a headset session runs.
+// room and keeps the bodies (the held ones first) and the players' heads and name tags in frame. Off while a
+// headset session runs.
 
 import { useFrame, useThree } from "@react-three/fiber";
 import { useEffect, useRef } from "react";
@@ -7,6 +8,7 @@ import * as THREE from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import type { PliantRoomClient } from "../../../shared/net";
 import { shownCentre } from "../interaction/surface-pick";
+import { HEAD_RADIUS, NAME_TAG_HEIGHT } from "../scene/avatar-parts";
 
 export type CameraMode = "orbit" | "auto";
 
@@ -22,6 +24,12 @@ export function aimSpectatorCamera(from: [number, number, number], to: [number, 
 }
 const TABLE_FOCUS = new THREE.Vector3(0, 0.85, -0.6);
 const TARGET_MIN = new THREE.Vector3(-2, 0.1, -2.5), TARGET_MAX = new THREE.Vector3(2, 2, 2);
+/** What the auto camera keeps in frame of a player: their head and the name tag above it, as a sphere about the head. */
+const HEAD_FRAME_LIFT = (NAME_TAG_HEIGHT + 0.04 - HEAD_RADIUS) / 2, HEAD_FRAME_RADIUS = (NAME_TAG_HEIGHT + 0.04 + HEAD_RADIUS) / 2 + 0.03;
+/** The auto camera's farthest distance from what it frames, m: a crowd of players is framed from no farther (inside the room). */
+const AUTO_MAX_DISTANCE = 3.2;
+
+type PlayersView = { players?: { forEach(visit: (player: { role: string; slot: number }, sessionId: string) => void): void } };
 
 export function SpectatorCamera({ client, mode, dragging, onLook }: { client: PliantRoomClient | null; mode: CameraMode; dragging: boolean; onLook?: () => void }) {
   const { camera, gl } = useThree();
@@ -30,6 +38,8 @@ export function SpectatorCamera({ client, mode, dragging, onLook }: { client: Pl
   const wanted = useRef(new THREE.Vector3()).current;
   const centre = useRef(new Float64Array(3)).current;
   const angle = useRef(0);
+  const framing = useRef<Framing | null>(null);
+  framing.current ??= new Framing();
 
   useEffect(() => {
     camera.position.set(0.2, 1.45, 0.75);
@@ -92,13 +102,90 @@ export function SpectatorCamera({ client, mode, dragging, onLook }: { client: Pl
       }
       wanted.multiplyScalar(1 / weight);
     }
-    focus.lerp(wanted, Math.min(1, delta * 1.5));
     angle.current += delta * 0.12;
     // Close enough that the bodies fill the frame, high enough to see the table top rather than the wall behind.
     const radius = 1.1 + 0.15 * Math.sin(angle.current * 0.7);
-    camera.position.set(focus.x + radius * Math.sin(angle.current), focus.y + 0.5, focus.z + radius * Math.cos(angle.current));
+    const offset = framing.current!.offset.set(radius * Math.sin(angle.current), 0.5, radius * Math.cos(angle.current));
+    // With players in the room, their heads and name tags too: the camera draws back (and the focus rises) until they fit.
+    const distance = client && camera instanceof THREE.PerspectiveCamera ? framing.current!.fit(client, wanted, offset, camera, delta) : 0;
+    focus.lerp(wanted, Math.min(1, delta * 1.5));
+    camera.position.copy(focus).addScaledVector(offset, Math.max(1, distance / offset.length()));
     camera.lookAt(focus);
     if (c) c.target.copy(focus);
   });
   return null;
+}
+
+/**
+ * The distance from which the auto camera sees the bodies and every player's head with its name tag, looking along
+ * a given direction; it eases towards that (as the focus does) so that heads moving never jerk the view. Allocates
+ * nothing per frame.
+ */
+class Framing {
+  readonly offset = new THREE.Vector3();
+  /** Interest spheres (x, y, z, radius), reused frame after frame. */
+  private readonly spheres: number[] = [];
+  private count = 0;
+  private distance = 0;
+  private readonly centre = new Float64Array(3);
+  private readonly forward = new THREE.Vector3();
+  private readonly right = new THREE.Vector3();
+  private readonly up = new THREE.Vector3();
+  private readonly low = new THREE.Vector3();
+  private readonly high = new THREE.Vector3();
+  private client: PliantRoomClient | null = null;
+  private readonly visitPlayer = (player: { role: string; slot: number }, sessionId: string) => {
+    const avatar = this.client?.avatars.get(player.slot);
+    if (player.role !== "player" || sessionId === this.client?.sessionId || !avatar || !(avatar.mask & 1)) return;
+    this.add(avatar.poses[0], avatar.poses[1] + HEAD_FRAME_LIFT, avatar.poses[2], HEAD_FRAME_RADIUS);
+  };
+
+  /**
+   * With players' heads in the room: moves `focus` (the bodies' centre) halfway to the middle of bodies and heads,
+   * and returns the distance to keep from it along `offset` (camera minus focus) for all of them to be in frame;
+   * 0 without heads.
+   */
+  fit(client: PliantRoomClient, focus: THREE.Vector3, offset: THREE.Vector3, camera: THREE.PerspectiveCamera, delta: number): number {
+    this.client = client;
+    this.count = 0;
+    (client.room.state as PlayersView).players?.forEach(this.visitPlayer);
+    const heads = this.count;
+    if (heads === 0) {
+      this.distance = 0;
+      return 0;
+    }
+    for (const body of client.bodies.values()) {
+      const c = shownCentre(body, this.centre);
+      this.add(c[0], c[1], c[2], body.body.size / 2);
+    }
+    this.low.set(Infinity, Infinity, Infinity);
+    this.high.set(-Infinity, -Infinity, -Infinity);
+    const s = this.spheres;
+    for (let i = 0; i < 4 * this.count; i += 4) {
+      this.low.set(Math.min(this.low.x, s[i] - s[i + 3]), Math.min(this.low.y, s[i + 1] - s[i + 3]), Math.min(this.low.z, s[i + 2] - s[i + 3]));
+      this.high.set(Math.max(this.high.x, s[i] + s[i + 3]), Math.max(this.high.y, s[i + 1] + s[i + 3]), Math.max(this.high.z, s[i + 2] + s[i + 3]));
+    }
+    focus.lerp(this.low.add(this.high).multiplyScalar(0.5), 0.5);
+    // The view's axes, looking from focus + offset at the focus.
+    this.forward.copy(offset).normalize().negate();
+    this.right.crossVectors(this.forward, THREE.Object3D.DEFAULT_UP).normalize();
+    this.up.crossVectors(this.right, this.forward);
+    const tanV = Math.tan((camera.fov * Math.PI) / 360), tanH = tanV * camera.aspect;
+    let needed = 0;
+    for (let i = 0; i < 4 * this.count; i += 4) {
+      const x = s[i] - focus.x, y = s[i + 1] - focus.y, z = s[i + 2] - focus.z, r = s[i + 3];
+      const across = Math.abs(x * this.right.x + y * this.right.y + z * this.right.z), along = Math.abs(x * this.up.x + y * this.up.y + z * this.up.z);
+      const depth = x * this.forward.x + y * this.forward.y + z * this.forward.z;
+      needed = Math.max(needed, depth + Math.max((across + r) / tanH, (along + r) / tanV));
+    }
+    needed = Math.min(AUTO_MAX_DISTANCE, needed);
+    this.distance ||= offset.length();
+    this.distance += (needed - this.distance) * Math.min(1, delta * 1.5);
+    return this.distance;
+  }
+
+  private add(x: number, y: number, z: number, r: number): void {
+    const i = 4 * this.count++;
+    this.spheres[i] = x; this.spheres[i + 1] = y; this.spheres[i + 2] = z; this.spheres[i + 3] = r;
+  }
 }
