@@ -1,10 +1,12 @@
 // Builds the headset / spectator app and the admin page into client/dist, which the server hosts (npm start builds it first).
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
+import { precompress } from "./precompress-plugin.js";
 
 export default defineConfig({
   root: import.meta.dirname,
-  plugins: [react()],
+  // Brotli and gzip copies beside the built files, kept by content hash between builds in .cache/precompressed.
+  plugins: [react(), precompress(`${import.meta.dirname}/../.cache/precompressed`)],
   // Relative asset URLs: the app works under any path the server is reached by.
   base: "./",
   build: {

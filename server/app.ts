@@ -30,12 +30,15 @@ import { installUploadRoutes } from "./uploads/upload-routes";
 import { installGalleryRoutes } from "./uploads/gallery";
 import { UPLOAD_BAKE_DIRECTORY } from "./uploads/upload-store";
 import { SECONDARY_MODEL_DIRECTORY } from "./characters/secondary-model";
+import { builtClient, CompressedFiles } from "./static/compressed-static";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const CLIENT_BUILD = path.join(ROOT, "client/dist");
 const PLACEHOLDER_PAGE = path.join(ROOT, "server/placeholder");
 /** Controller and hand models for WebXR, served by us: headsets at a trade show may have no internet. */
 const INPUT_PROFILES = path.join(ROOT, "node_modules/@webxr-input-profiles/assets/dist/profiles");
+const DAY_CACHE = "public, max-age=86400";
+const HOUR_CACHE = "public, max-age=3600";
 
 export interface ServerSettings {
   port: number;
@@ -118,6 +121,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     driver = new RedisDriver(settings.redisUrl);
   }
   const compressedBakes = new CompressedBakes();
+  const compressedFiles = new CompressedFiles();
   /** Known once listening (port 0 picks one); requests come after that. */
   let listeningPort = settings.port;
   const transport = new WebSocketTransport({ maxPayload: LIMITS.maxPayload, ...(settings.tls ? { server: createHttpsServer(settings.tls) } : {}) });
@@ -179,17 +183,18 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
         presence, adminToken, baker, publicRoomId: currentPublicRoomId, log, ...(settings.uploadRate ? { rate: settings.uploadRate } : {}),
         ...(sharedBakes ? { shareBake: (hash: string, texture?: string) => sharedBakes.publishWhole(hash, texture) } : {}),
       });
-      app.use("/profiles", express.static(INPUT_PROFILES, { maxAge: "1d" }));
+      app.use("/profiles", ...compressedFiles.folder(INPUT_PROFILES, DAY_CACHE));
       // The skinning decoder, for browsers that evaluate the network's fields themselves (bakes made with SKINNING=model).
-      app.get("/models/skinning-decoder.onnx", (_req, res) => res.sendFile(path.join(ROOT, "models/skinning-decoder.onnx"), { maxAge: "1d" }));
-      // Characters' secondary-motion networks, which pages run while the network alone moves a character's flesh.
-      app.get(/^\/models\/(secondary-[a-z0-9_-]+)\.(onnx|json)$/i, (req, res) => {
-        const [name, kind] = [req.params[0], req.params[1]];
-        res.sendFile(path.join(SECONDARY_MODEL_DIRECTORY, `${name}.${kind}`), { maxAge: "1h" }, (error) => {
-          if (error && !res.headersSent) res.status(404).json({ error: `no network ${name}` });
-        });
+      app.get("/models/skinning-decoder.onnx", (req, res, next) => {
+        compressedFiles.send(req, res, path.join(ROOT, "models/skinning-decoder.onnx"), DAY_CACHE, () => res.status(404).json({ error: "no skinning decoder" })).catch(next);
       });
-      app.use(express.static(existsSync(CLIENT_BUILD) ? CLIENT_BUILD : PLACEHOLDER_PAGE, { index: "index.html" }));
+      // Characters' secondary-motion networks, which pages run while the network alone moves a character's flesh.
+      app.get(/^\/models\/(secondary-[a-z0-9_-]+)\.(onnx|json)$/i, (req, res, next) => {
+        const [name, kind] = [req.params[0], req.params[1]];
+        compressedFiles.send(req, res, path.join(SECONDARY_MODEL_DIRECTORY, `${name}.${kind}`), HOUR_CACHE, () => res.status(404).json({ error: `no network ${name}` })).catch(next);
+      });
+      // The built client, compressed at build time (its hashed assets cached for good), or a page saying to build it.
+      app.use(...(existsSync(CLIENT_BUILD) ? builtClient(CLIENT_BUILD) : [express.static(PLACEHOLDER_PAGE, { index: "index.html" })]));
     },
   });
   server.define(ROOM_NAME, PlaygroundRoom);

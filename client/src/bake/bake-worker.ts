@@ -32,18 +32,28 @@ async function download(request: BakeRequest): Promise<Uint8Array> {
 let decoderRuntime: Promise<DecoderRuntime> | undefined;
 
 /**
+ * The onnxruntime-web build this browser needs, and the execution providers to ask it for. WebGPU comes with the
+ * JSPI build (a 17 MB wasm; the WebGPU builds for browsers without JSPI are 27-28 MB), loaded only when the browser
+ * gives a WebGPU adapter and can suspend wasm; otherwise the plain wasm build (14 MB), which the page's main thread
+ * loads too, so the browser downloads that file once.
+ */
+async function onnxRuntime(): Promise<{ ort: typeof import("onnxruntime-web/wasm"); executionProviders: string[] }> {
+  const providers = await browserExecutionProviders((navigator as Navigator & { gpu?: { requestAdapter(): Promise<unknown> } }).gpu);
+  if (providers.includes("webgpu") && "Suspending" in WebAssembly) return { ort: await import("onnxruntime-web/jspi"), executionProviders: providers };
+  return { ort: await import("onnxruntime-web/wasm"), executionProviders: ["wasm"] };
+}
+
+/**
  * The skinning network's decoder in onnxruntime-web, loaded once and only for bakes made with the network: WebGPU
- * when the browser gives an adapter, wasm otherwise. The model file comes from our server, next to the bakes.
+ * when the browser can (onnxRuntime), wasm otherwise. The model file comes from our server, next to the bakes.
  */
 function decoderFor(bakeUrl: string): Promise<DecoderRuntime> {
   decoderRuntime ??= (async () => {
-    const ort = await import("onnxruntime-web");
+    const [{ ort, executionProviders }, response] = await Promise.all([onnxRuntime(), fetch(new URL("../models/skinning-decoder.onnx", bakeUrl))]);
     // Single-threaded: threads need cross-origin isolation, which the page does not ask for.
     ort.env.wasm.numThreads = 1;
-    const response = await fetch(new URL("../models/skinning-decoder.onnx", bakeUrl));
     if (!response.ok) throw new Error(`the skinning decoder: HTTP ${response.status}`);
     const model = new Uint8Array(await response.arrayBuffer());
-    const executionProviders = await browserExecutionProviders((navigator as Navigator & { gpu?: { requestAdapter(): Promise<unknown> } }).gpu);
     const decoder = await ort.InferenceSession.create(model, { executionProviders });
     return { ort: ort as unknown as OrtModule, decoder };
   })();

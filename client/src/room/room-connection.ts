@@ -12,7 +12,7 @@ import type { OrtModule } from "../../../shared/skinning";
  * cross-origin isolation, which the page does not ask for; the network is small).
  */
 async function loadOnnxRuntime(): Promise<OrtModule> {
-  const ort = await import("onnxruntime-web");
+  const ort = await import("onnxruntime-web/wasm");
   ort.env.wasm.numThreads = 1;
   return ort as unknown as OrtModule;
 }
