@@ -115,8 +115,11 @@ export class CharacterDirector {
       if (walking && elapsed >= AUTO_WALK_SECONDS) this.switchPhase("look");
       else if (!walking && elapsed >= lookSeconds) this.switchPhase("walk");
     }
-    this.distance = (this.distance + dt * this.speed()) % this.loopLength;
-    const target = this.detour(this.distance), step = Math.max(-SIDESTEP_SPEED * dt, Math.min(SIDESTEP_SPEED * dt, target - this.aside));
+    const speed = this.speed();
+    this.distance = (this.distance + dt * speed) % this.loopLength;
+    // It steps aside only as it goes: standing (looking around, stopped by an admin) it holds its place.
+    const most = speed > 0 ? SIDESTEP_SPEED * dt : 0;
+    const step = Math.max(-most, Math.min(most, this.detour(this.distance) - this.aside));
     this.aside += step;
     this.asideSpeed = dt > 0 ? step / dt : 0;
   }
