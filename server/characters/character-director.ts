@@ -1,9 +1,12 @@
 // What a room's character does, tick by tick, on the server's clock: which clips it plays (crossfading between
 // them), where it is along its loop and which way it faces. "auto" walks the loop and now and then stops to look
-// around; an admin can make it walk, run, look around or stop where it is.
+// around; an admin can make it walk, run, look around or stop where it is. Props on the floor do not feel it, so it
+// walks round them: wherever one lies within CHARACTER_PROP_CLEARANCE of its body's path (a visitor kicked it there,
+// it fell off the table), the loop bends aside by as much, over a stretch as long as its body, easing in and out.
 
 import type { CharacterMode, ClipMix } from "../../shared/net";
 import type { RigClip } from "../../shared/rig";
+import { CHARACTER_PROP_CLEARANCE } from "../../shared/rig/character-defaults";
 import type { CharacterSpec } from "../../shared/scene/layout";
 
 /** In "auto", seconds of walking between stops to look around (a stop lasts one play of the look clip). */
@@ -12,6 +15,10 @@ export const AUTO_WALK_SECONDS = 12;
 export const CROSSFADE_SECONDS = 0.4;
 /** Samples of the loop's arc length table. */
 const PATH_SAMPLES = 512;
+/** A detour eases in and out over this many of the character's sizes of path, each side (a cosine ramp). */
+const DETOUR_RAMP_SIZES = 1.5;
+/** Fastest it steps aside, m/s (only a prop that jumps, flown home or thrown, asks for more). */
+const SIDESTEP_SPEED = 1;
 
 /** A pose as snapshots carry it: its clips, and where on the floor it stands, facing yaw. */
 export interface CharacterPose extends ClipMix {
@@ -41,8 +48,18 @@ export class CharacterDirector {
   private phaseStart = 0;
   private readonly clipIndex: { walk: number; run: number; look: number };
   private readonly arc = new Float64Array(PATH_SAMPLES + 1);
+  /** The loop's samples (x, z) and their outward unit normals (x, z). */
+  private readonly loop = new Float64Array(2 * PATH_SAMPLES);
+  private readonly normals = new Float64Array(2 * PATH_SAMPLES);
+  /** How far it walks aside of the loop (m, outwards positive), and how fast that changed on the last tick (m/s). */
+  private aside = 0;
+  private asideSpeed = 0;
+  /** The floor's obstacles it walks round, (x, z, radius) each, as the room last set them. */
+  private obstacles: ArrayLike<number> = [];
+  private obstacleCount = 0;
 
-  constructor(private readonly spec: CharacterSpec, private readonly clips: readonly RigClip[]) {
+  /** `body`: how far its body reaches from where it stands in its clips, to either side and ahead or behind (m). */
+  constructor(private readonly spec: CharacterSpec, private readonly clips: readonly RigClip[], private readonly body: { halfWidth: number; halfLength: number } = { halfWidth: 0, halfLength: spec.size / 2 }) {
     const find = (name: string) => {
       const index = clips.findIndex((c) => c.name === name);
       if (index < 0) throw new Error(`character ${spec.id}: no clip "${name}" (it has ${clips.map((c) => c.name).join(", ")})`);
@@ -53,6 +70,12 @@ export class CharacterDirector {
     for (let i = 1; i <= PATH_SAMPLES; i++) {
       const t0 = (2 * Math.PI * (i - 1)) / PATH_SAMPLES, t1 = (2 * Math.PI * i) / PATH_SAMPLES;
       this.arc[i] = this.arc[i - 1] + Math.hypot(a * (Math.cos(t1) - Math.cos(t0)), b * (Math.sin(t1) - Math.sin(t0)));
+    }
+    const [cx, cz] = spec.path.centre;
+    for (let i = 0; i < PATH_SAMPLES; i++) {
+      const t = (2 * Math.PI * i) / PATH_SAMPLES, nx = b * Math.cos(t), nz = a * Math.sin(t), length = Math.hypot(nx, nz);
+      this.loop[2 * i] = cx + a * Math.cos(t); this.loop[2 * i + 1] = cz + b * Math.sin(t);
+      this.normals[2 * i] = nx / length; this.normals[2 * i + 1] = nz / length;
     }
     this.current = { clip: this.clipIndex.walk, start: 0, frozen: null, speed: spec.speeds.walk };
   }
@@ -74,6 +97,15 @@ export class CharacterDirector {
     this.play(this.playingFor(mode === "auto" ? "walk" : mode));
   }
 
+  /**
+   * The obstacles on the floor it must walk round, from the next tick on: `count` of them in `obstacles` as (x, z,
+   * radius) each, world metres (the array is read each tick, not copied).
+   */
+  avoid(obstacles: ArrayLike<number>, count: number): void {
+    this.obstacles = obstacles;
+    this.obstacleCount = count;
+  }
+
   /** Moves the clock on by dt seconds. */
   advance(dt: number): void {
     this.now += dt;
@@ -83,7 +115,40 @@ export class CharacterDirector {
       if (walking && elapsed >= AUTO_WALK_SECONDS) this.switchPhase("look");
       else if (!walking && elapsed >= lookSeconds) this.switchPhase("walk");
     }
-    this.distance = (this.distance + dt * this.speed()) % this.loopLength;
+    const speed = this.speed();
+    this.distance = (this.distance + dt * speed) % this.loopLength;
+    // It steps aside only as it goes: standing (looking around, stopped by an admin) it holds its place.
+    const most = speed > 0 ? SIDESTEP_SPEED * dt : 0;
+    const step = Math.max(-most, Math.min(most, this.detour(this.distance) - this.aside));
+    this.aside += step;
+    this.asideSpeed = dt > 0 ? step / dt : 0;
+  }
+
+  /**
+   * How far aside of the loop (m, outwards positive) its root must be at a distance along it to keep its body
+   * CHARACTER_PROP_CLEARANCE from every obstacle: each obstacle near the loop asks for a bend away from itself, full
+   * while any of the body is level with it and easing out over DETOUR_RAMP_SIZES; the largest bend wins.
+   */
+  private detour(distance: number): number {
+    const o = this.obstacles, length = this.loopLength, ramp = DETOUR_RAMP_SIZES * this.spec.size;
+    let bend = 0;
+    for (let k = 0; k < this.obstacleCount; k++) {
+      const x = o[3 * k], z = o[3 * k + 1], need = o[3 * k + 2] + this.body.halfWidth + CHARACTER_PROP_CLEARANCE;
+      let nearest = 0, best = Infinity;
+      for (let i = 0; i < PATH_SAMPLES; i++) {
+        const d = (this.loop[2 * i] - x) ** 2 + (this.loop[2 * i + 1] - z) ** 2;
+        if (d < best) { best = d; nearest = i; }
+      }
+      // Its side of the loop (outwards positive), and the bend that puts the body `need` from it on the other side.
+      const side = (x - this.loop[2 * nearest]) * this.normals[2 * nearest] + (z - this.loop[2 * nearest + 1]) * this.normals[2 * nearest + 1];
+      if (Math.abs(side) >= need) continue;
+      const away = side >= 0 ? side - need : side + need;
+      let along = Math.abs(distance - this.arc[nearest]) % length;
+      along = Math.min(along, length - along);
+      const flat = this.body.halfLength + need, weight = along <= flat ? 1 : along >= flat + ramp ? 0 : 0.5 * (1 + Math.cos((Math.PI * (along - flat)) / ramp));
+      if (Math.abs(away * weight) > Math.abs(bend)) bend = away * weight;
+    }
+    return bend;
   }
 
   pose(out: CharacterPose): void {
@@ -97,10 +162,13 @@ export class CharacterDirector {
     out.running = from.frozen === null;
     out.running2 = this.current.frozen === null;
     const [a, b] = this.spec.path.radii, [cx, cz] = this.spec.path.centre, angle = this.angleAt(this.distance);
-    out.x = cx + a * Math.cos(angle);
-    out.z = cz + b * Math.sin(angle);
-    // Facing along the loop (the clips face +z): the tangent (-a sin, b cos).
-    out.yaw = Math.atan2(-a * Math.sin(angle), b * Math.cos(angle));
+    // The loop's outward normal there (b cos, a sin), normalised, and its unit tangent (-a sin, b cos).
+    const nx = b * Math.cos(angle), nz = a * Math.sin(angle), n = Math.hypot(nx, nz);
+    out.x = cx + a * Math.cos(angle) + (this.aside * nx) / n;
+    out.z = cz + b * Math.sin(angle) + (this.aside * nz) / n;
+    // Facing where it goes (the clips face +z): along the loop, turned by its step aside while it walks.
+    const forward = this.speed(), tx = -nz / n, tz = nx / n;
+    out.yaw = forward > 1e-6 ? Math.atan2(forward * tx + this.asideSpeed * nx / n, forward * tz + this.asideSpeed * nz / n) : Math.atan2(tx, tz);
   }
 
   private switchPhase(what: "walk" | "look"): void {

@@ -9,8 +9,9 @@
 import { LIMITS, type CharacterMode, type SnapshotWriter } from "../../shared/net";
 import { CharacterBody, FramedSurface } from "../../shared/rig";
 import { displacementAt } from "../../shared/sim";
+import { saturate } from "../../shared/rig/flesh-limit";
 import { CHARACTER_MAX_ITERATIONS, CHARACTER_TOLERANCE, FLESH } from "../../shared/rig/character-defaults";
-import { NearbyObstacles, type SceneObstacles } from "../../shared/scene";
+import { BoxObstacle, NearbyObstacles, type BoundedObstacle, type SceneObstacles } from "../../shared/scene";
 import type { CharacterSpec } from "../../shared/scene/layout";
 import type { BakedBody } from "../../shared/skinning";
 import { CharacterDirector, type CharacterPose } from "../characters/character-director";
@@ -30,12 +31,18 @@ const REACH = 0.1;
  * samples are the last tick's, ~2.5 cm for the walk's fastest paw). The walking fox passes the floor's props by 7 cm.
  */
 const TOUCH_MARGIN = 0.05;
+/** Poses of its clips sampled this often (s) to find how far its body reaches. */
+const REACH_SAMPLE_SECONDS = 1 / 30;
+/** A static box whose top is this low (m) is the floor. */
+const FLOOR_TOP = 1e-3;
 
 interface HeldCharacterGrab {
   grab: number;
   /** The surface samples it holds. */
   samples: Int32Array;
-  /** Where the hand holds it, world metres (the frame moves under it: re-aimed every tick). */
+  /** The grabbed point from the held samples' centroid where the rig put them when grabbed (the frame's axes). */
+  offset: Float64Array;
+  /** Where the hand is, world metres (the frame moves under it: re-aimed every tick). */
   target: Float64Array;
 }
 
@@ -50,12 +57,20 @@ export class RoomCharacter {
   /** The file's origin (where the clips put the feet, at the floor) in the body's metres. */
   private readonly root = new Float64Array(3);
   private readonly point = new Float64Array(3);
+  /** A grabbed point where the rig carries it (frame metres). */
+  private readonly anchor = new Float64Array(3);
   private readonly normal = new Float64Array(3);
   private readonly lastSentQ: Float64Array;
   /** The soft part's change since last sent (3m). */
   private readonly sentChange: Float64Array;
   private readonly lastSentPose: CharacterPose = { clip: -1, time: NaN, clip2: -1, time2: NaN, blend: NaN, running: false, running2: false, x: NaN, z: NaN, yaw: NaN };
   private readonly radius: number;
+  /** Its height in its clips (m): props whose bounding sphere is all above it are not in its way. */
+  private readonly height: number;
+  private readonly floorProps: readonly BoundedObstacle[];
+  /** The props in its way this tick, (x, z, radius) each (director.avoid). */
+  private readonly floorObstacles: Float64Array;
+  private readonly sphere = new Float64Array(4);
   /** Things that touch without holding: fingertips and props (the floor and the room's statics do not count). */
   private readonly touching: NearbyObstacles;
   private flesh: FleshSwitch | null = null;
@@ -64,10 +79,17 @@ export class RoomCharacter {
 
   constructor(readonly id: string, readonly index: number, readonly spec: CharacterSpec, private readonly baked: BakedBody, obstacles: SceneObstacles, readonly dt: number) {
     this.character = new CharacterBody(baked, spec.size, FLESH, { dt, damping: FLESH.damping, maxIterations: CHARACTER_MAX_ITERATIONS, tolerance: CHARACTER_TOLERANCE });
-    this.director = new CharacterDirector(spec, this.character.rig.clips);
     const motion = this.character.motion;
     for (let a = 0; a < 3; a++) this.root[a] = -motion.unitScale * motion.unitCentre[a];
-    this.nearby = new NearbyObstacles([...obstacles.statics, ...obstacles.props, ...obstacles.pokes]);
+    const reach = this.bodyReach();
+    this.height = reach.height;
+    this.director = new CharacterDirector(spec, this.character.rig.clips, reach);
+    this.floorProps = obstacles.props;
+    this.floorObstacles = new Float64Array(3 * obstacles.props.length);
+    // Not the floor: its clips put its paws up to 1 cm into it walking and 2 cm running, and the flesh pressed out
+    // of the floor squashed the paws' triangles by 1.5x (its network, moving it most of the time, feels no floor).
+    const statics = obstacles.statics.filter((o) => !(o instanceof BoxObstacle && o.center[1] + o.half[1] <= FLOOR_TOP));
+    this.nearby = new NearbyObstacles([...statics, ...obstacles.props, ...obstacles.pokes]);
     this.touching = new NearbyObstacles([...obstacles.props, ...obstacles.pokes]);
     this.character.body.addContactSurface(new FramedSurface(this.nearby, motion));
     this.lastSentQ = new Float64Array(this.character.body.n).fill(NaN);
@@ -102,12 +124,16 @@ export class RoomCharacter {
 
   /** One tick: the director's clock, the pose and frame, the hands re-aimed, the obstacles near it, the flesh. */
   step(): void {
-    this.director.advance(this.dt);
-    this.place();
-    const body = this.character.body, motion = this.character.motion, p = this.point;
+    this.walk();
+    const body = this.character.body, motion = this.character.motion, p = this.point, anchor = this.anchor, reach = this.character.limit.reach;
     for (const held of this.grabs.values()) {
+      // The hand pulls the flesh towards itself, but no further than the flesh may go: a saturating pull, smooth
+      // in the hand's distance (the hand lets go at CHARACTER_GRAB_SLIP, further out).
+      this.grabbedPoint(held, anchor);
       motion.toFrame(held.target[0], held.target[1], held.target[2], p);
-      body.moveGrab(held.grab, p[0], p[1], p[2]);
+      const dx = p[0] - anchor[0], dy = p[1] - anchor[1], dz = p[2] - anchor[2], distance = Math.hypot(dx, dy, dz);
+      const pull = distance > 0 ? (reach * saturate(distance / reach)) / distance : 0;
+      body.moveGrab(held.grab, anchor[0] + pull * dx, anchor[1] + pull * dy, anchor[2] + pull * dz);
     }
     this.nearby.select(this.bound[0], this.bound[1], this.bound[2], this.bound[3], REACH);
     if (!this.flesh) {
@@ -117,6 +143,51 @@ export class RoomCharacter {
     const pose = this.pose, learned = this.learnedClips;
     const unlearned = !learned[pose.clip2] || (pose.blend < 1 && !learned[pose.clip]);
     this.flesh.step(this.grabs.size > 0 || unlearned || this.touched());
+  }
+
+  /**
+   * The director's tick (round the props on the floor where they are now) and the pose and frame it sets; the
+   * posed surface follows on the flesh's step (or motion.poseSurface()).
+   */
+  walk(): void {
+    this.director.avoid(this.floorObstacles, this.propsOnTheFloor());
+    this.director.advance(this.dt);
+    this.place();
+  }
+
+  /**
+   * How far its body reaches from where it stands (the file's origin, between its feet) in any pose of its clips:
+   * to either side, ahead or behind, and up (m). Its pose is left as the last clip's.
+   */
+  private bodyReach(): { halfWidth: number; halfLength: number; height: number } {
+    const motion = this.character.motion, posed = motion.posedSurface, r = this.root;
+    let halfWidth = 0, halfLength = 0, height = 0;
+    for (const clip of this.character.rig.clips) {
+      for (let t = 0; t <= clip.duration; t += REACH_SAMPLE_SECONDS) {
+        motion.pose.sampleBlend(clip, t, clip, t, 1);
+        motion.poseJoints();
+        motion.poseSurface();
+        for (let i = 0; i < posed.length; i += 3) {
+          halfWidth = Math.max(halfWidth, Math.abs(posed[i] - r[0]));
+          height = Math.max(height, posed[i + 1] - r[1]);
+          halfLength = Math.max(halfLength, Math.abs(posed[i + 2] - r[2]));
+        }
+      }
+    }
+    return { halfWidth, halfLength, height };
+  }
+
+  /** Writes the props lower than its height into floorObstacles, (x, z, radius) each; returns how many. */
+  private propsOnTheFloor(): number {
+    const sphere = this.sphere, out = this.floorObstacles;
+    let count = 0;
+    for (const prop of this.floorProps) {
+      prop.boundingSphere(sphere);
+      if (sphere[1] - sphere[3] > this.height) continue;
+      out[3 * count] = sphere[0]; out[3 * count + 1] = sphere[2]; out[3 * count + 2] = sphere[3];
+      count++;
+    }
+    return count;
   }
 
   /** Whether a prop or fingertip comes within TOUCH_MARGIN of its surface (the samples where the rig put them). */
@@ -145,24 +216,34 @@ export class RoomCharacter {
     motion.toFrame(point[0], point[1], point[2], p);
     const grab = this.character.body.grab(p[0], p[1], p[2], { radius: Math.max(LIMITS.grabSlack, 0.08 * this.spec.size) });
     if (grab < 0) return `the point is not on the ${this.id}'s surface`;
-    this.grabs.set(key, { grab, samples: Int32Array.from(this.character.body.grabbedSamples(grab).samples), target: Float64Array.from(point) });
+    const held: HeldCharacterGrab = { grab, samples: Int32Array.from(this.character.body.grabbedSamples(grab).samples), offset: new Float64Array(3), target: Float64Array.from(point) };
+    this.grabbedPoint(held, this.anchor);
+    for (let a = 0; a < 3; a++) held.offset[a] = p[a] - this.anchor[a];
+    this.grabs.set(key, held);
     return null;
   }
 
+  /** Where the rig carries a grab's grabbed point now, in the character's frame (the flesh left out). */
+  private grabbedPoint(held: HeldCharacterGrab, out: Float64Array): void {
+    const posed = this.character.motion.posedSurface, samples = held.samples;
+    out[0] = held.offset[0]; out[1] = held.offset[1]; out[2] = held.offset[2];
+    for (let j = 0; j < samples.length; j++) {
+      const s = 3 * samples[j];
+      out[0] += posed[s] / samples.length; out[1] += posed[s + 1] / samples.length; out[2] += posed[s + 2] / samples.length;
+    }
+  }
+
   /**
-   * How far (m) a hand has drawn the flesh it holds from where the rig carries it (the mean soft displacement of the
-   * held samples): the room lets go past CHARACTER_GRAB_SLIP.
+   * How far (m) a hand is from the point it grabbed, where the rig carries that point now: the room lets go past
+   * CHARACTER_GRAB_SLIP.
    */
   stretch(key: string): number {
     const held = this.grabs.get(key);
     if (!held) return 0;
-    const rows = this.character.subspace.surfaceRows, q = this.character.body.q, samples = held.samples, u = this.point;
-    let total = 0;
-    for (let j = 0; j < samples.length; j++) {
-      displacementAt(rows, q, samples[j], u);
-      total += Math.hypot(u[0], u[1], u[2]);
-    }
-    return samples.length ? total / samples.length : 0;
+    const anchor = this.anchor, world = this.point;
+    this.grabbedPoint(held, anchor);
+    this.character.motion.toWorld(anchor[0], anchor[1], anchor[2], world);
+    return Math.hypot(held.target[0] - world[0], held.target[1] - world[1], held.target[2] - world[2]);
   }
 
   /**

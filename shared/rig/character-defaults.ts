@@ -13,10 +13,29 @@ export const CHARACTER_SIZE = 1;
 export const FLESH: Readonly<MaterialPreset> = Object.freeze({ youngsModulus: 5e3, poissonRatio: 0.45, density: 1000, damping: 0.04, color: "#d9773a" });
 
 /**
- * How far (m) a hand may pull a character's flesh from where its rig carries it before it slips out of the hand:
- * the rig walks on whatever the hand does, so a held point would otherwise be drawn out across the room.
+ * How far (m) a hand may draw away from the point it grabbed, where the character's rig carries that point, before
+ * the character slips out of it: the rig walks on whatever the hand does, so a held point would otherwise be drawn
+ * out across the room. The flesh itself follows the hand only as far as FLESH_LIMIT lets it.
  */
 export const CHARACTER_GRAB_SLIP = 0.1;
+
+/**
+ * What a character's flesh may do, however it is moved (flesh-limit.ts): its soft displacement moves a surface point
+ * at most `reach` x its size from where the rig puts it (4 cm on the 0.8 m fox: a hand pulls it about that far), and
+ * changes the distance between neighbouring surface samples (about 3 cm apart on the fox) by at most `stretch` of
+ * it, so that a drawn triangle stays within about 1.4x of its length. Past `knee` of either, the whole soft part
+ * is scaled down smoothly. Measured on the fox, unlimited: a hand drawn 10 cm from the top of its head moved its nose
+ * 17 cm and stretched triangles 3.5x; the solver's own walk stretched its paws' triangles 1.6x at every stride
+ * (with the limit: 1.3x, for 8% less wobble on average).
+ */
+export const FLESH_LIMIT = Object.freeze({ reach: 0.05, stretch: 0.3, knee: 0.5 });
+
+/**
+ * How far (m) a walking character's skin keeps from a prop on the floor, wherever its clips put it: beyond the 5 cm
+ * at which the room hands its flesh from its network to the solver (room-character.ts), with room for the flesh's
+ * reach. The layouts' floor props rest at least this far from its loop, and it walks round any prop moved nearer.
+ */
+export const CHARACTER_PROP_CLEARANCE = 0.1;
 
 /**
  * Most solver iterations a character's step may take in a room (a soft body's default is 12): its flesh is stirred

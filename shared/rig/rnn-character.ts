@@ -10,6 +10,7 @@ import { rigOf } from "../skinning/baked-rig";
 import { handleCount, type BakedBody } from "../skinning/baked-body";
 import type { Rig } from "./rig";
 import { KINEMATIC_FEATURES, RigMotion } from "./rig-motion";
+import { FleshLimit } from "./flesh-limit";
 
 /** What the trained network says of itself (models/secondary-*.json). */
 export interface SecondaryModelInfo {
@@ -97,6 +98,8 @@ export class RnnCharacter {
   private queued = 0;
   private inFlight: Promise<void> | null = null;
   private failure: Error | null = null;
+  /** The network extrapolates on motions it never saw: its answers are kept within what looks like flesh too. */
+  private readonly limit: FleshLimit;
 
   /** `motion`: a motion someone else advances (a room's solver character's), else its own. */
   constructor(baked: BakedBody, readonly size: number, readonly network: SecondaryNetwork, motion?: RigMotion) {
@@ -108,6 +111,7 @@ export class RnnCharacter {
     this.motion = motion ?? new RigMotion(rig, baked, size);
     this.q = new Float64Array(info.n);
     this.queue = new Float32Array(MAX_QUEUED_STEPS * info.featureCount);
+    this.limit = FleshLimit.of(baked, size);
   }
 
   get pose() {
@@ -174,6 +178,7 @@ export class RnnCharacter {
     const upTo = this.queuedSteps;
     const q = await this.network.run(batch, steps);
     for (let i = 0; i < n; i++) this.q[i] = q[(steps - 1) * n + i];
+    this.limit.apply(this.q);
     this.answeredSteps = upTo;
   }
 }

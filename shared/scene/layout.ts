@@ -88,10 +88,11 @@ export const PLAYGROUND: SceneLayout = {
   ],
   props: [
     { id: "ball-1", shape: "ball", size: 0.06, position: [0.55, TABLE_TOP + 0.06, -0.35], density: 400, color: "#ffb300" },
-    { id: "ball-2", shape: "ball", size: 0.08, position: [-0.9, 0.08, 0.4], density: 300, color: "#7cb342" },
+    // The floor's props rest clear of the fox's loop by more than CHARACTER_PROP_CLEARANCE (21 and 22 cm from its
+    // skin at the nearest, running; at [-0.9, 0.4] and [0.9, 0.35] they were 5.5 and 7.5 cm from it).
+    { id: "ball-2", shape: "ball", size: 0.08, position: [-0.85, 0.08, 0.25], density: 300, color: "#7cb342" },
     { id: "block-1", shape: "block", size: 0.05, position: [-0.55, TABLE_TOP + 0.05, -0.35], density: 600, color: "#8d6e63" },
-    // Clear of the fox's loop (9 cm from its skin walking, 7.5 running; at z = 0.5 it brushed its flank for a second a lap).
-    { id: "block-2", shape: "block", size: 0.07, position: [0.9, 0.07, 0.35], density: 600, color: "#5c6bc0" },
+    { id: "block-2", shape: "block", size: 0.07, position: [0.85, 0.07, 0.2], density: 600, color: "#5c6bc0" },
   ],
   bodies: [
     { id: "spot", mesh: "asset:spot", texture: "spot_texture", size: 0.3, material: "jelly", yaw: 180, position: [0, TABLE_TOP + 0.002, -0.6] },
