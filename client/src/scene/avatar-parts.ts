@@ -11,7 +11,7 @@ export const HEAD_RADIUS = 0.1;
 /** Where a head's name tag floats: above the head's centre, m. */
 export const NAME_TAG_HEIGHT = 0.2;
 /** A name tag's height in the room, m (its width follows the name). */
-const NAME_TAG_SIZE = 0.07;
+export const NAME_TAG_SIZE = 0.09;
 /** The parts a face and a hand are made of (userData.parts of their meshes: tests and tools read them). */
 export const FACE_PARTS = ["eye-left", "eye-right", "mouth", "cheek-left", "cheek-right"] as const;
 export const HAND_PARTS = ["palm", "thumb", "index", "middle", "ring", "little"] as const;
@@ -97,7 +97,7 @@ function createRightHandGeometry(): THREE.BufferGeometry {
     start += count;
   };
   const curlAxis = new THREE.Vector3(-1, 0, 0);
-  add("palm", [painted(new RoundedBoxGeometry(0.078, 0.028, 0.085, 3, 0.012).translate(0, 0, -0.05), "#ffffff")]);
+  add("palm", [painted(new RoundedBoxGeometry(0.078, 0.03, 0.085, 4, 0.0145).translate(0, 0, -0.05), "#ffffff")]);
   // Index to little: across the knuckles, each shorter and more curled than the last.
   const fingers: [string, number, [number, number], number, number][] = [
     ["index", -0.027, [0.04, 0.034], 0.0088, 0.35],

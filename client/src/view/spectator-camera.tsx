@@ -8,7 +8,7 @@ import * as THREE from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import type { PliantRoomClient } from "../../../shared/net";
 import { shownCentre } from "../interaction/surface-pick";
-import { HEAD_RADIUS, NAME_TAG_HEIGHT } from "../scene/avatar-parts";
+import { HEAD_RADIUS, NAME_TAG_HEIGHT, NAME_TAG_SIZE } from "../scene/avatar-parts";
 
 export type CameraMode = "orbit" | "auto";
 
@@ -25,9 +25,15 @@ export function aimSpectatorCamera(from: [number, number, number], to: [number, 
 const TABLE_FOCUS = new THREE.Vector3(0, 0.85, -0.6);
 const TARGET_MIN = new THREE.Vector3(-2, 0.1, -2.5), TARGET_MAX = new THREE.Vector3(2, 2, 2);
 /** What the auto camera keeps in frame of a player: their head and the name tag above it, as a sphere about the head. */
-const HEAD_FRAME_LIFT = (NAME_TAG_HEIGHT + 0.04 - HEAD_RADIUS) / 2, HEAD_FRAME_RADIUS = (NAME_TAG_HEIGHT + 0.04 + HEAD_RADIUS) / 2 + 0.03;
+const TAG_TOP = NAME_TAG_HEIGHT + NAME_TAG_SIZE / 2;
+const HEAD_FRAME_LIFT = (TAG_TOP - HEAD_RADIUS) / 2, HEAD_FRAME_RADIUS = (TAG_TOP + HEAD_RADIUS) / 2 + 0.03;
+/**
+ * How much of the view (from its centre to each edge, 1: all) the auto camera fills with what it frames: the top
+ * is kept for the page's title and panels, which would cover a head there.
+ */
+const FRAME_TOP = 0.7, FRAME_BOTTOM = 0.9, FRAME_SIDES = 0.9;
 /** The auto camera's farthest distance from what it frames, m: a crowd of players is framed from no farther (inside the room). */
-const AUTO_MAX_DISTANCE = 3.2;
+const AUTO_MAX_DISTANCE = 3.6;
 
 type PlayersView = { players?: { forEach(visit: (player: { role: string; slot: number }, sessionId: string) => void): void } };
 
@@ -141,7 +147,7 @@ class Framing {
   };
 
   /**
-   * With players' heads in the room: moves `focus` (the bodies' centre) halfway to the middle of bodies and heads,
+   * With players' heads in the room: moves `focus` (the bodies' centre) most of the way to the middle of bodies and heads,
    * and returns the distance to keep from it along `offset` (camera minus focus) for all of them to be in frame;
    * 0 without heads.
    */
@@ -165,7 +171,7 @@ class Framing {
       this.low.set(Math.min(this.low.x, s[i] - s[i + 3]), Math.min(this.low.y, s[i + 1] - s[i + 3]), Math.min(this.low.z, s[i + 2] - s[i + 3]));
       this.high.set(Math.max(this.high.x, s[i] + s[i + 3]), Math.max(this.high.y, s[i + 1] + s[i + 3]), Math.max(this.high.z, s[i + 2] + s[i + 3]));
     }
-    focus.lerp(this.low.add(this.high).multiplyScalar(0.5), 0.5);
+    focus.lerp(this.low.add(this.high).multiplyScalar(0.5), 0.75);
     // The view's axes, looking from focus + offset at the focus.
     this.forward.copy(offset).normalize().negate();
     this.right.crossVectors(this.forward, THREE.Object3D.DEFAULT_UP).normalize();
@@ -174,9 +180,10 @@ class Framing {
     let needed = 0;
     for (let i = 0; i < 4 * this.count; i += 4) {
       const x = s[i] - focus.x, y = s[i + 1] - focus.y, z = s[i + 2] - focus.z, r = s[i + 3];
-      const across = Math.abs(x * this.right.x + y * this.right.y + z * this.right.z), along = Math.abs(x * this.up.x + y * this.up.y + z * this.up.z);
+      const across = Math.abs(x * this.right.x + y * this.right.y + z * this.right.z), along = x * this.up.x + y * this.up.y + z * this.up.z;
       const depth = x * this.forward.x + y * this.forward.y + z * this.forward.z;
-      needed = Math.max(needed, depth + Math.max((across + r) / tanH, (along + r) / tanV));
+      const vertical = (Math.abs(along) + r) / (tanV * (along > 0 ? FRAME_TOP : FRAME_BOTTOM));
+      needed = Math.max(needed, depth + Math.max((across + r) / (tanH * FRAME_SIDES), vertical));
     }
     needed = Math.min(AUTO_MAX_DISTANCE, needed);
     this.distance ||= offset.length();
