@@ -3,6 +3,7 @@
 // before it joins the room, and a cold page stays within the byte targets (bytes are counted, not timed).
 
 import { readdir, readFile } from "node:fs/promises";
+import { get as httpGet, type IncomingHttpHeaders } from "node:http";
 import path from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,40 +27,46 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** The wasm files the built client references (the page preloads the first). */
-async function builtWasm(): Promise<string[]> {
-  const html = await readFile(path.join(BUILD, "index.html"), "utf8");
-  return [...html.matchAll(/href="\.\/(assets\/[^"]+\.wasm)"/g)].map((m) => m[1]);
+/** The built client's files in assets/ (as built, without the compressed copies). */
+async function builtAssets(): Promise<string[]> {
+  return (await readdir(path.join(BUILD, "assets"))).filter((f) => !/\.(br|gz)$/.test(f));
 }
+
+/** The plain wasm build's runtime: what a browser without WebGPU (this headless Chromium) loads. */
+const PLAIN_WASM = /^ort-wasm-simd-threaded-[\w-]+\.wasm$/;
 
 const get = (url: string, acceptEncoding: string) => fetch(url, { headers: { "accept-encoding": acceptEncoding } });
 
+/** A GET whose body is read as sent (fetch would decode it), with its headers. */
+function getAsSent(url: string, acceptEncoding: string): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { headers: { "accept-encoding": acceptEncoding } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+      response.on("error", reject);
+    }).on("error", reject);
+  });
+}
+
 describe("the built client over HTTP", () => {
   it("sends the wasm runtime Brotli- or gzip-compressed as the browser accepts, as application/wasm, cached for good", async () => {
-    const [wasm] = await builtWasm();
-    expect(wasm, "index.html preloads the wasm runtime").toBeDefined();
+    const wasm = `assets/${(await builtAssets()).find((f) => PLAIN_WASM.test(f))}`;
     const raw = await readFile(path.join(BUILD, wasm));
-    for (const [accepted, encoding, decode] of [["gzip, deflate, br, zstd", "br", brotliDecompressSync], ["gzip, deflate", "gzip", gunzipSync], ["identity", null, (b: Buffer) => b]] as const) {
-      const response = await get(`${origin}/${wasm}`, accepted);
-      expect(response.status).toBe(200);
-      expect(response.headers.get("content-encoding")).toBe(encoding);
-      expect(response.headers.get("content-type")).toBe("application/wasm");
-      expect(response.headers.get("cache-control")).toMatch(IMMUTABLE);
-      expect(response.headers.get("vary")).toMatch(/Accept-Encoding/i);
-      // Node's fetch decodes the body as a browser does; Content-Length counts the bytes sent.
-      const body = Buffer.from(await response.arrayBuffer());
-      expect(body.equals(raw)).toBe(true);
-      const sent = Number(response.headers.get("content-length"));
-      if (encoding) {
-        expect(sent).toBeLessThan(raw.length * 0.3);
-        expect(decode(await readFile(path.join(BUILD, `${wasm}.${encoding === "br" ? "br" : "gz"}`))).equals(raw)).toBe(true);
-      } else {
-        expect(sent).toBe(raw.length);
-      }
+    for (const [accepted, encoding, decode] of [["gzip, deflate, br, zstd", "br", brotliDecompressSync], ["gzip, deflate", "gzip", gunzipSync], ["identity", undefined, (b: Buffer) => b]] as const) {
+      const { status, headers, body } = await getAsSent(`${origin}/${wasm}`, accepted);
+      expect(status).toBe(200);
+      expect(headers["content-encoding"]).toBe(encoding);
+      expect(headers["content-type"]).toBe("application/wasm");
+      expect(headers["cache-control"]).toMatch(IMMUTABLE);
+      expect(headers.vary).toMatch(/Accept-Encoding/i);
+      expect(Number(headers["content-length"])).toBe(body.length);
+      expect(decode(body).equals(raw)).toBe(true);
+      if (encoding) expect(body.length).toBeLessThan(raw.length * 0.3);
     }
   });
 
-  it("revalidates the pages on every visit, sends them compressed, and leaves the 28 MB WebGPU (JSEP) runtime out", async () => {
+  it("revalidates the pages on every visit, sends them compressed, and ships no 27-28 MB WebGPU runtime", async () => {
     for (const page of ["/", "/index.html", "/admin.html"]) {
       const response = await get(`${origin}${page}`, "gzip, deflate, br");
       expect(response.status).toBe(200);
@@ -67,8 +74,8 @@ describe("the built client over HTTP", () => {
       expect(response.headers.get("content-encoding"), page).toBe("br");
       expect(response.headers.get("content-type"), page).toMatch(/^text\/html/);
     }
-    const assets = await readdir(path.join(BUILD, "assets"));
-    expect(assets.filter((f) => /jsep|asyncify/.test(f))).toEqual([]);
+    // Two runtimes: the plain wasm build and, for browsers with WebGPU and JSPI, the JSPI build.
+    expect((await builtAssets()).filter((f) => f.endsWith(".wasm")).map((f) => f.replace(/-[\w-]{8}\.wasm$/, ".wasm")).sort()).toEqual(["ort-wasm-simd-threaded.jspi.wasm", "ort-wasm-simd-threaded.wasm"]);
   });
 
   it("sends the networks and the controller models compressed as well", async () => {
@@ -111,9 +118,9 @@ describe("a cold visitor", () => {
     expect(started.filter((url) => !url.startsWith(origin) && !/^(data|blob):/.test(url))).toEqual([]);
     expect(untilVisible.total.wire, summary).toBeLessThanOrEqual(PAGE_BYTE_TARGETS.untilVisible);
     expect(inAll.total.wire, summary).toBeLessThanOrEqual(PAGE_BYTE_TARGETS.inAll);
-    // One runtime, downloaded once (the preload and onnxruntime's own fetch share it), compressed.
+    // One runtime, the plain build, downloaded once (the preload and onnxruntime's own fetch share it), compressed.
     const wasm = bytes.responses.filter((r) => r.kind === "wasm");
-    expect(wasm.map((r) => new URL(r.url).pathname)).toEqual((await builtWasm()).map((f) => `/${f}`));
+    expect(wasm.map((r) => path.basename(new URL(r.url).pathname))).toEqual([expect.stringMatching(PLAIN_WASM)]);
     expect(wasm[0].contentEncoding).toBe("br");
     // Asked for before the page asks the room for a seat, not once a character needs it.
     const wasmAt = started.findIndex((url) => url.endsWith(".wasm")), joinAt = started.findIndex((url) => url.includes("/matchmake/"));

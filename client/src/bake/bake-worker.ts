@@ -1,7 +1,8 @@
 // The bake worker: fetches a baked body (or finds it in IndexedDB), decodes it and builds the GPU skinning tables
 // of its render mesh, reporting progress, so that the page's main thread never does per-vertex work.
 
-import { browserExecutionProviders, computeRenderInfluences, decodeBakedBody, needsDecoder, renderWeightsOf, splitTextureSeams, type DecoderRuntime, type OrtModule } from "../../../shared/skinning";
+import { computeRenderInfluences, decodeBakedBody, needsDecoder, renderWeightsOf, splitTextureSeams, type DecoderRuntime, type OrtModule } from "../../../shared/skinning";
+import { hasWebGpuBuild, loadOnnxRuntime } from "../onnx-runtime";
 import { readCachedBake, writeCachedBake } from "./bake-cache";
 import { RENDER_INFLUENCES, type BakeReply, type BakeRequest } from "./bake-messages";
 
@@ -32,26 +33,15 @@ async function download(request: BakeRequest): Promise<Uint8Array> {
 let decoderRuntime: Promise<DecoderRuntime> | undefined;
 
 /**
- * The onnxruntime-web build this browser needs, and the execution providers to ask it for. WebGPU comes with the
- * JSPI build (a 17 MB wasm; the WebGPU builds for browsers without JSPI are 27-28 MB), loaded only when the browser
- * gives a WebGPU adapter and can suspend wasm; otherwise the plain wasm build (14 MB), which the page's main thread
- * loads too, so the browser downloads that file once.
- */
-async function onnxRuntime(): Promise<{ ort: typeof import("onnxruntime-web/wasm"); executionProviders: string[] }> {
-  const providers = await browserExecutionProviders((navigator as Navigator & { gpu?: { requestAdapter(): Promise<unknown> } }).gpu);
-  if (providers.includes("webgpu") && "Suspending" in WebAssembly) return { ort: await import("onnxruntime-web/jspi"), executionProviders: providers };
-  return { ort: await import("onnxruntime-web/wasm"), executionProviders: ["wasm"] };
-}
-
-/**
- * The skinning network's decoder in onnxruntime-web, loaded once and only for bakes made with the network: WebGPU
- * when the browser can (onnxRuntime), wasm otherwise. The model file comes from our server, next to the bakes.
+ * The skinning network's decoder in onnxruntime-web, loaded once and only for bakes made with the network, in the
+ * build the page's main thread loads too (../onnx-runtime): WebGPU when the browser can, wasm otherwise. The model
+ * file comes from our server, next to the bakes.
  */
 function decoderFor(bakeUrl: string): Promise<DecoderRuntime> {
   decoderRuntime ??= (async () => {
-    const [{ ort, executionProviders }, response] = await Promise.all([onnxRuntime(), fetch(new URL("../models/skinning-decoder.onnx", bakeUrl))]);
-    // Single-threaded: threads need cross-origin isolation, which the page does not ask for.
-    ort.env.wasm.numThreads = 1;
+    const [ort, response] = await Promise.all([loadOnnxRuntime(), fetch(new URL("../models/skinning-decoder.onnx", bakeUrl))]);
+    // The GPU where this browser got the WebGPU-capable build (it gave an adapter); the plain build has wasm only.
+    const executionProviders = (await hasWebGpuBuild()) ? ["webgpu", "wasm"] : ["wasm"];
     if (!response.ok) throw new Error(`the skinning decoder: HTTP ${response.status}`);
     const model = new Uint8Array(await response.arrayBuffer());
     const decoder = await ort.InferenceSession.create(model, { executionProviders });

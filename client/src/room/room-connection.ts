@@ -6,15 +6,14 @@
 import { KICK_CLOSE_CODE, PliantRoomClient, type JoinOptions } from "../../../shared/net";
 import type { BakeLoader } from "../bake/bake-loader";
 import type { OrtModule } from "../../../shared/skinning";
+import { loadOnnxRuntime as loadOnnxRuntimeBuild } from "../onnx-runtime";
 
 /**
- * onnxruntime-web for characters' secondary-motion networks, loaded on first use: wasm on one thread (threads need
- * cross-origin isolation, which the page does not ask for; the network is small).
+ * onnxruntime-web for characters' secondary-motion networks, loaded on first use (its wasm was preloaded at start):
+ * the build this browser gets (../onnx-runtime), on one thread; the networks are small and run with wasm.
  */
 async function loadOnnxRuntime(): Promise<OrtModule> {
-  const ort = await import("onnxruntime-web/wasm");
-  ort.env.wasm.numThreads = 1;
-  return ort as unknown as OrtModule;
+  return (await loadOnnxRuntimeBuild()) as unknown as OrtModule;
 }
 
 export type ConnectionStatus = "connecting" | "connected" | "reconnecting" | "failed";

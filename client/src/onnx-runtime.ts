@@ -1,0 +1,48 @@
+// Which onnxruntime-web build this browser gets. One per page: the main thread (the characters' secondary-motion
+// networks) and the bake worker (the skinning decoder) load the same build, so its wasm is downloaded once. A browser
+// that can run WebGPU from wasm (a WebGPU adapter and JSPI) gets the JSPI build, with the WebGPU and wasm execution
+// providers (a 17 MB wasm, 3.0 MB compressed); any other the plain wasm build (14 MB, 2.7 MB compressed). The
+// WebGPU builds for browsers without JSPI (27-28 MB, 4.6 MB compressed) are not shipped: those browsers use wasm.
+
+import { browserExecutionProviders } from "../../shared/skinning";
+import jspiWasm from "onnxruntime-web/ort-wasm-simd-threaded.jspi.wasm?url";
+import plainWasm from "onnxruntime-web/ort-wasm-simd-threaded.wasm?url";
+
+export type OnnxRuntime = typeof import("onnxruntime-web/wasm");
+
+let webGpu: Promise<boolean> | undefined;
+
+/**
+ * Whether this page (or worker) gets the WebGPU-capable build: JSPI, and a WebGPU adapter (navigator.gpu alone says
+ * little: Chromium without a usable GPU has it, and gives no adapter).
+ */
+export function hasWebGpuBuild(): Promise<boolean> {
+  webGpu ??= "Suspending" in WebAssembly
+    ? browserExecutionProviders((navigator as Navigator & { gpu?: { requestAdapter(): Promise<unknown> } }).gpu).then((providers) => providers.includes("webgpu"))
+    : Promise.resolve(false);
+  return webGpu;
+}
+
+/** onnxruntime-web on one thread (threads need cross-origin isolation, which the page does not ask for). */
+export async function loadOnnxRuntime(): Promise<OnnxRuntime> {
+  const ort = (await hasWebGpuBuild()) ? await import("onnxruntime-web/jspi") : await import("onnxruntime-web/wasm");
+  ort.env.wasm.numThreads = 1;
+  return ort;
+}
+
+/**
+ * Starts downloading the build's wasm now, while the page joins the room, rather than when a character's network
+ * first asks for it; onnxruntime's own request for the file later takes this response. Low priority: the app's
+ * scripts and the bodies come first.
+ */
+export async function preloadOnnxRuntime(): Promise<void> {
+  const webGpu = await hasWebGpuBuild();
+  const link = document.createElement("link");
+  link.rel = "preload";
+  link.as = "fetch";
+  // onnxruntime fetches it with credentials "same-origin", which is what an anonymous CORS preload matches.
+  link.crossOrigin = "anonymous";
+  link.setAttribute("fetchpriority", "low");
+  link.href = webGpu ? jspiWasm : plainWasm;
+  document.head.append(link);
+}
