@@ -28,7 +28,7 @@ const REACH = 0.1;
 /**
  * A prop or fingertip this near (m) a surface sample where the rig put it hands the flesh to the solver: it may touch
  * by the next tick. It covers what the test leaves out: the soft part (millimetres) and a tick of the pose (the
- * samples are the last tick's, ~2.5 cm for the walk's fastest paw). The walking fox passes the floor's props by 7 cm.
+ * samples are the last tick's, ~2.5 cm for the walk's fastest paw). The walking fox passes the floor's props by 20 cm.
  */
 const TOUCH_MARGIN = 0.05;
 /** Poses of its clips sampled this often (s) to find how far its body reaches. */
