@@ -26,7 +26,7 @@ export const CHARACTER_GRAB_SLIP = 0.1;
  * stays within about 1.3x of the rig's (1.4x squashed). Past `knee` of either, the whole soft part is scaled down
  * smoothly. Measured on the fox, unlimited: a hand drawn 10 cm from its back stretched triangles 3.1x and moved its
  * skin 13 cm (21x and 25 cm holding the walking fox's flank); the solver's own walk squashed its paws' triangles 1.6x
- * at every stride. Limited: 1.22x and 1.37x, 2-3 cm, for 10% less wobble on average, walking or running.
+ * at every stride. Limited: 1.19x and 1.44x (squashed), about 2 cm, for 5-6% less wobble shown on average, walking or running (the solver itself is not limited).
  */
 export const FLESH_LIMIT = Object.freeze({ reach: 0.05, stretch: 0.3, knee: 0.5 });
 
