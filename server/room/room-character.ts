@@ -28,7 +28,7 @@ const REACH = 0.1;
 /**
  * A prop or fingertip this near (m) a surface sample where the rig put it hands the flesh to the solver: it may touch
  * by the next tick. It covers what the test leaves out: the soft part (millimetres) and a tick of the pose (the
- * samples are the last tick's, ~2.5 cm for the walk's fastest paw). The walking fox passes the floor's props by 7 cm.
+ * samples are the last tick's, ~2.5 cm for the walk's fastest paw). The walking fox passes the floor's props by 20 cm.
  */
 const TOUCH_MARGIN = 0.05;
 /** Poses of its clips sampled this often (s) to find how far its body reaches. */
@@ -71,6 +71,8 @@ export class RoomCharacter {
   /** The props in its way this tick, (x, z, radius) each (director.avoid). */
   private readonly floorObstacles: Float64Array;
   private readonly sphere = new Float64Array(4);
+  /** softQ. */
+  private readonly shownQ: Float64Array;
   /** Things that touch without holding: fingertips and props (the floor and the room's statics do not count). */
   private readonly touching: NearbyObstacles;
   private flesh: FleshSwitch | null = null;
@@ -92,6 +94,7 @@ export class RoomCharacter {
     this.nearby = new NearbyObstacles([...statics, ...obstacles.props, ...obstacles.pokes]);
     this.touching = new NearbyObstacles([...obstacles.props, ...obstacles.pokes]);
     this.character.body.addContactSurface(new FramedSurface(this.nearby, motion));
+    this.shownQ = new Float64Array(this.character.body.n);
     this.lastSentQ = new Float64Array(this.character.body.n).fill(NaN);
     this.sentChange = new Float64Array(this.character.body.n);
     this.radius = 0.6 * spec.size;
@@ -117,9 +120,12 @@ export class RoomCharacter {
     return this.flesh?.source ?? "sim";
   }
 
-  /** The soft part shown (3m): the solver's, the network's, or the two crossfading. */
+  /**
+   * The soft part shown and sent (3m): the solver's, the network's, or the two crossfading, within the flesh's limits
+   * (the network's answers come limited; the solver's state is not, so that it settles as it would).
+   */
   get softQ(): Float64Array {
-    return this.flesh?.q ?? this.character.body.q;
+    return this.shownQ;
   }
 
   /** One tick: the director's clock, the pose and frame, the hands re-aimed, the obstacles near it, the flesh. */
@@ -136,13 +142,15 @@ export class RoomCharacter {
       body.moveGrab(held.grab, anchor[0] + pull * dx, anchor[1] + pull * dy, anchor[2] + pull * dz);
     }
     this.nearby.select(this.bound[0], this.bound[1], this.bound[2], this.bound[3], REACH);
-    if (!this.flesh) {
+    if (this.flesh) {
+      const pose = this.pose, learned = this.learnedClips;
+      const unlearned = !learned[pose.clip2] || (pose.blend < 1 && !learned[pose.clip]);
+      this.flesh.step(this.grabs.size > 0 || unlearned || this.touched());
+    } else {
       this.character.step();
-      return;
     }
-    const pose = this.pose, learned = this.learnedClips;
-    const unlearned = !learned[pose.clip2] || (pose.blend < 1 && !learned[pose.clip]);
-    this.flesh.step(this.grabs.size > 0 || unlearned || this.touched());
+    this.shownQ.set(this.flesh?.q ?? body.q);
+    if (this.fleshSource === "sim") this.character.limit.apply(this.shownQ);
   }
 
   /**

@@ -25,12 +25,11 @@ export class CharacterBody {
   readonly projection: ComplementaryProjection;
   /** The rig's generalised inertial force on the last step (3m; zeros before the motion is known). */
   readonly force: Float64Array;
-  /** Keeps the soft part within what looks like flesh after every step (flesh-limit.ts). */
+  /**
+   * What of its soft part may be shown (flesh-limit.ts): the solver's state is left as it is (scaling it fought the
+   * solver: a prop pressed into it then never settled); what is drawn and sent goes through this.
+   */
   readonly limit: FleshLimit;
-  /** The factor the limit scaled the soft part by on the last step (1: untouched). */
-  limited = 1;
-  private readonly limitedQ: Float64Array;
-  private readonly limitedVelocity: Float64Array;
 
   constructor(baked: BakedBody, size: number, material: Material, options: Partial<SolverOptions> = {}) {
     const rig = rigOf(baked);
@@ -45,8 +44,6 @@ export class CharacterBody {
     this.force = new Float64Array(this.body.n);
     // Before the first step: the subspace's surface samples are then still at rest (setSurfacePose poses them).
     this.limit = new FleshLimit(this.subspace.surfaceRows, this.subspace.surfaceRest, size);
-    this.limitedQ = new Float64Array(this.body.n);
-    this.limitedVelocity = new Float64Array(this.body.n);
   }
 
   /** The rig's pose for the next step: sample a clip into it before stepping. */
@@ -62,21 +59,7 @@ export class CharacterBody {
     if (motion.moving(this.body.options.dt)) this.body.addGeneralisedForce(this.force);
     this.body.setSurfacePose(motion.posedSurface);
     this.projection.update(motion.jointMatrices, motion.jointPositions);
-    const stats = this.body.step();
-    this.keepWithinLimit();
-    return stats;
-  }
-
-  /** Scales the state back within the flesh's limits when the step took it past their knee (velocity with it). */
-  private keepWithinLimit(): void {
-    const body = this.body, q = this.limitedQ, velocity = this.limitedVelocity, f = this.limit.factor(body.q);
-    this.limited = f;
-    if (f === 1) return;
-    for (let i = 0; i < q.length; i++) {
-      q[i] = f * body.q[i];
-      velocity[i] = f * body.velocity[i];
-    }
-    body.setState(q, velocity);
+    return this.body.step();
   }
 
   /** RMS over the surface samples of the soft displacement |B q| (m). */
