@@ -13,9 +13,9 @@ import { ARTIFACTS, inPage, openPage, waitForPage, type WatchedPage } from "./br
 import { watchLayout, type LayoutWatch } from "./hud-probes";
 
 const SCREENS = [
-  { name: "desktop", width: 1280, height: 720, phone: false, maxArea: 0.12 },
-  { name: "phone-landscape", width: 844, height: 390, phone: true, maxArea: 0.15 },
-  { name: "phone-portrait", width: 390, height: 844, phone: true, maxArea: 0.15 },
+  { name: "desktop", width: 1280, height: 720, phone: false, maxArea: 0.12, mesh: "beetle" },
+  { name: "phone-landscape", width: 844, height: 390, phone: true, maxArea: 0.15, mesh: "ladybird" },
+  { name: "phone-portrait", width: 390, height: 844, phone: true, maxArea: 0.15, mesh: "snail" },
 ] as const;
 const DOCS = path.resolve(import.meta.dirname, "../../docs");
 
@@ -69,6 +69,14 @@ function freshMesh(): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** Waits for `expression`; a timeout says what the page showed and how its connection stood. */
+async function waitFor(page: WatchedPage, expression: string, timeoutMs: number): Promise<void> {
+  await waitForPage(page.page, expression, timeoutMs).catch(async (error: Error) => {
+    const said = await inPage<string>(page.page, "JSON.stringify({ text: document.body.innerText, connection: { ...window.pliant.connection.snapshot, client: undefined }, ready: window.pliant.ready })");
+    throw new Error(`${error.message}; the page: ${said}; its errors: ${page.errors.join(" | ")}`);
+  });
+}
+
 async function layout(page: WatchedPage): Promise<LayoutWatch> {
   return inPage<LayoutWatch>(page.page, "window.__layout");
 }
@@ -91,20 +99,19 @@ describe("the overlay keeps to the edges", () => {
         await inPage(visitor.page, watchLayout);
         await checkedFrames(visitor, 3);
         // Joins as a player (on a phone, with the button beside the title: no form in the way).
-        await visitor.page.click("text=Join as player");
-        await waitForPage(visitor.page, "window.pliant.connection.snapshot.role === 'player' && window.pliant.ready", 120_000);
+        await visitor.page.click("text=Join as player", { timeout: 120_000 });
+        await waitFor(visitor, "window.pliant.connection.snapshot.role === 'player' && window.pliant.ready", 120_000);
         // Adds a mesh, dropped on the page: its placeholder stands on the table while it bakes, then it lands.
         await inPage(visitor.page, `(() => {
           const transfer = new DataTransfer();
-          transfer.items.add(new File([${JSON.stringify(freshMesh())}], "beetle.obj"));
+          transfer.items.add(new File([${JSON.stringify(freshMesh())}], "${screen.mesh}.obj"));
           window.dispatchEvent(new DragEvent("dragover", { dataTransfer: transfer, cancelable: true }));
           window.dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, cancelable: true }));
         })()`);
-        await waitForPage(visitor.page, "window.__layout.placeholderFrames > 0", 120_000)
-          .catch(async (error: Error) => { throw new Error(`${error.message}; the page says: ${await inPage<string>(visitor.page, "document.body.innerText")}`); });
-        await waitForPage(visitor.page, "window.pliant.bodyNamed('beetle') !== null && window.pliant.ready", 240_000);
+        await waitFor(visitor, "window.__layout.placeholderFrames > 0", 120_000);
+        await waitFor(visitor, `window.pliant.bodyNamed("${screen.mesh}") !== null && window.pliant.ready`, 240_000);
         // The notice that it landed is up, over the room with its new body.
-        await waitForPage(visitor.page, "document.body.innerText.includes('added beetle')", 60_000);
+        await waitFor(visitor, `window.__layout.lines.some((t) => t.includes("added ${screen.mesh}"))`, 60_000);
         await checkedFrames(visitor, 3);
         if (screen.name === "phone-landscape") await visitor.page.screenshot({ path: path.join(DOCS, "phone-landscape.png"), scale: "css" });
         await visitor.page.screenshot({ path: path.join(ARTIFACTS, `hud-${screen.name}.png`), scale: "css" });
@@ -118,6 +125,6 @@ describe("the overlay keeps to the edges", () => {
       } finally {
         await context.close();
       }
-    }, 480_000);
+    }, 600_000);
   }
 });

@@ -3,7 +3,10 @@
 // watches itself (at the first frame after every quarter second, so that the watch leaves the page time to draw and
 // answer), and keeps the worst it saw. Strings, not functions (see browser.ts).
 
-/** Starts the watch (window.__layout): frames seen, the largest HUD area (fraction of the viewport), what covered what. */
+/**
+ * Starts the watch (window.__layout): checks made, the largest HUD area (fraction of the viewport), what covered
+ * what, and the lines of text it showed meanwhile.
+ */
 export const watchLayout = `(() => {
   const room = document.querySelector("canvas");
   const skip = new Set();
@@ -58,7 +61,7 @@ export const watchLayout = `(() => {
     return boxes;
   };
   const overlaps = (a, b) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
-  const watch = (window.__layout = { frames: 0, placeholderFrames: 0, worstArea: 0, worstRects: [], hits: [], bodies: null, placeholders: [] });
+  const watch = (window.__layout = { frames: 0, placeholderFrames: 0, worstArea: 0, worstRects: [], hits: [], bodies: null, placeholders: [], lines: [] });
   const look = () => {
     if (p.client && p.ready) {
       const rects = hudRects(), area = unionArea(rects) / (innerWidth * innerHeight);
@@ -66,6 +69,7 @@ export const watchLayout = `(() => {
       const bodies = bodiesBox(), placeholders = placeholderBoxes();
       watch.bodies = bodies;
       if (placeholders.length) { watch.placeholderFrames++; watch.placeholders = placeholders; }
+      for (const line of document.body.innerText.split("\\n")) if (line.trim() && !watch.lines.includes(line.trim())) watch.lines.push(line.trim());
       const hit = (what) => { if (!watch.hits.includes(what)) watch.hits.push(what); };
       for (const r of rects) {
         if (overlaps(r, bodies)) hit("bodies <- " + r[4]);
@@ -86,4 +90,6 @@ export interface LayoutWatch {
   hits: string[];
   bodies: [number, number, number, number] | null;
   placeholders: [number, number, number, number][];
+  /** The lines of text the page showed as it was checked. */
+  lines: string[];
 }

@@ -182,9 +182,9 @@ describe("the stand in Chromium", () => {
       expect(warning).toMatch(/Phones can't reach 127\.0\.0\.1/);
       expect(warning, "the fix, with the setting the README documents").toMatch(/HOST=0\.0\.0\.0/);
       expect((await kioskQr(kiosk)).decoded).toBe(origin);
-      await admin.page.fill("input[aria-label='admin token']", ADMIN);
-      await admin.page.click("text=Open");
-      await admin.page.waitForSelector("[data-testid=join-qr]");
+      await admin.page.fill("input[aria-label='admin token']", ADMIN, { timeout: 120_000 });
+      await admin.page.click("text=Open", { timeout: 120_000 });
+      await admin.page.waitForSelector("[data-testid=join-qr]", { timeout: 120_000 });
       expect(await admin.page.textContent("[data-testid=join-address-warning]")).toMatch(/HOST=0\.0\.0\.0/);
       expect([...kiosk.errors, ...admin.errors]).toEqual([]);
     } finally {

@@ -79,8 +79,9 @@ beforeAll(async () => {
   await browser.context.addInitScript(RECORD_TEXTS);
   [player, kiosk] = [await openPage(browser, origin, "/"), await openPage(browser, origin, "/?kiosk")];
   await Promise.all([waitForPage(player.page, "window.pliant && window.pliant.ready", 120_000), waitForPage(kiosk.page, "window.pliant && window.pliant.ready", 120_000)]);
-  await player.page.fill("input[aria-label=name]", "Tester");
-  await player.page.click("text=Join as player");
+  // Clicks wait for a steady page: at a frame every few seconds (a busy machine), that takes a while.
+  await player.page.fill("input[aria-label=name]", "Tester", { timeout: 120_000 });
+  await player.page.click("text=Join as player", { timeout: 120_000 });
   await waitForPage(player.page, "window.pliant.connection.snapshot.role === 'player' && window.pliant.ready", 60_000);
 });
 
@@ -96,7 +97,7 @@ describe("what a visitor reads", () => {
     await inPage(player.page, "window.pliant.client.sendRaw('grab-move', { hand: 'pointer', seq: 7, target: [0, 1, 0] })");
     await waitForPage(player.page, "window.pliant.client.notices.some((n) => /no grab held/.test(n.message))", 30_000);
     // Notices are shown in the order they come: once the reset's is on screen, the dropped move's has had its turn.
-    await player.page.click("[data-testid=reset-table]");
+    await player.page.click("[data-testid=reset-table]", { timeout: 120_000 });
     await shown(player, /Tester reset the table/);
 
     // A photo renamed .gltf: the server's glTF reader fails on its first byte.

@@ -69,3 +69,8 @@ it("uploads: every refusal and failure says why in a visitor's words", () => {
   }
   expect(uploadErrorSentence("huge.obj", new Error("the upload failed (HTTP 413)"))).toBe("huge.obj was not added: the file is larger than 20 MB.");
 });
+
+it("a grab refused in a headset (no body named) is told plainly too", () => {
+  expect(pageNoticeSentence(client, "grab refused: spectators cannot grab in this room")).toBe("Join as a player to grab the bodies.");
+  expect(pageNoticeSentence(client, "grab refused: the point is not on the body's surface")).toBe("That missed the body: press right on it.");
+});

@@ -98,7 +98,7 @@ export function grabEndedSentence(client: PliantRoomClient | null, result: GrabR
 
 /** A grab the server refused. */
 export function grabRefusedSentence(client: PliantRoomClient | null, bodyId: string, reason: string | undefined): string {
-  const name = bodyName(client, bodyId);
+  const name = bodyId ? bodyName(client, bodyId) : "body";
   logDetail(`grab on ${bodyId} refused`, reason);
   return grabReasonSentence(name, reason ?? "") ?? `Could not grab ${theName(name)}: try again.`;
 }
