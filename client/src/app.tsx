@@ -10,8 +10,10 @@ import type { PliantRoomClient } from "../../shared/net";
 import { BodySounds } from "./audio/body-sounds";
 import { BakeLoader } from "./bake/bake-loader";
 import { installDebugHooks, setDebugView } from "./debug-hooks";
-import { CharacterCredits, JoinPanel, LoadingPanel, Notices, SessionButtons, StatusPanel, useLoadingText } from "./hud/hud";
-import { ControlHints, detectDevice, ResetTableButton, TitleCard, type HintState } from "./hud/onboarding";
+import { useLoadingText, useNotices } from "./hud/hud";
+import { detectDevice, type HintState } from "./hud/onboarding";
+import { PageOverlay } from "./hud/page-overlay";
+import { enterXrSentence, grabEndedSentence, joinErrorSentence, noticeSentence, pageNoticeSentence } from "./hud/visitor-messages";
 import { KioskOverlay } from "./stand/kiosk-overlay";
 import { WristMenu } from "./hud/wrist-menu";
 import { MouseDrag } from "./interaction/mouse-drag";
@@ -23,7 +25,6 @@ import { FrameDriver } from "./room/frame-driver";
 import { RoomConnection } from "./room/room-connection";
 import { useGrabs, useLeavingBodies, usePlayers, useRoomFlags } from "./room/room-hooks";
 import { UploadPlaceholders } from "./scene/upload-placeholders";
-import { UploadPanel } from "./upload/upload-panel";
 import { GrabMarkers } from "./scene/grab-markers";
 import { Avatars } from "./scene/avatars";
 import { Lights, Props, RoomStatics } from "./scene/room-scene";
@@ -50,7 +51,6 @@ export function App({ store, emulated }: { store: AppXRStore; emulated?: Emulate
   const query = useMemo(() => new URLSearchParams(location.search), []);
   const kiosk = query.has("kiosk"), device = useMemo(detectDevice, []);
   const [stats, setStats] = useState(() => query.has("debug"));
-  const narrow = useMemo(() => matchMedia("(max-width: 520px)").matches, []);
   const [hints, setHints] = useState<HintState>({ grabbed: false, looked: false });
   const onGrabbed = useCallback(() => setHints((h) => (h.grabbed ? h : { ...h, grabbed: true })), []);
   const onLook = useCallback(() => setHints((h) => (h.looked ? h : { ...h, looked: true })), []);
@@ -58,16 +58,17 @@ export function App({ store, emulated }: { store: AppXRStore; emulated?: Emulate
   const [dragging, setDragging] = useState(false);
   const [joining, setJoining] = useState(false);
   const [joinError, setJoinError] = useState<string | null>(null);
-  const [notices, setNotices] = useState<string[]>([]);
+  const { notices, push: notice } = useNotices();
   const [support, setSupport] = useState({ vr: false, ar: false });
-  const notice = useCallback((message: string) => setNotices((list) => [...list.slice(-4), message]), []);
+  // Messages from the page's own parts (a refused grab): ids and codes become a visitor's words.
+  const pageNotice = useCallback((message: string) => notice(pageNoticeSentence(connection.snapshot.client, message)), [connection, notice]);
   const loading = useLoadingText(loader, client);
 
   // What the server tells this page: resets, refusals, slips.
   useEffect(() => {
     if (!client) return;
-    client.onNotice = (n) => notice(n.message);
-    client.onGrabEnded = (result) => notice(`Your grab on the ${result.body} ended: ${result.reason ?? "the server let go"}`);
+    client.onNotice = (n) => notice(noticeSentence(client, n));
+    client.onGrabEnded = (result) => notice(grabEndedSentence(client, result));
     return () => {
       client.onNotice = undefined;
       client.onGrabEnded = undefined;
@@ -85,7 +86,7 @@ export function App({ store, emulated }: { store: AppXRStore; emulated?: Emulate
     try {
       await connection.joinAsPlayer(name, color);
     } catch (error) {
-      setJoinError(error instanceof Error ? error.message : String(error));
+      setJoinError(joinErrorSentence(error));
     } finally {
       setJoining(false);
     }
@@ -93,7 +94,7 @@ export function App({ store, emulated }: { store: AppXRStore; emulated?: Emulate
 
   const enter = useCallback((mode: "vr" | "ar") => {
     // The session request must stay inside the click: join in parallel.
-    void (mode === "vr" ? store.enterVR() : store.enterAR()).catch((error: unknown) => notice(`cannot enter ${mode.toUpperCase()}: ${error instanceof Error ? error.message : String(error)}`));
+    void (mode === "vr" ? store.enterVR() : store.enterAR()).catch((error: unknown) => notice(enterXrSentence(mode, error)));
     if (connection.snapshot.role !== "player") void join(localStorage.getItem("pliant-name") ?? "Guest", localStorage.getItem("pliant-color") ?? "#ff7043");
   }, [store, connection, join, notice]);
 
@@ -113,33 +114,19 @@ export function App({ store, emulated }: { store: AppXRStore; emulated?: Emulate
           <TableAlignment layout={PLAYGROUND} ar={passthrough} />
           {client && <RoomContents client={client} loader={loader} players={players} />}
           {client && <BodySounds client={client} enabled />}
-          {client && <XRInteraction client={client} canGrab={role === "player" && !(passthrough && alignment.aligning)} onNotice={notice} />}
-          {client && <MouseDrag client={client} enabled={canGrab && !xrMode && !kiosk} onDragging={setDragging} onGrabbed={onGrabbed} onNotice={notice} />}
+          {client && <XRInteraction client={client} canGrab={role === "player" && !(passthrough && alignment.aligning)} onNotice={pageNotice} />}
+          {client && <MouseDrag client={client} enabled={canGrab && !xrMode && !kiosk} onDragging={setDragging} onGrabbed={onGrabbed} onNotice={pageNotice} />}
           <SpectatorCamera client={client} mode={cameraMode} dragging={dragging} onLook={onLook} />
           <WristMenu connection={state} client={client} canPlay={Boolean(client) && canGrab} onLeave={() => void store.getState().session?.end()} debug={stats} passthrough={passthrough} />
         </XR>
       </Canvas>
-      {client && <CharacterCredits client={client} />}
       {kiosk ? <KioskOverlay client={client} players={players} /> : (
-        <div style={{ position: "fixed", inset: 12, display: "flex", flexDirection: "column", gap: 8, alignItems: "flex-start", pointerEvents: "none" }}>
-          <TitleCard compact={hints.grabbed || narrow} />
-          <StatusPanel connection={state} players={players.filter((p) => p.role === "player").length} loading={loading} stats={stats} onStats={setStats} />
-          <LoadingPanel loader={loader} />
-          {role === "spectator" && state.status === "connected" && <JoinPanel onJoin={(n, c) => void join(n, c)} busy={joining} error={joinError} />}
-          <div style={{ display: "flex", gap: 8, pointerEvents: "auto", flexWrap: "wrap" }}>
-            <SessionButtons vr={support.vr} ar={support.ar} onEnter={enter} cameraMode={cameraMode} onCameraMode={setCameraMode} />
-            {client && canGrab && <ResetTableButton onReset={() => client.resetTable()} />}
-          </div>
-          {client && canGrab && <UploadPanel client={client} onNotice={notice} />}
-          {!narrow && <ControlHints device={device} canGrab={canGrab} headset={support.vr} done={hints} />}
-          <Notices messages={notices} />
-        </div>
-      )}
-      {!kiosk && narrow && (
-        // A phone held upright: the hints go to the bottom edge, clear of the bodies in the middle of the view.
-        <div style={{ position: "fixed", left: 12, right: 12, bottom: 12, pointerEvents: "none" }}>
-          <ControlHints device={device} canGrab={canGrab} headset={support.vr} done={hints} />
-        </div>
+        <PageOverlay
+          connection={state} client={client} loader={loader} players={players.filter((p) => p.role === "player").length} loading={loading}
+          stats={stats} onStats={setStats} canGrab={canGrab} device={device} hints={hints} notices={notices} onNotice={notice}
+          join={{ onJoin: (n, c) => void join(n, c), busy: joining, error: joinError }}
+          xr={{ vr: support.vr, ar: support.ar, onEnter: enter }} camera={{ mode: cameraMode, onMode: setCameraMode }}
+        />
       )}
     </>
   );

@@ -714,7 +714,7 @@ export class PlaygroundRoom extends Room {
     if (character) return this.startCharacterGrab(client, hand, character, point);
     const placed = this.placedById(bodyId);
     if (!placed || placed.leaving) {
-      client.send(MESSAGES.grabResult, { hand, body: bodyId, ok: false, reason: `the ${bodyId} is leaving the room` });
+      client.send(MESSAGES.grabResult, { hand, body: bodyId, ok: false, reason: `the ${this.state.bodies.get(bodyId)?.name || bodyId} is leaving the room` });
       return null;
     }
     const entity = placed.entity;
@@ -877,7 +877,7 @@ export class PlaygroundRoom extends Room {
     this.materialChangedAt.set(body, this.world.tick);
     this.changeMaterial(body, material);
     const who = this.state.players.get(client.sessionId)?.name ?? "someone";
-    this.broadcast(MESSAGES.notice, { kind: "material", message: `${who} made the ${body} ${material}` } satisfies NoticeMessage);
+    this.broadcast(MESSAGES.notice, { kind: "material", message: `${who} made the ${this.state.bodies.get(body)?.name || body} ${material}` } satisfies NoticeMessage);
     return null;
   }
 
@@ -941,7 +941,7 @@ export class PlaygroundRoom extends Room {
         return done(message.minutes > 0 ? `the table resets after ${message.minutes} idle minutes` : "the table never resets by itself");
       case "material":
         this.changeMaterial(message.body, message.material);
-        return done(`${message.body} is now ${message.material}`);
+        return done(`the ${this.state.bodies.get(message.body)?.name || message.body} is now ${message.material}`);
       case "character": {
         const character = this.characters.find((c) => c.id === message.character)!;
         character.setMode(message.mode);
@@ -952,7 +952,7 @@ export class PlaygroundRoom extends Room {
         const target = this.seats.get(message.sessionId);
         if (!target) return `no client ${message.sessionId} in this room`;
         this.kick(target.client, "kicked by an admin");
-        return done(`kicked ${message.sessionId}`);
+        return done(`removed ${this.state.players.get(message.sessionId)?.name || "a visitor"} from the room`);
       }
       case "spectator-grabs":
         this.state.spectatorGrabs = message.allowed;

@@ -86,7 +86,7 @@ export class RoomUploads {
     ];
     const space = makeRoomFor(owner, added, staying.length + this.baking.size);
     if ("refusal" in space) return { ok: false, reason: space.refusal };
-    for (const leaving of space.leave) this.leave(leaving, `made room for ${name}`);
+    for (const leaving of space.leave) this.leave(leaving, `to make room for ${name}`);
     const size = playgroundConfig().uploadSize, occupied: number[] = [];
     for (const p of this.room.placed) if (!p.leaving) occupied.push(...p.entity.proxies.bound);
     for (const u of this.baking.values()) occupied.push(u.position[0], u.position[1], u.position[2], size / 2);
@@ -174,7 +174,7 @@ export class RoomUploads {
     if (!body || !state || body.leaving) return;
     body.leaving = true;
     state.leaving = true;
-    this.room.tell(`${state.name} left: ${why}`);
+    this.room.tell(`${state.name} left the table ${why}`);
     this.room.clock.setTimeout(() => this.room.remove(body, `the ${state.name} left the room`), UPLOAD_LIMITS.leavingSeconds * 1000);
   }
 }

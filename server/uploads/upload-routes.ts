@@ -117,7 +117,7 @@ export function installUploadRoutes(app: Application, settings: UploadRouteSetti
     try {
       answer = await call<typeof answer>("announceUpload", [id, holder.owner, name]);
     } catch {
-      answer = { ok: false, reason: `room ${holder.roomId} is gone` };
+      answer = { ok: false, reason: "the room it was for has closed" };
     }
     if (!answer.ok) {
       // The bake goes on: it is cached for the next try.

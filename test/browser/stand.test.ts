@@ -1,16 +1,19 @@
 // The stand in real Chromium: the big screen (/?kiosk) shows a QR code that decodes to the server's join address
 // and no forms; the operator's page (/admin) kicks a player and resets the table; a visitor's hints appear for the
-// device in hand and go once used; a body pulled off the table with the mouse comes back by itself.
+// device in hand and go once used; a body pulled off the table with the mouse comes back by itself. A QR code of
+// an address only this machine can reach (a server on 127.0.0.1) comes with a warning that says how to fix it; the
+// kiosk opened by a network name shows that name, and no warning.
 
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import jsQR from "jsqr";
 import { matchMaker } from "@colyseus/core";
+import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startServer, type RunningServer } from "../../server/app";
 import type { PlaygroundRoom } from "../../server/room/playground-room";
 import { KICK_CLOSE_CODE, PliantRoomClient } from "../../shared/net";
-import { ARTIFACTS, inPage, launchBrowser, openPage, waitForPage, type Browser, type WatchedPage } from "./browser";
+import { ARTIFACTS, CHROMIUM, inPage, launchBrowser, openPage, waitForPage, type Browser, type WatchedPage } from "./browser";
 import { samplePoint, topSample } from "./page-probes";
 
 const ADMIN = "stand-admin";
@@ -33,6 +36,17 @@ afterAll(async () => {
 });
 
 const publicRoom = () => matchMaker.getLocalRoomById(server.publicRoomId) as PlaygroundRoom;
+
+/** The kiosk's QR code, decoded, and the URL it was drawn for. */
+async function kioskQr(page: WatchedPage): Promise<{ decoded: string | undefined; url: string }> {
+  await page.page.waitForSelector("[data-testid=join-qr]");
+  const qr = await inPage<{ width: number; height: number; data: number[]; url: string }>(page.page, `(() => {
+    const canvas = document.querySelector("[data-testid=join-qr]");
+    const g = canvas.getContext("2d");
+    return { width: canvas.width, height: canvas.height, data: Array.from(g.getImageData(0, 0, canvas.width, canvas.height).data), url: canvas.dataset.url };
+  })()`);
+  return { decoded: jsQR(Uint8ClampedArray.from(qr.data), qr.width, qr.height)?.data, url: qr.url };
+}
 
 async function renderedFrames(page: WatchedPage, frames: number): Promise<void> {
   const start = await inPage<number>(page.page, "window.pliant.frameStats.count");
@@ -158,6 +172,46 @@ describe("the stand in Chromium", () => {
       await visitor.page.close();
     }
   });
+  it("a QR code of 127.0.0.1 comes with a warning on the kiosk and the admin page that says how to fix it", async () => {
+    const kiosk = await openPage(browser, origin, "/?kiosk");
+    const admin = await openPage(browser, origin, "/admin");
+    try {
+      await kiosk.page.waitForSelector("[data-testid=join-address-warning]");
+      expect(await kiosk.page.isVisible("[data-testid=join-address-warning]")).toBe(true);
+      const warning = await kiosk.page.textContent("[data-testid=join-address-warning]");
+      expect(warning).toMatch(/Phones can't reach 127\.0\.0\.1/);
+      expect(warning, "the fix, with the setting the README documents").toMatch(/HOST=0\.0\.0\.0/);
+      expect((await kioskQr(kiosk)).decoded).toBe(origin);
+      await admin.page.fill("input[aria-label='admin token']", ADMIN, { timeout: 120_000 });
+      await admin.page.click("text=Open", { timeout: 120_000 });
+      await admin.page.waitForSelector("[data-testid=join-qr]", { timeout: 120_000 });
+      expect(await admin.page.textContent("[data-testid=join-address-warning]")).toMatch(/HOST=0\.0\.0\.0/);
+      expect([...kiosk.errors, ...admin.errors]).toEqual([]);
+    } finally {
+      await kiosk.page.close();
+      await admin.page.close();
+    }
+  });
+
+  it("the kiosk opened by the machine's network name shows that address, and no warning", async () => {
+    // A name that resolves to this machine, as a stand's laptop is found on its network (the server stays on loopback).
+    const named = await chromium.launchPersistentContext("", {
+      executablePath: CHROMIUM, headless: true, viewport: { width: 1280, height: 720 },
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--host-resolver-rules=MAP stand.lan 127.0.0.1"],
+    });
+    const standOrigin = `http://stand.lan:${server.port}`;
+    try {
+      const kiosk = await openPage({ context: named, close: () => named.close() }, standOrigin, "/?kiosk");
+      const qr = await kioskQr(kiosk);
+      expect(qr.url).toBe(standOrigin);
+      expect(qr.decoded).toBe(standOrigin);
+      expect(await kiosk.page.locator("[data-testid=join-address-warning]").count()).toBe(0);
+      expect(kiosk.offsite).toEqual([]);
+    } finally {
+      await named.close();
+    }
+  });
+
   it("a page too slow to take up its seat in time asks for a new one, and joins as a player", async () => {
     const visitor = await openPage(browser, origin, "/");
     try {

@@ -10,5 +10,5 @@ it("a waiting upload says its place in line (the bake running counts as ahead) a
   expect(uploadStatusLabel({ stage: "queued", progress: 0, ahead: 10, secondsLeft: 40 })).toBe("waiting: 11th in line, about 40 s");
   expect(uploadStatusLabel({ stage: "queued", progress: 0, ahead: 20, secondsLeft: 0 })).toBe("waiting: 21st in line");
   expect(uploadStatusLabel({ stage: "queued", progress: 0, ahead: 0, secondsLeft: 0 })).toBe("starting");
-  expect(uploadStatusLabel({ stage: "fields", progress: 0.4, ahead: 0, secondsLeft: 2.6 })).toBe("baking: fields 40%, about 3 s");
+  expect(uploadStatusLabel({ stage: "fields", progress: 0.4, ahead: 0, secondsLeft: 2.6 })).toBe("making it soft: 40%, about 3 s");
 });

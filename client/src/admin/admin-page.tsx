@@ -5,7 +5,8 @@
 import { useEffect, useState, useSyncExternalStore } from "react";
 import { MATERIAL_NAMES } from "../../../shared/scene/materials";
 import { CHARACTER_MODES, type CharacterMode } from "../../../shared/net/protocol";
-import { JoinQr, useJoinAddress } from "../stand/join-qr";
+import { JoinQr, UnreachableAddressWarning, useJoinAddress } from "../stand/join-qr";
+import { adminErrorSentence, looksTechnical, readableName, sentence } from "../hud/visitor-messages";
 import { AdminRoom, type RoomFigures } from "./admin-room";
 
 const TOKEN_KEY = "pliant-admin-token";
@@ -21,7 +22,7 @@ export function AdminPage() {
       sessionStorage.setItem(TOKEN_KEY, value);
       setAdmin(joined);
     } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
+      setError(adminErrorSentence(e));
     }
   };
   useEffect(() => () => void admin?.leave(), [admin]);
@@ -43,7 +44,7 @@ export function AdminPage() {
 }
 
 type PlayerRow = { sessionId: string; name: string; role: string; color: string; slot: number };
-type BodyRow = { id: string; material: string };
+type BodyRow = { id: string; name: string; material: string };
 type CharacterRow = { id: string; mode: string };
 const CHARACTER_MODE_LABELS: Record<CharacterMode, string> = { auto: "walks its loop, stops to look around", walk: "walks", run: "runs", look: "looks around", stop: "stops where it is" };
 
@@ -52,7 +53,7 @@ function useRoomState(admin: AdminRoom) {
     const s = admin.room.state as { players: Map<string, Omit<PlayerRow, "sessionId">>; bodies: Map<string, BodyRow>; characters?: Map<string, CharacterRow>; spectatorGrabs: boolean; idleResetMinutes: number };
     return JSON.stringify({
       players: [...(s.players?.entries() ?? [])].map(([sessionId, p]) => ({ sessionId, name: p.name, role: p.role, color: p.color, slot: p.slot })),
-      bodies: [...(s.bodies?.values() ?? [])].map((b) => ({ id: b.id, material: b.material })),
+      bodies: [...(s.bodies?.values() ?? [])].map((b) => ({ id: b.id, name: b.name, material: b.material })),
       characters: [...(s.characters?.values() ?? [])].map((c) => ({ id: c.id, mode: c.mode })),
       spectatorGrabs: Boolean(s.spectatorGrabs), idleResetMinutes: s.idleResetMinutes ?? 0,
     });
@@ -88,13 +89,20 @@ function rttOf(room: RoomFigures | null, sessionId: string): string {
   return rtt == null ? "–" : `${Math.round(rtt)} ms`;
 }
 
+/** The room's answer to this page, plainly (a refused message's detail goes to the console). */
+function adminNoticeText(message: string): string {
+  if (!looksTechnical(message)) return sentence(message);
+  console.info("[pliant] room notice:", message);
+  return "The room refused a request from this page (the browser console has the details).";
+}
+
 function RoomControls({ admin }: { admin: AdminRoom }) {
   const state = useRoomState(admin);
   const { room, bytesPerSecond } = useFigures(admin);
   const url = useJoinAddress();
   const [log, setLog] = useState<string[]>([]);
   const [minutes, setMinutes] = useState<string>("");
-  useEffect(() => admin.onNotice((n) => setLog((l) => [...l.slice(-5), n.message])), [admin]);
+  useEffect(() => admin.onNotice((n) => setLog((l) => [...l.slice(-5), adminNoticeText(n.message)])), [admin]);
   return (
     <>
       <section>
@@ -132,8 +140,8 @@ function RoomControls({ admin }: { admin: AdminRoom }) {
       <section>
         <h2>Bodies</h2>
         {state.bodies.map((b) => (
-          <div key={b.id} style={{ margin: "4px 0" }}>
-            {b.id}{" "}
+          <div key={b.id} style={{ margin: "4px 0" }} title={b.id}>
+            {readableName(b.name || b.id)}{" "}
             <select aria-label={`${b.id} material`} value={b.material} onChange={(e) => admin.send({ action: "material", body: b.id, material: e.target.value })}>
               {MATERIAL_NAMES.map((m) => <option key={m} value={m}>{m}</option>)}
             </select>
@@ -151,7 +159,10 @@ function RoomControls({ admin }: { admin: AdminRoom }) {
       {url && (
         <section style={{ display: "flex", gap: 16, alignItems: "center" }}>
           <JoinQr url={url} size={160} />
-          <div>Headsets and phones: scan, or open <b>{url}</b></div>
+          <div>
+            <div>Headsets and phones: scan, or open <b>{url}</b></div>
+            <UnreachableAddressWarning url={url} style={{ marginTop: 8, maxWidth: 420 }} />
+          </div>
         </section>
       )}
     </>

@@ -7,11 +7,12 @@ import type { BakeLoader } from "../bake/bake-loader";
 import type { ConnectionState } from "../room/room-connection";
 import type { CameraMode } from "../view/spectator-camera";
 import { frameStats } from "./frame-stats";
-import { hudButton, hudPanel } from "./hud-style";
+import { hudButton, hudPanel, hudQuietButton } from "./hud-style";
+import { bodyLoadSentence, connectionSentence } from "./visitor-messages";
 
 const panel = hudPanel;
 const button = hudButton;
-const STAGE_LABEL = { download: "downloading", fields: "computing the skinning weights of", weights: "preparing" } as const;
+const STAGE_LABEL = { download: "downloading", fields: "shaping", weights: "preparing" } as const;
 const STATUS_COLOR = { connecting: "#ffb300", connected: "#66bb6a", reconnecting: "#ffb300", failed: "#ef5350" } as const;
 
 export function useHudNumbers(connection: ConnectionState) {
@@ -30,22 +31,32 @@ export function useHudNumbers(connection: ConnectionState) {
   return numbers;
 }
 
-export function StatusPanel({ connection, players, loading, stats, onStats }: { connection: ConnectionState; players: number; loading: string | null; stats: boolean; onStats: (on: boolean) => void }) {
+export function StatusPanel({ connection, players, loading, stats, onStats, compact = false }: { connection: ConnectionState; players: number; loading: string | null; stats: boolean; onStats: (on: boolean) => void; compact?: boolean }) {
+  const problem = connectionSentence(connection.error);
+  const connected = connection.status === "connected" && !loading;
   return (
-    <div style={panel} data-testid="hud">
-      <div>
+    <div style={{ ...panel, padding: compact ? "5px 10px" : "6px 12px" }} data-testid="hud">
+      <div style={{ whiteSpace: "nowrap" }}>
+        {compact && <b style={{ marginRight: 8 }}>Pliant</b>}
         <span style={{ color: STATUS_COLOR[connection.status] }}>●</span>{" "}
         <span data-testid="connection-status">{connection.status}</span>
         {loading && <span data-testid="loading-status"> · {loading}</span>}
-        {connection.status === "connected" && !loading && <> · {connection.role === "player" ? "playing" : "watching"} · {players} {players === 1 ? "player" : "players"}</>}
-        {" "}
-        <button onClick={() => onStats(!stats)} data-testid="stats-toggle" title="frame rate, round trip and simulation time" style={{ background: "none", border: "1px solid #556", borderRadius: 6, color: "inherit", font: "12px system-ui", padding: "1px 6px", cursor: "pointer" }}>
-          {stats ? "hide stats" : "stats"}
-        </button>
+        {connected && !compact && <> · {connection.role === "player" ? "playing" : "watching"}</>}
+        {connected && <> · {players} {players === 1 ? "player" : "players"}</>}
+        {!compact && <>{" "}<StatsToggle stats={stats} onStats={onStats} /></>}
       </div>
       {stats && <Telemetry connection={connection} />}
-      {connection.error && <div style={{ color: "#ffab91" }} data-testid="connection-error">{connection.error}</div>}
+      {problem && <div style={{ color: "#ffab91", maxWidth: 340, whiteSpace: "normal" }} data-testid="connection-error">{problem}</div>}
     </div>
+  );
+}
+
+/** Shows or hides the round trip, frame rate and simulation time. */
+export function StatsToggle({ stats, onStats }: { stats: boolean; onStats: (on: boolean) => void }) {
+  return (
+    <button onClick={() => onStats(!stats)} data-testid="stats-toggle" title="frame rate, round trip and simulation time" style={{ background: "none", border: "1px solid #556", borderRadius: 6, color: "inherit", font: "12px system-ui", padding: "1px 6px", cursor: "pointer" }}>
+      {stats ? "hide stats" : "stats"}
+    </button>
   );
 }
 
@@ -91,11 +102,16 @@ export function LoadingPanel({ loader }: { loader: BakeLoader }) {
     <div style={panel} data-testid="loading">
       {rows.map(({ hash, progress }) => (
         <div key={hash}>
-          {progress!.stage === "error" ? `body failed to load: ${progress!.message}` : `${STAGE_LABEL[progress!.stage as keyof typeof STAGE_LABEL] ?? "preparing"} body… ${Math.round(100 * progress!.fraction)}%`}
+          {progress!.stage === "error" ? bodyLoadSentence(String(progress!.message)) : `${STAGE_LABEL[progress!.stage as keyof typeof STAGE_LABEL] ?? "preparing"} a body… ${Math.round(100 * progress!.fraction)}%`}
         </div>
       ))}
     </div>
   );
+}
+
+/** The name and colour a visitor last joined with (remembered by the browser), or a fresh pick. */
+export function rememberedPlayer(): { name: string; color: string } {
+  return { name: localStorage.getItem("pliant-name") || "Guest", color: localStorage.getItem("pliant-color") ?? randomColor() };
 }
 
 export function JoinPanel({ onJoin, busy, error }: { onJoin: (name: string, color: string) => void; busy: boolean; error: string | null }) {
@@ -103,7 +119,7 @@ export function JoinPanel({ onJoin, busy, error }: { onJoin: (name: string, colo
   const [color, setColor] = useState(() => localStorage.getItem("pliant-color") ?? randomColor());
   return (
     <form
-      style={{ ...panel, display: "flex", gap: 8, alignItems: "center", flexWrap: "wrap" }}
+      style={{ ...panel, padding: "6px 8px", display: "flex", gap: 6, alignItems: "center", flexWrap: "wrap", maxWidth: 340 }}
       onSubmit={(event) => {
         event.preventDefault();
         const trimmed = name.trim() || "Guest";
@@ -112,42 +128,94 @@ export function JoinPanel({ onJoin, busy, error }: { onJoin: (name: string, colo
         onJoin(trimmed, color);
       }}
     >
-      <input aria-label="name" placeholder="Your name" maxLength={24} value={name} onChange={(e) => setName(e.target.value)} style={{ padding: 7, borderRadius: 6, border: "1px solid #445", background: "#1b2029", color: "inherit", width: 130 }} />
-      <input aria-label="colour" type="color" value={color} onChange={(e) => setColor(e.target.value)} style={{ width: 36, height: 32, border: 0, background: "none" }} />
+      <input aria-label="name" placeholder="Your name" maxLength={24} value={name} onChange={(e) => setName(e.target.value)} style={{ padding: 6, borderRadius: 6, border: "1px solid #445", background: "#1b2029", color: "inherit", width: 110 }} />
+      <input aria-label="colour" type="color" value={color} onChange={(e) => setColor(e.target.value)} style={{ width: 30, height: 30, border: 0, padding: 0, background: "none" }} />
       <button type="submit" style={button} disabled={busy}>{busy ? "Joining…" : "Join as player"}</button>
-      {error && <div style={{ color: "#ffab91", width: "100%" }}>{error}</div>}
+      {error && <JoinError error={error} />}
     </form>
   );
 }
 
-export function SessionButtons({ vr, ar, onEnter, cameraMode, onCameraMode }: { vr: boolean; ar: boolean; onEnter: (mode: "vr" | "ar") => void; cameraMode: CameraMode; onCameraMode: (mode: CameraMode) => void }) {
+/** "Join as player" alone (the compact overlay): with the name and colour the browser remembers. */
+export function JoinButton({ onJoin, busy, error }: { onJoin: (name: string, color: string) => void; busy: boolean; error: string | null }) {
   return (
-    <div style={{ display: "flex", gap: 8, pointerEvents: "auto" }}>
-      {vr && <button style={button} onClick={() => onEnter("vr")}>Enter VR</button>}
-      {ar && <button style={button} onClick={() => onEnter("ar")}>Enter AR</button>}
-      <button style={{ ...button, background: "#2c3442", color: "#e8ecf1" }} onClick={() => onCameraMode(cameraMode === "orbit" ? "auto" : "orbit")}>
-        {cameraMode === "orbit" ? "Auto camera" : "Orbit camera"}
-      </button>
+    <div style={{ display: "flex", flexDirection: "column", alignItems: "flex-end", gap: 4 }}>
+      <button style={{ ...button, padding: "6px 12px" }} disabled={busy} onClick={() => { const p = rememberedPlayer(); onJoin(p.name, p.color); }}>{busy ? "Joining…" : "Join as player"}</button>
+      {error && <div style={{ ...panel, padding: "4px 8px", maxWidth: 260 }}><JoinError error={error} /></div>}
     </div>
   );
 }
 
-/** Who made the characters walking the room: their licences ask for it wherever they are shown. */
-export function CharacterCredits({ client }: { client: PliantRoomClient }) {
+function JoinError({ error }: { error: string }) {
+  return <div style={{ color: "#ffab91", width: "100%" }} data-testid="join-error">{error}</div>;
+}
+
+export function SessionButtons({ vr, ar, onEnter, cameraMode, onCameraMode }: { vr: boolean; ar: boolean; onEnter: (mode: "vr" | "ar") => void; cameraMode: CameraMode | null; onCameraMode: (mode: CameraMode) => void }) {
+  return (
+    <>
+      {vr && <button style={button} onClick={() => onEnter("vr")}>Enter VR</button>}
+      {ar && <button style={button} onClick={() => onEnter("ar")}>Enter AR</button>}
+      {cameraMode && (
+        <button style={hudQuietButton} onClick={() => onCameraMode(cameraMode === "orbit" ? "auto" : "orbit")}>
+          {cameraMode === "orbit" ? "Auto camera" : "Orbit camera"}
+        </button>
+      )}
+    </>
+  );
+}
+
+/**
+ * Who made the characters walking the room: their licences ask for it wherever they are shown. Small print at an
+ * edge; `folded` (a phone's compact overlay): a "Credits" button that shows it.
+ */
+export function CharacterCredits({ client, folded = false, style }: { client: PliantRoomClient; folded?: boolean; style?: React.CSSProperties }) {
   useSyncExternalStore(client.subscribeBodies, () => client.bodiesVersion);
+  const [open, setOpen] = useState(false);
   const state = client.room.state as { characters?: Map<string, { credit: string }> };
   const credits = [...(state.characters?.values() ?? [])].map((c) => c.credit).filter(Boolean);
   if (!credits.length) return null;
+  const small: React.CSSProperties = { fontSize: 10, lineHeight: "13px", color: "rgba(232, 236, 241, 0.65)", textAlign: "right", ...style };
+  if (folded && !open) {
+    return <button onClick={() => setOpen(true)} style={{ ...small, background: "none", border: 0, padding: "2px 4px", cursor: "pointer", pointerEvents: "auto" }} data-testid="credits-toggle">Credits</button>;
+  }
   return (
-    <div data-testid="character-credits" style={{ position: "fixed", right: 8, bottom: 6, maxWidth: "60%", fontSize: 11, color: "rgba(232, 236, 241, 0.6)", textAlign: "right", pointerEvents: "none" }}>
+    <div data-testid="character-credits" style={{ ...small, pointerEvents: folded ? "auto" : "none" }} onClick={folded ? () => setOpen(false) : undefined}>
       {credits.map((credit) => <div key={credit}>{credit}</div>)}
     </div>
   );
 }
 
-export function Notices({ messages }: { messages: string[] }) {
-  if (!messages.length) return null;
-  return <div style={panel}>{messages.slice(-3).map((m, k) => <div key={k}>{m}</div>)}</div>;
+/** How long a notice stays on screen, ms: long enough to read twice, short enough not to pile up over the room. */
+const NOTICE_MS = 8000;
+export interface Notice { key: number; text: string; at: number }
+let noticeKeys = 0;
+
+/** The page's notices: `push` a visitor sentence (null: nothing to show); each goes after NOTICE_MS. */
+export function useNotices(): { notices: Notice[]; push: (text: string | null) => void } {
+  const [notices, setNotices] = useState<Notice[]>([]);
+  const push = useCallback((text: string | null) => {
+    if (!text) return;
+    // The same sentence again (a refusal repeated) stays one notice, shown for longer.
+    setNotices((list) => [...list.filter((n) => n.text !== text).slice(-4), { key: noticeKeys++, text, at: performance.now() }]);
+  }, []);
+  useEffect(() => {
+    if (!notices.length) return;
+    const oldest = Math.min(...notices.map((n) => n.at));
+    const timer = setTimeout(() => setNotices((list) => list.filter((n) => performance.now() - n.at < NOTICE_MS)), Math.max(0, oldest + NOTICE_MS - performance.now()) + 20);
+    return () => clearTimeout(timer);
+  }, [notices]);
+  return { notices, push };
+}
+
+/** The latest notices (one on a compact screen), newest last. */
+export function Notices({ notices, compact = false }: { notices: Notice[]; compact?: boolean }) {
+  const shown = notices.slice(compact ? -1 : -3);
+  if (!shown.length) return null;
+  return (
+    <div style={{ ...panel, padding: "5px 10px", font: "13px/1.35 system-ui, sans-serif", maxWidth: 360 }} data-testid="notices" aria-live="polite">
+      {shown.map((n) => <div key={n.key}>{n.text}</div>)}
+    </div>
+  );
 }
 
 function randomColor(): string {

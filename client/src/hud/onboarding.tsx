@@ -2,7 +2,7 @@
 // their hand (hints that go away once they have done it), and a way to put the table back.
 
 import { useEffect, useState } from "react";
-import { hudButton, hudPanel } from "./hud-style";
+import { hudPanel, hudQuietButton } from "./hud-style";
 
 export type Device = "mouse" | "touch";
 
@@ -13,12 +13,15 @@ export function detectDevice(): Device {
 
 export function TitleCard({ compact }: { compact?: boolean }) {
   return (
-    <div style={{ ...hudPanel, pointerEvents: "none" }} data-testid="title">
-      <div style={{ font: "700 20px system-ui, sans-serif", letterSpacing: 0.3 }}>Pliant</div>
-      {!compact && <div style={{ opacity: 0.85 }}>Soft jelly, rubber and dough you can squeeze, stretch and throw, live with everyone here.</div>}
+    <div style={{ ...hudPanel, padding: "6px 12px", pointerEvents: "none", maxWidth: 330 }} data-testid="title">
+      <div style={{ font: "700 19px system-ui, sans-serif", letterSpacing: 0.3 }}>Pliant</div>
+      {!compact && <div style={{ opacity: 0.85, font: "14px/1.35 system-ui, sans-serif" }}>{TAGLINE}</div>}
     </div>
   );
 }
+
+/** What this is, in one line. */
+export const TAGLINE = "Soft jelly, rubber and dough you can squeeze, stretch and throw, live with everyone here.";
 
 export interface HintState {
   /** The visitor has grabbed a body (the grab hint goes). */
@@ -27,8 +30,11 @@ export interface HintState {
   looked: boolean;
 }
 
-/** Hints for the device in hand; each disappears once the visitor has done what it says. */
-export function ControlHints({ device, canGrab, headset, done }: { device: Device; canGrab: boolean; headset: boolean; done: HintState }) {
+/**
+ * Hints for the device in hand; each disappears once the visitor has done what it says. `compact` (a phone): the
+ * first of them only, in a single line at the screen's edge.
+ */
+export function ControlHints({ device, canGrab, headset, done, compact = false }: { device: Device; canGrab: boolean; headset: boolean; done: HintState; compact?: boolean }) {
   const lines: { key: string; text: string }[] = [];
   if (!done.grabbed) {
     if (canGrab) lines.push({ key: "grab", text: device === "touch" ? "Touch a body and drag to pull it; let go to throw." : "Drag a body with the mouse to pull it; let go to throw." });
@@ -36,10 +42,12 @@ export function ControlHints({ device, canGrab, headset, done }: { device: Devic
   }
   if (!done.looked) lines.push({ key: "look", text: device === "touch" ? "Drag the background to look around; pinch to zoom." : "Drag the background to look around; scroll to zoom." });
   if (headset && !done.grabbed) lines.push({ key: "vr", text: "In a headset: Enter VR, then squeeze the grip (or pinch your fingers) on a body." });
-  if (!lines.length) return null;
+  // On a phone the "Join as player" button beside the title says what the join hint would.
+  const shown = compact ? lines.filter((l) => l.key !== "join").slice(0, 1) : lines;
+  if (!shown.length) return null;
   return (
-    <div style={{ ...hudPanel, pointerEvents: "none", maxWidth: 360 }} data-testid="hints">
-      {lines.map((l) => <div key={l.key} data-hint={l.key}>{l.text}</div>)}
+    <div style={{ ...hudPanel, padding: "5px 10px", font: "13px/1.35 system-ui, sans-serif", pointerEvents: "none", maxWidth: 390 }} data-testid="hints">
+      {shown.map((l) => <div key={l.key} data-hint={l.key}>{l.text}</div>)}
     </div>
   );
 }
@@ -54,7 +62,7 @@ export function ResetTableButton({ onReset }: { onReset: () => void }) {
   }, [busy]);
   return (
     <button
-      style={{ ...hudButton, background: "#2c3442", color: "#e8ecf1" }}
+      style={hudQuietButton}
       disabled={busy}
       data-testid="reset-table"
       onClick={() => {

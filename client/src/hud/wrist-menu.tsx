@@ -13,6 +13,7 @@ import { HANDS } from "../../../shared/net";
 import { MATERIAL_NAMES, type MaterialName } from "../../../shared/scene/materials";
 import type { ConnectionState } from "../room/room-connection";
 import { frameStats } from "./frame-stats";
+import { bodyName, uploadErrorSentence } from "./visitor-messages";
 import { addGalleryMesh, fetchGallery } from "../upload/add-mesh";
 import { startAligning } from "../xr/table-alignment";
 import type { GalleryEntry } from "../../../shared/net";
@@ -110,16 +111,16 @@ export function WristMenu({ connection, client, canPlay, onLeave, debug, passthr
         adding.busy = true;
         adding.status = `sending ${entry.name}…`;
         void addGalleryMesh(client, entry).then(() => {
-          adding.status = `${entry.name} is baking`;
+          adding.status = `${entry.name} is on its way`;
           adding.next++;
-        }, (error: Error) => (adding.status = `${entry.name}: ${error.message}`)).finally(() => (adding.busy = false));
+        }, (error: unknown) => (adding.status = uploadErrorSentence(entry.name, error))).finally(() => (adding.busy = false));
       }
     }
     scratch.pressed = touching;
     const now = performance.now();
     if (now - scratch.lastDraw < 250) return;
     scratch.lastDraw = now;
-    const material = client && scratch.body ? { body: scratch.body, name: client.materialOf(scratch.body) } : null;
+    const material = client && scratch.body ? { body: bodyName(client, scratch.body), name: client.materialOf(scratch.body) } : null;
     const next = adding.gallery.length ? adding.gallery[adding.next % adding.gallery.length].name : null;
     draw(canvas, connection, canPlay, material, touching, debug, { next, status: adding.status }, passthrough);
     texture.needsUpdate = true;
@@ -161,6 +162,6 @@ function draw(canvas: HTMLCanvasElement, connection: ConnectionState, canPlay: b
   g.textAlign = "left";
   g.fillStyle = "#e8ecf1";
   g.font = "500 26px system-ui, sans-serif";
-  g.fillText(add.status || `${connection.status} · ${(connection.client?.rtt ?? 0).toFixed(0)} ms`, 26, 410, w - 52);
-  if (debug) g.fillText(`${frameStats.fps().toFixed(0)} fps · sim ${frameStats.mean(frameStats.simulation).toFixed(2)} ms`, 26, 450);
+  g.fillText(add.status || `${connection.status} · ${connection.role === "player" ? "playing" : "watching"}`, 26, 410, w - 52);
+  if (debug) g.fillText(`${(connection.client?.rtt ?? 0).toFixed(0)} ms · ${frameStats.fps().toFixed(0)} fps · sim ${frameStats.mean(frameStats.simulation).toFixed(2)} ms`, 26, 450);
 }

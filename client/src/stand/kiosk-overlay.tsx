@@ -1,11 +1,14 @@
 // The big screen at a stand (/?kiosk): no forms and no telemetry; the title, who is playing and what they are
-// doing, and a QR code that brings a phone or headset into the room.
+// doing (bodies by the names people know them by), and a QR code that brings a phone or headset into the room, with a
+// warning for the operator when that code is of an address no phone can reach.
 
 import type { PliantRoomClient } from "../../../shared/net";
 import { hudPanel } from "../hud/hud-style";
 import type { PlayerInfo } from "../room/room-hooks";
 import { useGrabs } from "../room/room-hooks";
-import { JoinQr, useJoinAddress } from "./join-qr";
+import { CharacterCredits } from "../hud/hud";
+import { bodyName, theName } from "../hud/visitor-messages";
+import { JoinQr, UnreachableAddressWarning, useJoinAddress } from "./join-qr";
 
 export function KioskOverlay({ client, players }: { client: PliantRoomClient | null; players: PlayerInfo[] }) {
   const url = useJoinAddress();
@@ -20,10 +23,10 @@ export function KioskOverlay({ client, players }: { client: PliantRoomClient | n
       {playing.length > 0 && (
         <div style={{ ...hudPanel, position: "fixed", left: 24, bottom: 24, font: "500 18px system-ui, sans-serif" }} data-testid="kiosk-players">
           {playing.map((p) => {
-            const held = grabs.filter((g) => g.owner === p.sessionId).map((g) => g.body);
+            const held = [...new Set(grabs.filter((g) => g.owner === p.sessionId).map((g) => theName(bodyName(client, g.body))))];
             return (
               <div key={p.sessionId}>
-                <span style={{ color: p.color }}>●</span> {p.name}{held.length ? ` is pulling the ${[...new Set(held)].join(" and the ")}` : ""}
+                <span style={{ color: p.color }}>●</span> {p.name}{held.length ? ` is pulling ${held.join(" and ")}` : ""}
               </div>
             );
           })}
@@ -34,8 +37,10 @@ export function KioskOverlay({ client, players }: { client: PliantRoomClient | n
           <JoinQr url={url} size={200} />
           <div style={{ font: "600 18px system-ui, sans-serif" }}>Scan to join</div>
           <div style={{ font: "13px ui-monospace, monospace", opacity: 0.8 }} data-testid="kiosk-url">{url}</div>
+          <UnreachableAddressWarning url={url} />
         </div>
       )}
+      {client && <CharacterCredits client={client} style={{ position: "fixed", right: 8, bottom: 4, maxWidth: "60%", fontSize: 11 }} />}
     </>
   );
 }

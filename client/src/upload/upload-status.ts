@@ -1,13 +1,14 @@
 // What an upload's placeholder says while the server has it: its place in the server's line and the time it may
-// take while it waits, then the bake's stage and progress (UploadState in docs/protocol.md).
+// take while it waits, then how far the bake has gone (UploadState in docs/protocol.md). The bake's stages
+// (sampling, fields, cubature) are the server's business: a visitor reads "making it soft".
 
 export interface UploadStatus { stage: string; progress: number; ahead: number; secondsLeft: number }
 
-/** "waiting: 2nd in line, about 12 s", "baking: fields 40%, about 3 s". */
+/** "waiting: 2nd in line, about 12 s", "making it soft: 40%, about 3 s". */
 export function uploadStatusLabel(u: UploadStatus): string {
   const estimate = u.secondsLeft >= 1 ? `, about ${Math.round(u.secondsLeft)} s` : "";
   if (u.stage === "queued") return u.ahead > 0 ? `waiting: ${ordinal(u.ahead + 1)} in line${estimate}` : "starting";
-  return `baking: ${u.stage} ${Math.round(100 * u.progress)}%${estimate}`;
+  return `making it soft: ${Math.round(100 * (Number.isFinite(u.progress) ? u.progress : 0))}%${estimate}`;
 }
 
 /** 1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, 21st ... */
