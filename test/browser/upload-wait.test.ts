@@ -1,6 +1,7 @@
 // Waiting for an upload in real Chromium, as a visitor at a busy stand does: files dropped one after the other say
 // where they stand in the server's line and about how long they will take, every one lands however long the
 // machine takes, and the same file dropped again lands from the server's cache while another bake still runs.
+// (The upload list names a file as a visitor reads it: "queue-cow.obj" is "queue cow".)
 
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -80,10 +81,10 @@ const landed = (name: string) => waitShowingUploads(`window.pliant.bodyNamed(${J
 it("files dropped one after the other show their place in line and an estimate, and all land", async () => {
   await dropFile("queue-cow.obj", await freshMesh("cow.obj"));
   await dropFile("queue-suzanne.obj", await freshMesh("suzanne.obj"));
-  await waitShowingUploads("window.seenUploadLines.some((line) => /queue-suzanne.*\\b2nd in line\\b/.test(line))");
+  await waitShowingUploads("window.seenUploadLines.some((line) => /queue suzanne.*\\b2nd in line\\b/.test(line))");
   await dropFile("queue-teapot.obj", await freshMesh("teapot.obj"), neighbour);
   // The third waits behind the others; once a bake has finished, the page has a measured time to offer.
-  await waitShowingUploads("window.seenUploadLines.some((line) => /queue-teapot.*in line, about \\d+ s/.test(line))");
+  await waitShowingUploads("window.seenUploadLines.some((line) => /queue teapot.*in line, about \\d+ s/.test(line))");
   for (const name of ["queue-cow", "queue-suzanne", "queue-teapot"]) await landed(name);
   const lines = await seenLines();
   expect(lines.filter((line) => /not added|took longer|failed/i.test(line))).toEqual([]);
@@ -96,12 +97,12 @@ it("the same file dropped again lands from the cache while a bigger upload, drop
   await dropFile("first-suzanne.obj", suzanne);
   await landed("first-suzanne");
   await dropFile("big-bunny.obj", await freshMesh("stanford-bunny.obj"));
-  await waitShowingUploads("window.seenUploadLines.some((line) => line.startsWith('big-bunny'))");
+  await waitShowingUploads("window.seenUploadLines.some((line) => line.startsWith('big bunny'))");
   await dropFile("again-suzanne.obj", suzanne);
   await landed("again-suzanne");
   // The bunny was dropped first and is still being baked: the second suzanne never waited behind it.
   expect(await inPage<string | null>(player.page, "window.pliant.bodyNamed('big-bunny')")).toBeNull();
-  const bunnyLines = (await seenLines()).filter((line) => line.startsWith("big-bunny"));
+  const bunnyLines = (await seenLines()).filter((line) => line.startsWith("big bunny"));
   expect(bunnyLines.length).toBeGreaterThan(0);
   expect(player.errors).toEqual([]);
 }, 2 * BAKED_MS);
