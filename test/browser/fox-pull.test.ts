@@ -80,14 +80,14 @@ it("a mouse drags the stopped fox's back up: its flesh follows a few centimetres
       expect(Math.hypot(still.frame[0] - stoppedAt[0], still.frame[2] - stoppedAt[2]), "the shown fox from where it stopped, m").toBeLessThan(0.002);
     }, { timeout: 30_000, interval: 100 });
 
-    // A camera 90 cm off its right flank, a little above its back, looking at the middle of it: the back's outline
+    // A camera 75 cm off its right flank, a little above its back, looking at the middle of it: the back's outline
     // against the floor shows the pull.
     const still = (await shown())!, right: Vec = [Math.cos(still.yaw), 0, -Math.sin(still.yaw)];
     const rest = fox.character.subspace.surfaceRest;
     let top = -1;
     for (let i = 0; i < rest.length / 3; i++) if (Math.abs(rest[3 * i + 2]) < 0.2 * FOX.size && (top < 0 || still.surface[3 * i + 1] > still.surface[3 * top + 1])) top = i;
     const back: Vec = [still.surface[3 * top], still.surface[3 * top + 1], still.surface[3 * top + 2]];
-    const eye: Vec = [back[0] + 0.9 * right[0], back[1] + 0.12, back[2] + 0.9 * right[2]];
+    const eye: Vec = [back[0] + 0.75 * right[0], back[1] + 0.05, back[2] + 0.75 * right[2]];
     await inPage(player.page, `window.pliant.aimCamera([${eye.join(", ")}], [${back[0]}, ${back[1] - 0.05}, ${back[2]}])`);
     await frames(3);
 
