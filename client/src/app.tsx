@@ -21,7 +21,7 @@ import { XRInteraction } from "./interaction/xr-interaction";
 import { SoftBodyMesh } from "./render/soft-body-mesh";
 import { chooseRenderQuality } from "./render/render-quality";
 import { CharacterMesh } from "./render/character-mesh";
-import { FrameDriver } from "./room/frame-driver";
+import { FrameControl, FrameDriver } from "./room/frame-driver";
 import { RoomConnection } from "./room/room-connection";
 import { useGrabs, useLeavingBodies, usePlayers, useRoomFlags } from "./room/room-hooks";
 import { UploadPlaceholders } from "./scene/upload-placeholders";
@@ -35,14 +35,15 @@ import { PLAYGROUND } from "../../shared/scene";
 
 export function App({ store, emulated }: { store: AppXRStore; emulated?: EmulatedDevice }) {
   const loader = useMemo(() => new BakeLoader(location.href.split(/[?#]/)[0]), []);
-  const connection = useMemo(() => new RoomConnection(location.origin, loader, new URLSearchParams(location.search).has("kiosk")), [loader]);
+  const frames = useMemo(() => new FrameControl(), []);
+  const connection = useMemo(() => new RoomConnection(location.origin, loader, new URLSearchParams(location.search).has("kiosk"), frames), [loader, frames]);
   // Once: it makes a throwaway GPU context (useMemo may run again).
   const [quality] = useState(() => chooseRenderQuality(location.search));
   useEffect(() => {
     connection.start();
-    installDebugHooks({ connection, loader, store, emulated, quality });
+    installDebugHooks({ connection, loader, store, emulated, quality, frames });
     return () => void connection.close();
-  }, [connection, loader, store, emulated, quality]);
+  }, [connection, loader, store, emulated, quality, frames]);
   const state = useSyncExternalStore(connection.subscribe, () => connection.snapshot);
   const client = state.client;
   const players = usePlayers(client);
@@ -108,7 +109,7 @@ export function App({ store, emulated }: { store: AppXRStore; emulated?: Emulate
         <XR store={store}>
           {!passthrough && <color attach="background" args={["#1a1f27"]} />}
           <SceneHook />
-          <FrameDriver client={client} />
+          <FrameDriver client={client} control={frames} />
           <Lights />
           <RoomStatics passthrough={passthrough} onRealTable={alignment.aligned} />
           <TableAlignment layout={PLAYGROUND} ar={passthrough} />

@@ -12,6 +12,7 @@ import type { BakeLoader } from "./bake/bake-loader";
 import type { RoomConnection } from "./room/room-connection";
 import type { AppXRStore, EmulatedDevice } from "./xr/xr-store";
 import type { RenderQuality } from "./render/render-quality";
+import type { FrameControl } from "./room/frame-driver";
 
 let scene: THREE.Scene | null = null;
 /** watchDent's largest push so far, and its generation (a new watch or a stop ends the last). */
@@ -25,10 +26,12 @@ export function setDebugView(nextScene: THREE.Scene, nextCamera: THREE.Camera, n
   renderer = nextRenderer;
 }
 
-export function installDebugHooks({ connection, loader, store, emulated, quality }: { connection: RoomConnection; loader: BakeLoader; store: AppXRStore; emulated?: EmulatedDevice; quality: RenderQuality }): void {
+export function installDebugHooks({ connection, loader, store, emulated, quality, frames }: { connection: RoomConnection; loader: BakeLoader; store: AppXRStore; emulated?: EmulatedDevice; quality: RenderQuality; frames: FrameControl }): void {
   const point = new Float64Array(3);
   const hooks = {
     connection,
+    /** The page's frames: emulateSlowDevice({ busyMs, everyMs }) makes it draw as a slow device would. */
+    frames,
     store,
     device: emulated?.device,
     inputs: xrInputs,

@@ -4,8 +4,8 @@
 import { CloseCode, ErrorCode, Room, ServerError, type Client, type Deferred } from "@colyseus/core";
 import { MATERIALS, loadRapier, SceneWorld, MAX_POKES, grabSlipLimit } from "../../shared/scene";
 import {
-  BodyState, CharacterState, UPLOAD_LIMITS, EMPTY_SNAPSHOT_BYTES, GrabState, KICK_CLOSE_CODE, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
-  parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parsePoke, parsePose, parseResetTable, parseSetMaterial, parseUploadTicket, seqAfter, seqMinus, snapshotCapacity,
+  BodyState, CharacterState, SEAT_RESERVATION_SECONDS, UPLOAD_LIMITS, EMPTY_SNAPSHOT_BYTES, GrabState, KICK_CLOSE_CODE, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
+  parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parseKeepalive, parsePoke, parsePose, parseResetTable, parseSetMaterial, parseUploadTicket, seqAfter, seqMinus, snapshotCapacity,
   type AckMessage, type AdminMessage, type GrabHeldMessage, type GrabResultMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type NoticeMessage, type Parsed, type UploadTicketMessage,
 } from "../../shared/net";
 import { adminTokenMatches } from "../admin-token";
@@ -40,8 +40,6 @@ const POKE_TIMEOUT_TICKS = LIMITS.silentHoldSeconds * TICK_RATE;
  */
 const SEND_COST_DECAY = 0.5;
 const MAX_SEND_RESERVE_MS = 3;
-/** Seconds a seat reserved over HTTP waits for its socket (Colyseus' default is 15): fake reservations expire fast. */
-const SEAT_RESERVATION_SECONDS = 5;
 /**
  * Reservations the room takes beyond its players and spectators: they are not seats until their socket opens
  * (onJoin counts players and spectators), so reservations that never connect cannot fill the room.
@@ -65,8 +63,9 @@ const JITTER_FRAMES = 3;
 const JITTER_TICKS = 4;
 
 /**
- * A client holding a grab sends a move every frame; one silent this many ticks (a frozen page, a headset gone to
- * sleep with its socket open) lets go, so the body is not held for nobody.
+ * A client holding a grab sends a move every frame, and a keepalive from a timer between slow frames; one silent
+ * this many ticks (a frozen page, a headset gone to sleep with its socket open) lets go, so the body is not held for
+ * nobody.
  */
 const SILENT_GRAB_TICKS = LIMITS.silentHoldSeconds * TICK_RATE;
 /** What a silent client is told when its grabs end. */
@@ -190,7 +189,7 @@ export class PlaygroundRoom extends Room {
     // The server's public room stays when its last client leaves: nobody else may make one. Any other room (an
     // admin's, a test's, a benchmark's) is private: joining by name never lands there, only joining by id.
     const isPublic = (this.isPublic = options[PUBLIC_ROOM_OPTION] === true);
-    // Colyseus arms an empty room's auto-dispose (the seat reservation's 5 s) before onCreate. A creation slower than
+    // Colyseus arms an empty room's auto-dispose (the seat reservation's time) before onCreate. A creation slower than
     // that (bakes on a busy machine) was disposed half-made, and the rest of onCreate then started a tick that
     // nothing stopped, on a freed world: no auto-dispose until the room exists.
     this.autoDispose = false;
@@ -251,6 +250,8 @@ export class PlaygroundRoom extends Room {
       this.guard(client, MESSAGES.setMaterial, parseSetMaterial(message, (id) => this.state.bodies.has(id)), (change) => this.playerSetsMaterial(client, change.body, change.material)));
     this.onMessage(MESSAGES.uploadTicket, (client, message) => this.guard(client, MESSAGES.uploadTicket, parseUploadTicket(message), () => this.handOutUploadTicket(client)));
     this.onMessage(MESSAGES.admin, (client, message) => this.guard(client, MESSAGES.admin, parseAdmin(message, (id) => this.state.bodies.has(id), (id) => this.state.characters.has(id)), (admin) => this.admin(client, admin)));
+    // Nothing to do but hear it (guard does): a slow page's word that it is still there between its frames.
+    this.onMessage(MESSAGES.keepalive, (client, message) => this.guard(client, MESSAGES.keepalive, parseKeepalive(message), () => null));
     this.onMessage("*", (client, type) => this.reject(client, `unknown message type "${String(type).slice(0, 40)}"`));
 
     // Every frame a client sends counts against its message budget, and frames of a kind the room does not serve or
@@ -583,7 +584,8 @@ export class PlaygroundRoom extends Room {
     const seat = this.seats.get(client.sessionId);
     if (!seat || seat.kicked) return;
     // Heard: a message, even a bad one, is not the silence of a frozen page (pings are: a sleeping page's timers
-    // may still run). Counted against its budget as its frame arrived (onCreate's frame wrapper).
+    // may still run; a page sends keepalives only while it draws). Counted against its budget as its frame arrived
+    // (onCreate's frame wrapper).
     seat.lastHeard = this.world.tick;
     if (!parsed.ok) return this.reject(client, `${type}: ${parsed.reason}`);
     try {

@@ -6,3 +6,4 @@ export * from "./network-conditions";
 export * from "./room-client";
 export * from "./mesh-upload";
 export * from "./client-characters";
+export * from "./join-attempts";

@@ -7,6 +7,12 @@ export const TICK_RATE = 60;
 export const SNAPSHOT_RATE = 20;
 export const TICKS_PER_SNAPSHOT = TICK_RATE / SNAPSHOT_RATE;
 export const MAX_PLAYERS = 16;
+/**
+ * Seconds a seat reserved over HTTP waits for its socket. A slow page (a phone or a software-rendered browser whose
+ * main thread stalls for seconds at a time on a busy machine: stalls of 7 s were measured) must be able to take its
+ * seat; fake reservations are bounded by the per-address matchmaking limit and the room's pending reservations.
+ */
+export const SEAT_RESERVATION_SECONDS = 15;
 export const MAX_SPECTATORS = 64;
 
 export type Role = "player" | "spectator";
@@ -160,6 +166,11 @@ export const MESSAGES = Object.freeze({
    * players (and spectators where the room lets them play).
    */
   uploadTicket: "upload-ticket",
+  /**
+   * "Still here" (payload {}): a page that holds something and has sent nothing else for a while sends one from a
+   * timer, off its render loop, so that a page drawing a frame every few seconds keeps its grabs.
+   */
+  keepalive: "keepalive",
   /** server -> client */
   snapshot: "snapshot",
   grabResult: "grab-result",
@@ -207,6 +218,7 @@ export const LIMITS = Object.freeze({
    * client that sends nothing at all (a frozen page, a headset asleep with its socket open), end by themselves after
    * it. Its own end messages end them at once. Longer than a headset's stalled frames (a shader compile on a
    * standalone headset; up to a second and more in a software-rendered browser), so a hand held still keeps its hold.
+   * A page that draws slower than this keeps its grabs with `keepalive` messages sent from a timer.
    */
   silentHoldSeconds: 2,
   /** Token bucket per client: sustained messages per second and burst. */

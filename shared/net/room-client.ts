@@ -26,7 +26,7 @@
 // again, fading over. Remote bodies are shown INTERPOLATION_DELAY_MS in the past, between the two snapshots
 // around that time.
 
-import { Client, type Room } from "@colyseus/sdk";
+import { Client, type FetchFn, type Room } from "@colyseus/sdk";
 import { MATERIALS, PLAYGROUND, SoftEntity, grabSlipLimit, isMaterialName, type MaterialName, type SceneLayout } from "../scene";
 import { PredictedScene } from "../scene/predicted-scene";
 import type { SoftBody } from "../sim";
@@ -34,6 +34,7 @@ import { prepareSolverKernels } from "../sim/kernels/solver-kernels";
 import { decodeBakedBody, type BakedBody } from "../skinning";
 import { NetworkSimulator, PERFECT_NETWORK, type NetworkConditions } from "./network-conditions";
 import { RoundTrips } from "./round-trips";
+import { SEAT_DEADLINE_MS } from "./join-attempts";
 import { HANDS, LIMITS, MESSAGES, ROOM_NAME, SEQ_MODULUS, TICK_RATE, unwrapSeq, type AckMessage, type GrabHeldMessage, type GrabResultMessage, type Hand, type JoinOptions, type NoticeMessage, type Pose, type SetMaterialMessage, type UploadTicketMessage } from "./protocol";
 
 /** An upload ticket the room handed out (the answer to `upload-ticket` without an error). */
@@ -212,10 +213,26 @@ export interface JoinSettings {
   ort?: () => Promise<OrtModule>;
   /** Execution providers for those networks (default onnxruntime's own). */
   executionProviders?: string[];
+  /** Most time the room may take to answer the seat request, ms (SEAT_DEADLINE_MS); then the join fails. */
+  seatDeadlineMs?: number;
+  /**
+   * Called as the seat is asked for; what it returns is called once the room has let this client in and its state has
+   * arrived, or the attempt failed, or after the seat deadline. A page stops drawing meanwhile: a slow page's frames
+   * can keep its main thread from taking up the seat (opening the socket, reading the room's handshake) before the
+   * server gives it up.
+   */
+  whileSeating?: () => () => void;
+  /** Called once the room has let this client in, before its bodies are loaded. */
+  onSeated?: () => void;
 }
 
 /** How long a room must have been joined before a dropped connection is reconnected by the SDK, ms. */
 const RECONNECT_AFTER_MS = 1000;
+/**
+ * While it holds something, a client says it is still there at least this often (a quarter of the server's silent
+ * hold: a late or lost keepalive does not cost a grab), ms.
+ */
+export const KEEPALIVE_MS = (LIMITS.silentHoldSeconds * 1000) / 4;
 
 export interface PredictionStats {
   /** Solver steps run by the prediction: new frames, and frames replayed. */
@@ -336,6 +353,8 @@ export class PliantRoomClient {
   /** Solver steps left in this update(). */
   private budget = PREDICTION_STEP_BUDGET;
   private pingTimer: ReturnType<typeof setInterval> | undefined;
+  /** When this client last sent the room a message (Date.now clock). */
+  private lastSentAt = 0;
   private readonly roundTrips: RoundTrips;
   private closed = false;
   private byIndex: ClientBody[] = [];
@@ -351,9 +370,27 @@ export class PliantRoomClient {
 
   static async join(settings: JoinSettings): Promise<PliantRoomClient> {
     const http = settings.endpoint.replace(/^ws/, "http");
-    const client = new Client(settings.endpoint);
-    const options = settings.options ?? {};
-    const room = settings.roomId ? await client.joinById(settings.roomId, options) : settings.create ? await client.create(ROOM_NAME, options) : await client.join(ROOM_NAME, options);
+    // From the seat request until the room's state is in (see whileSeating), at most the seat deadline.
+    const release = settings.whileSeating?.();
+    let seating = true;
+    const seated = () => {
+      if (seating) release?.();
+      seating = false;
+      clearTimeout(seatingTimer);
+    };
+    const seatingTimer = setTimeout(seated, settings.seatDeadlineMs ?? SEAT_DEADLINE_MS);
+    let room: Room;
+    try {
+      room = await PliantRoomClient.takeSeat(settings);
+    } catch (error) {
+      seated();
+      throw error;
+    }
+    // The SDK reconnects only rooms joined this long ago (its default, 5 s, would leave a headset that drops soon
+    // after joining, or a slow page that drops while it loads the room, without its seat); a room that drops us at
+    // once is still retried a bounded number of times.
+    room.reconnection.minUptime = RECONNECT_AFTER_MS;
+    settings.onSeated?.();
     const self = new PliantRoomClient(room, settings.network ?? PERFECT_NETWORK);
     // Messages can arrive before the bodies are built: hold snapshots until then.
     const early: Uint8Array[] = [];
@@ -381,7 +418,7 @@ export class PliantRoomClient {
       return new Uint8Array(await response.arrayBuffer());
     });
     try {
-      await self.waitForState();
+      await self.waitForState().finally(seated);
       await prepareSolverKernels();
       self.fetchBake = fetchBake;
       await self.buildBodies(fetchBake, settings.layout ?? PLAYGROUND);
@@ -409,15 +446,27 @@ export class PliantRoomClient {
     });
     // A dropped connection: the server lets go of this client's grabs at once, so the prediction does too; the SDK
     // reconnects (the server keeps the seat for a while) and the server then sends the whole room again.
-    // The SDK reconnects only rooms joined this long ago (its default, 5 s, would leave a headset that drops soon
-    // after joining without its seat); a room that drops us at once is still retried a bounded number of times.
-    room.reconnection.minUptime = RECONNECT_AFTER_MS;
     room.onDrop(() => {
       for (const hand of [...self.held.keys()]) self.releaseLocal(hand);
       self.roundTrips.dropped();
     });
     room.onReconnect(() => self.roundTrips.reconnected());
     return self;
+  }
+
+  /**
+   * The seat: the HTTP reservation and at once the socket that takes it up (the SDK opens it as the answer arrives;
+   * everything heavy comes after). A room that does not answer the request within the seat deadline fails the join
+   * (as a network error: the room is not answering).
+   */
+  private static takeSeat(settings: JoinSettings): Promise<Room> {
+    const deadlineMs = settings.seatDeadlineMs ?? SEAT_DEADLINE_MS;
+    const fetchFn: FetchFn = (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(deadlineMs) }).catch((error: unknown) => {
+      throw error instanceof DOMException && error.name === "TimeoutError" ? new TypeError(`no answer within ${deadlineMs} ms`) : error;
+    });
+    const client = new Client(settings.endpoint, { fetchFn });
+    const options = settings.options ?? {};
+    return settings.roomId ? client.joinById(settings.roomId, options) : settings.create ? client.create(ROOM_NAME, options) : client.join(ROOM_NAME, options);
   }
 
   get sessionId(): string {
@@ -491,6 +540,19 @@ export class PliantRoomClient {
     if (slot < 0 || !this.scene || !(radius >= 0 && radius <= LIMITS.pokeRadiusMax) || ![center[0], center[1], center[2]].every(Number.isFinite)) return;
     this.scene.setPoke(slot, center[0], center[1], center[2], radius);
     this.pokeFrames[slot] = radius > 0 ? this.frame : -1;
+  }
+
+  /**
+   * Tells the room this client is still there, when it holds something and has sent nothing for KEEPALIVE_MS (at
+   * most one per KEEPALIVE_MS). Call it from a timer, off the render loop: a page drawing a frame every few seconds
+   * keeps its grabs, while a page whose main thread is frozen cannot call it and is let go after
+   * LIMITS.silentHoldSeconds. Returns whether one was sent.
+   */
+  keepAlive(now = Date.now()): boolean {
+    if (this.closed || now - this.lastSentAt < KEEPALIVE_MS) return false;
+    if (this.held.size === 0 && this.heldCharacters.size === 0 && this.pendingGrabs.size === 0) return false;
+    this.send(false, MESSAGES.keepalive, {});
+    return true;
   }
 
   /** Any message, as is (admin actions; tests of hostile input). */
@@ -586,6 +648,7 @@ export class PliantRoomClient {
   // ----- internals --------------------------------------------------------------------------------------
 
   private send(droppable: boolean, type: string, payload: unknown): void {
+    this.lastSentAt = Date.now();
     this.network.schedule(droppable, () => {
       if (!this.closed) this.room.send(type, payload);
     });
@@ -596,19 +659,23 @@ export class PliantRoomClient {
     this.pingTimer = undefined;
   }
 
+  /**
+   * Resolves once the room's state is in (it follows the room's handshake at once). No clock: on a slow page a timer
+   * can fire before the message that has long arrived is read; a room that closes fails it.
+   */
   private waitForState(): Promise<void> {
     return new Promise((resolve, reject) => {
-      const timeout = setTimeout(() => reject(new Error("no room state within 10 s")), 10_000);
+      const left = (code: number) => reject(new Error(`the room closed before its state arrived (code ${code})`));
       const check = () => {
         const state = this.room.state as { bodies?: { size: number } } | undefined;
-        if (state?.bodies && state.bodies.size > 0) {
-          clearTimeout(timeout);
-          resolve();
-          return true;
-        }
-        return false;
+        if (!state?.bodies || state.bodies.size === 0) return;
+        this.room.onStateChange.remove(check);
+        this.room.onLeave.remove(left);
+        resolve();
       };
-      if (!check()) this.room.onStateChange(() => void check());
+      this.room.onLeave(left);
+      this.room.onStateChange(check);
+      check();
     });
   }
 

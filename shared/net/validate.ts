@@ -168,6 +168,11 @@ export function parseUploadTicket(message: unknown): Parsed<Record<string, never
   return { ok: true, value: {} };
 }
 
+export function parseKeepalive(message: unknown): Parsed<Record<string, never>> {
+  if (message !== undefined && message !== null && (!isRecord(message) || Object.keys(message).length > 0)) return fail("keepalive takes no fields: send {}");
+  return { ok: true, value: {} };
+}
+
 export interface CleanJoin {
   name: string;
   role: Role;

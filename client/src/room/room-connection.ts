@@ -2,8 +2,12 @@
 // (into the same room, then drops the spectator seat). A dropped connection shows "reconnecting" while the SDK
 // gets the same seat back (the server keeps it for RECONNECT_SECONDS); when that fails, or after a server restart,
 // the page joins again as it was, and only a kick makes it a spectator.
+//
+// Joining on a slow device: the page draws nothing while it waits for its seat (its frames would keep the main
+// thread from taking the seat before the server gives it up), each attempt asks for a fresh seat, failures wait
+// longer each time, and the visitor is told what is wrong and what to do, with the attempt count.
 
-import { KICK_CLOSE_CODE, PliantRoomClient, type JoinOptions } from "../../../shared/net";
+import { JOIN_ATTEMPTS, KICK_CLOSE_CODE, PliantRoomClient, joinWithRetries, type JoinOptions, type JoinProblem } from "../../../shared/net";
 import type { BakeLoader } from "../bake/bake-loader";
 import type { OrtModule } from "../../../shared/skinning";
 import { loadOnnxRuntime as loadOnnxRuntimeBuild } from "../onnx-runtime";
@@ -22,24 +26,42 @@ export interface ConnectionState {
   status: ConnectionStatus;
   client: PliantRoomClient | null;
   role: "player" | "spectator";
+  /** For the visitor: what is wrong and what to do (null when nothing is). */
   error: string | null;
+  /** Attempts of the join under way (1 for the first; 0 when none is). */
+  attempts: number;
+  /** Where the join under way stands: waiting for a seat, or in the room and loading it (null when none is). */
+  stage: "seat" | "loading" | null;
   /** Time from the first join request to a room with every body loaded, ms. */
   joinMs: number | null;
 }
 
-const RETRY_MS = 2000;
-/** Tries a join makes when its seat reservation expires before the page takes it up. */
-const JOIN_ATTEMPTS = 3;
+/** Something that can stop the page's frames for a while (frame-driver.tsx's FrameControl). */
+export interface FrameHold {
+  hold(): () => void;
+}
+
+/**
+ * A join not done after this long tells the visitor what it is waiting for (it goes on: a seat has its deadline,
+ * SEAT_DEADLINE_MS, and loading the room may take long on a slow device), ms.
+ */
+const SLOW_JOIN_NOTICE_MS = 8000;
+/** Wait before joining again after a connection was lost (not a failed join: those wait as join-attempts.ts says). */
+const REJOIN_MS = 2000;
 
 export class RoomConnection {
-  private state: ConnectionState = { status: "connecting", client: null, role: "spectator", error: null, joinMs: null };
+  private state: ConnectionState = { status: "connecting", client: null, role: "spectator", error: null, attempts: 0, stage: null, joinMs: null };
   private readonly listeners = new Set<() => void>();
   private options: JoinOptions;
   private closed = false;
+  private readonly stop = new AbortController();
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
 
-  /** `kiosk`: the stand's big screen, which tells the room so (an idle room's bodies then bounce now and then). */
-  constructor(private readonly endpoint: string, private readonly loader: BakeLoader, kiosk = false) {
+  /**
+   * `kiosk`: the stand's big screen, which tells the room so (an idle room's bodies then bounce now and then).
+   * `frames`: held while a join waits for its seat.
+   */
+  constructor(private readonly endpoint: string, private readonly loader: BakeLoader, kiosk = false, private readonly frames?: FrameHold) {
     this.options = kiosk ? { role: "spectator", kiosk: true } : { role: "spectator" };
   }
 
@@ -56,11 +78,15 @@ export class RoomConnection {
     void this.connect();
   }
 
-  /** Takes a player seat in the room being watched; resolves once playing, rejects with the server's reason. */
+  /**
+   * Takes a player seat in the room being watched; resolves once playing, rejects with a sentence for the visitor
+   * (the room's reason, or what to do after JOIN_ATTEMPTS failed attempts).
+   */
   async joinAsPlayer(name: string, color: string): Promise<void> {
     const previous = this.state.client;
     const options: JoinOptions = { role: "player", name, color };
-    const client = await this.join(options, previous?.roomId);
+    const client = await joinWithRetries({ attempt: () => this.joinOnce(options, previous?.roomId), maxAttempts: JOIN_ATTEMPTS, signal: this.stop.signal });
+    if (this.closed) return void client.leave();
     this.options = options;
     this.adopt(client, "player");
     await previous?.leave();
@@ -68,43 +94,59 @@ export class RoomConnection {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.stop.abort();
     clearTimeout(this.retryTimer);
     await this.state.client?.leave();
   }
 
   private fetchBake = async (hash: string) => (await this.loader.load(hash)).bytes;
 
-  /**
-   * Joins, asking for a new seat when the page was too slow to take up the one reserved for it (the server keeps a
-   * reservation a few seconds; a phone or a software-rendered page drawing a frame a second can miss that).
-   */
-  private async join(options: JoinOptions, roomId?: string): Promise<PliantRoomClient> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await PliantRoomClient.join({ endpoint: this.endpoint, options, roomId, fetchBake: this.fetchBake, ort: loadOnnxRuntime, executionProviders: ["wasm"] });
-      } catch (error) {
-        if (attempt >= JOIN_ATTEMPTS || !/seat reservation expired/i.test(error instanceof Error ? error.message : String(error))) throw error;
-      }
-    }
+  /** One attempt: a fresh seat, asked for with the page's frames held (see the top of this file), then the room loaded. */
+  private joinOnce(options: JoinOptions, roomId?: string, onStage?: (stage: "seat" | "loading") => void): Promise<PliantRoomClient> {
+    onStage?.("seat");
+    return PliantRoomClient.join({
+      endpoint: this.endpoint, options, roomId, fetchBake: this.fetchBake, ort: loadOnnxRuntime, executionProviders: ["wasm"],
+      whileSeating: () => this.frames?.hold() ?? (() => undefined),
+      onSeated: () => onStage?.("loading"),
+    });
   }
 
+  /** Joins as the page was (spectator, or player after a drop), trying until it is in or the page closes. */
   private async connect(): Promise<void> {
     const started = performance.now();
+    let notice: ReturnType<typeof setTimeout> | undefined;
+    const onStage = (stage: "seat" | "loading") => {
+      // In the room: whatever went wrong before is over.
+      this.set(stage === "loading" ? { stage, error: null } : { stage });
+      clearTimeout(notice);
+      notice = setTimeout(() => this.set({ error: stage === "seat" ? "The room has not answered yet; still waiting. If this goes on, check the Wi-Fi or network connection." : "Loading the room is taking long on this device; still loading." }), SLOW_JOIN_NOTICE_MS);
+    };
     try {
-      const client = await this.join(this.options);
+      const client = await joinWithRetries({
+        attempt: (attempt) => {
+          this.set({ attempts: attempt });
+          return this.joinOnce(this.options, undefined, onStage);
+        },
+        failed: (problem: JoinProblem) => {
+          clearTimeout(notice);
+          this.set({ status: problem.attempt >= JOIN_ATTEMPTS ? "failed" : this.state.status, error: problem.message, stage: null });
+        },
+        retryRefusals: true,
+        signal: this.stop.signal,
+      });
+      clearTimeout(notice);
       if (this.closed) return void client.leave();
       this.adopt(client, this.options.role === "player" ? "player" : "spectator");
       this.set({ joinMs: performance.now() - started });
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      this.set({ status: "reconnecting", client: null, error: `cannot join: ${message}` });
-      this.retryTimer = setTimeout(() => void this.connect(), RETRY_MS);
+    } catch {
+      // Only closing the page stops it trying.
+      clearTimeout(notice);
     }
   }
 
   private adopt(client: PliantRoomClient, role: "player" | "spectator"): void {
     client.room.onDrop(() => {
-      if (!this.closed && this.state.client === client) this.set({ status: "reconnecting", error: "connection lost: getting your seat back" });
+      if (!this.closed && this.state.client === client) this.set({ status: "reconnecting", error: "The connection was lost; getting your seat back." });
     });
     client.room.onReconnect(() => {
       if (!this.closed && this.state.client === client) this.set({ status: "connected", error: null });
@@ -112,11 +154,11 @@ export class RoomConnection {
     client.room.onLeave((code) => {
       if (this.closed || this.state.client !== client) return;
       const kicked = code === KICK_CLOSE_CODE;
-      this.set({ status: "reconnecting", client: null, error: kicked ? "removed from the room by the server" : `connection lost (code ${code}): joining again` });
+      this.set({ status: "reconnecting", client: null, error: kicked ? "You were removed from the room; watching again as a spectator." : "The connection to the room was lost; joining again." });
       if (kicked) this.options = { role: "spectator" };
-      this.retryTimer = setTimeout(() => void this.connect(), RETRY_MS);
+      this.retryTimer = setTimeout(() => void this.connect(), REJOIN_MS);
     });
-    this.set({ status: "connected", client, role, error: null });
+    this.set({ status: "connected", client, role, error: null, attempts: 0, stage: null });
   }
 
   private set(next: Partial<ConnectionState>): void {
