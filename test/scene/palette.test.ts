@@ -4,7 +4,7 @@ import { UPLOAD_PALETTE, uploadColour } from "../../shared/scene/palette";
 
 const rgb = (c: string) => [1, 3, 5].map((k) => Number.parseInt(c.slice(k, k + 2), 16));
 const distance = (a: string, b: string) => Math.hypot(...rgb(a).map((v, k) => v - rgb(b)[k]));
-const materialColours = Object.values(MATERIALS).map((m) => m.color);
+const materialColours: string[] = Object.values(MATERIALS).map((m) => m.color);
 
 describe("uploadColour", () => {
   it("gives the same file the same colour, and spreads files over the palette", () => {
