@@ -110,18 +110,20 @@ it("a headset player has a face, hands with fingers and a name tag, all in the k
     // The spectator sees the desktop player as a pointer with their name where they pull.
     await vi.waitFor(async () => expect((await people()).pointers.map((p) => p.text)).toEqual([DESKTOP_NAME]), { timeout: 60_000, interval: 200 });
     // The automatic camera keeps the headset player's head and name tag in view (it used to crop them), clear of
-    // the page's panels.
-    await vi.waitFor(async () => {
-      const head = (await avatar())!.head!;
+    // the page's panels, and the desktop player's pointer.
+    const framed = async () => {
+      const head = (await avatar())!.head!, pointer = (await people()).pointers[0]?.position;
       const seen = [await onScreen(head), await onScreen([head[0], head[1] + TAG_CENTRE, head[2]]), await onScreen([head[0], head[1] + TAG_TOP, head[2]])];
       expect(seen.every((s) => s.inside) && seen.slice(0, 2).every((s) => s.under === ""), `head, tag centre and tag top on the ${VIEW.width} x ${VIEW.height} page at ${JSON.stringify(seen)}`).toBe(true);
-    }, { timeout: 60_000, interval: 200 });
-    // The picture for people: both players in it.
-    await vi.waitFor(async () => {
-      const pointer = (await people()).pointers[0]?.position;
       expect(pointer && (await onScreen(pointer)).inside, "the pointer is in the spectator's view").toBe(true);
+    };
+    await vi.waitFor(framed, { timeout: 60_000, interval: 200 });
+    // The picture for people: both players in it, framed so before and after it was taken (the camera circles).
+    await vi.waitFor(async () => {
+      await framed();
+      await spectator.page.screenshot({ path: path.join(DOCS, "players.png") });
+      await framed();
     }, { timeout: 60_000, interval: 200 });
-    await spectator.page.screenshot({ path: path.join(DOCS, "players.png") });
   } finally {
     clearInterval(frames);
     desktop.release("pointer");

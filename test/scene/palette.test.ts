@@ -15,7 +15,7 @@ describe("uploadColour", () => {
 
   it("never picks a colour close to a material's, nor to a body's already on the table", () => {
     for (const colour of UPLOAD_PALETTE) for (const material of materialColours) expect(distance(colour, material)).toBeGreaterThanOrEqual(60);
-    const taken = [...materialColours];
+    const taken: string[] = [...materialColours];
     for (let i = 0; i < UPLOAD_PALETTE.length; i++) {
       const colour = uploadColour(`upload-${i}`, taken);
       for (const other of taken) expect(distance(colour, other), `${colour} against ${other}`).toBeGreaterThanOrEqual(60);

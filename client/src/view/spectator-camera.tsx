@@ -183,7 +183,8 @@ class Framing {
       const across = Math.abs(x * this.right.x + y * this.right.y + z * this.right.z), along = x * this.up.x + y * this.up.y + z * this.up.z;
       const depth = x * this.forward.x + y * this.forward.y + z * this.forward.z;
       const vertical = (Math.abs(along) + r) / (tanV * (along > 0 ? FRAME_TOP : FRAME_BOTTOM));
-      needed = Math.max(needed, depth + Math.max((across + r) / (tanH * FRAME_SIDES), vertical));
+      // Its distance from the camera is the camera's from the focus plus `depth`.
+      needed = Math.max(needed, Math.max((across + r) / (tanH * FRAME_SIDES), vertical) - depth);
     }
     needed = Math.min(AUTO_MAX_DISTANCE, needed);
     this.distance ||= offset.length();
