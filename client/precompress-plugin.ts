@@ -53,7 +53,8 @@ async function compressBeside(file: string, cacheDirectory: string): Promise<voi
   if (bytes.length < SMALLEST) return;
   const hash = createHash("sha256").update(bytes).digest("hex").slice(0, 32);
   await Promise.all((Object.keys(ENCODINGS) as (keyof typeof ENCODINGS)[]).map(async (encoding) => {
-    const cached = path.join(cacheDirectory, `${hash}.${encoding}`);
+    // Named by the settings too: a change of quality must not reuse copies made with the old one.
+    const cached = path.join(cacheDirectory, `${hash}.${encoding === "br" ? `q${BROTLI_QUALITY}` : `l${constants.Z_BEST_COMPRESSION}`}.${encoding}`);
     const compressed: Uint8Array = (await readFile(cached).catch(() => null)) ?? (await compressInto(cached, ENCODINGS[encoding](bytes, options(bytes)[encoding])));
     await utimes(cached, new Date(), new Date());
     if (compressed.length <= bytes.length * (1 - LEAST_SAVING)) await writeFile(`${file}.${encoding}`, compressed);

@@ -56,7 +56,9 @@ export function builtClient(root: string): RequestHandler[] {
     if (policy) res.set("Cache-Control", policy);
     // Content-Type is already set, so send keeps it (not the .br/.gz file's); Content-Length is the copy's size.
     res.sendFile(`${file}${SUFFIX[encoding]}`, { cacheControl: !policy }, (error) => {
-      if (error && !res.headersSent) next(error);
+      if (!error || res.headersSent) return;
+      res.removeHeader("Content-Encoding");
+      next(error);
     });
   };
   const rest = express.static(root, {
