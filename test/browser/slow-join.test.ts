@@ -122,7 +122,7 @@ async function newPlayerSeat(page: Page, seats: () => string[], known: string[])
     seat = seats().find((s) => !known.includes(s) && publicRoom().state.players.get(s)?.role === "player");
     gaveUp = seat ? undefined : await inPage<string | undefined>(page, "window.joinError");
     expect(seat ?? gaveUp, "a new player seat, or the page's reason for giving up").toBeDefined();
-  }, { timeout: 4 * SEAT_RESERVATION_SECONDS * 1000, interval: 200 });
+  }, { timeout: 8 * SEAT_RESERVATION_SECONDS * 1000, interval: 200 });
   expect(gaveUp, "the page gave its join up").toBeUndefined();
   return seat!;
 }
