@@ -20,6 +20,13 @@ export function aimSpectatorCamera(from: [number, number, number], to: [number, 
   active.controls.target.set(...to);
   active.controls.update();
 }
+/** The auto camera's angle round the bodies (radians) while tests and screenshots hold it still; null: it circles. */
+let pinnedAngle: number | null = null;
+
+/** Holds the auto camera at `angle` on its loop (0..2 pi: one turn round the bodies), or lets it circle on (null). */
+export function pinAutoCamera(angle: number | null): void {
+  pinnedAngle = angle;
+}
 const TABLE_FOCUS = new THREE.Vector3(0, 0.85, -0.6);
 const TARGET_MIN = new THREE.Vector3(-2, 0.1, -2.5), TARGET_MAX = new THREE.Vector3(2, 2, 2);
 
@@ -93,7 +100,7 @@ export function SpectatorCamera({ client, mode, dragging, onLook }: { client: Pl
       wanted.multiplyScalar(1 / weight);
     }
     focus.lerp(wanted, Math.min(1, delta * 1.5));
-    angle.current += delta * 0.12;
+    angle.current = pinnedAngle ?? angle.current + delta * 0.12;
     // Close enough that the bodies fill the frame, high enough to see the table top rather than the wall behind.
     const radius = 1.1 + 0.15 * Math.sin(angle.current * 0.7);
     camera.position.set(focus.x + radius * Math.sin(angle.current), focus.y + 0.5, focus.z + radius * Math.cos(angle.current));
