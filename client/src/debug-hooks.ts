@@ -6,7 +6,7 @@ import { frameStats } from "./hud/frame-stats";
 import { tableAlignment } from "./xr/table-alignment";
 import { xrInputs } from "./interaction/xr-inputs";
 import { wristMenu } from "./hud/wrist-menu";
-import { aimSpectatorCamera } from "./view/spectator-camera";
+import { aimSpectatorCamera, pinAutoCamera } from "./view/spectator-camera";
 import { displacementRms } from "../../shared/sim/subspace";
 import type { BakeLoader } from "./bake/bake-loader";
 import type { RoomConnection } from "./room/room-connection";
@@ -120,6 +120,8 @@ export function installDebugHooks({ connection, loader, store, emulated, quality
     },
     /** Puts the desktop camera at `from`, looking at `to` (world metres). */
     aimCamera: aimSpectatorCamera,
+    /** Holds the auto camera at an angle of its loop round the bodies (radians), or lets it circle on (null). */
+    pinAutoCamera,
     surfaceCount(bodyId: string): number {
       return connection.snapshot.client?.bodies.get(bodyId)?.body.subspace.surfaceCount ?? 0;
     },
@@ -177,12 +179,12 @@ export function installDebugHooks({ connection, loader, store, emulated, quality
     },
     /**
      * How a body is drawn: its texture's size once loaded (0 x 0 without), its render vertices with texture
-     * coordinates and with colours, whether its material uses them, and their mean; its material's colour (sRGB hex).
+     * coordinates and with colours, whether its material uses them, and their mean; whether it refracts (jelly); its material's colour (sRGB hex).
      */
-    bodyLook(bodyId: string): { textureWidth: number; textureHeight: number; uvVertices: number; colourVertices: number; vertexColours: boolean; meanColour: [number, number, number] | null; colour: string } | null {
+    bodyLook(bodyId: string): { textureWidth: number; textureHeight: number; uvVertices: number; colourVertices: number; vertexColours: boolean; meanColour: [number, number, number] | null; refraction: boolean; colour: string } | null {
       const mesh = scene?.getObjectByName(`soft-body-${bodyId}`) as THREE.Mesh | undefined;
       if (!mesh) return null;
-      const material = mesh.material as THREE.MeshStandardMaterial;
+      const material = mesh.material as THREE.MeshPhysicalMaterial;
       const image = material.map?.image as { width?: number; height?: number } | undefined;
       const colours = mesh.geometry.getAttribute("color");
       let meanColour: [number, number, number] | null = null;
@@ -190,7 +192,7 @@ export function installDebugHooks({ connection, loader, store, emulated, quality
         meanColour = [0, 0, 0];
         for (let i = 0; i < colours.count; i++) for (let k = 0; k < 3; k++) meanColour[k] += colours.getComponent(i, k) / colours.count;
       }
-      return { textureWidth: image?.width ?? 0, textureHeight: image?.height ?? 0, uvVertices: mesh.geometry.getAttribute("uv")?.count ?? 0, colourVertices: colours?.count ?? 0, vertexColours: material.vertexColors, meanColour, colour: `#${material.color.getHexString()}` };
+      return { textureWidth: image?.width ?? 0, textureHeight: image?.height ?? 0, uvVertices: mesh.geometry.getAttribute("uv")?.count ?? 0, colourVertices: colours?.count ?? 0, vertexColours: material.vertexColors, meanColour, colour: `#${material.color.getHexString()}`, refraction: (material.transmission ?? 0) > 0 };
     },
     /** Whether the scene has a visible object of this name (the room's statics: "table", "wall-north"...). */
     objectShown(name: string): boolean {
@@ -215,6 +217,10 @@ export function installDebugHooks({ connection, loader, store, emulated, quality
     /** Shows or hides every soft body (pixel checks compare the two). */
     setBodiesVisible(visible: boolean): void {
       scene?.traverse((o) => { if (o.name.startsWith("soft-body-")) o.visible = visible; });
+    },
+    /** Shows or hides the scene's objects of this name ("table", "soft-body-spot"...): what is drawn behind what. */
+    setObjectVisible(name: string, visible: boolean): void {
+      scene?.traverse((o) => { if (o.name === name) o.visible = visible; });
     },
   };
   (window as unknown as { pliant: typeof hooks }).pliant = hooks;

@@ -1,5 +1,6 @@
 // How each material reads on screen: jelly glossy and translucent, rubber satin, dough matte and powdery; a
-// textured mesh shows its own colours, tinted by its material's.
+// textured mesh shows its own colours, tinted by its material's. Every body is drawn opaque (it writes depth, front
+// faces only): nothing behind it or inside it shows through sharply, whatever the order things are drawn in.
 
 import { useEffect } from "react";
 import * as THREE from "three";
@@ -44,12 +45,21 @@ export function useBaseColourTexture(material: THREE.MeshPhysicalMaterial, url: 
 }
 
 /**
+ * How jelly lets light through. "refraction": three's transmission, which draws the opaque scene into a texture
+ * first and shows it through the body blurred by the jelly's roughness and tinted by its colour (never sorted wrong,
+ * never sharp); a second pass over the scene, so only where the GPU has room for it and not in a headset (once per
+ * eye there; in passthrough AR there is nothing behind to draw). "solid": nothing shows through; a glossy, softly
+ * rim-lit surface that still reads as jelly.
+ */
+export type JellyLook = "refraction" | "solid";
+
+/**
  * `textured`: the body will wear a texture (useBaseColourTexture); `coloured`: its mesh has vertex colours. Either
  * way its own colours show, tinted by the material's colour. `colour` ("#rrggbb", BodyState.color; "" for none):
  * the body's own colour in place of its material's (an upload's palette colour).
  */
-export function createBodyMaterial(material: string, textured = false, coloured = false, colour = ""): THREE.MeshPhysicalMaterial {
-  const look = materialLook(material);
+export function createBodyMaterial(material: string, textured = false, coloured = false, jelly: JellyLook = "solid", colour = ""): THREE.MeshPhysicalMaterial {
+  const look = materialLook(material, jelly);
   if (colour) look.color.set(colour);
   if (textured || coloured) look.color.setRGB(1, 1, 1).lerp(new THREE.Color(MATERIALS[isMaterialName(material) ? material : "jelly"].color), TEXTURE_TINT);
   if (textured) look.map = placeholderTexture();
@@ -57,7 +67,7 @@ export function createBodyMaterial(material: string, textured = false, coloured 
   return look;
 }
 
-function materialLook(material: string): THREE.MeshPhysicalMaterial {
+function materialLook(material: string, jelly: JellyLook): THREE.MeshPhysicalMaterial {
   const name = isMaterialName(material) ? material : "jelly";
   const color = new THREE.Color(MATERIALS[name].color);
   switch (name) {
@@ -66,12 +76,16 @@ function materialLook(material: string): THREE.MeshPhysicalMaterial {
     case "dough":
       return new THREE.MeshPhysicalMaterial({ color, roughness: 0.92, metalness: 0, sheen: 0.8, sheenRoughness: 0.8, sheenColor: new THREE.Color("#fff6e6") });
     default:
-      // Translucency by blending over a depth pre-pass (soft-body-mesh.tsx): only the front surface is blended, so
-      // a body's own folds no longer show through it as lines and dark blotches in the wrong order. Not
-      // transmission, which re-renders the scene per eye, too costly on a headset.
-      return new THREE.MeshPhysicalMaterial({
-        color, roughness: 0.08, metalness: 0, clearcoat: 1, clearcoatRoughness: 0.04, ior: 1.35, specularIntensity: 1,
-        transparent: true, opacity: 0.86, depthWrite: false,
-      });
+      return jelly === "refraction"
+        ? new THREE.MeshPhysicalMaterial({
+          // A rough base blurs what shows through; the clearcoat keeps the wet, sharp highlights on top.
+          color, roughness: 0.45, metalness: 0, ior: 1.35, transmission: 0.7, thickness: 0.12,
+          attenuationColor: color, attenuationDistance: 0.3, clearcoat: 1, clearcoatRoughness: 0.22, specularIntensity: 1,
+        })
+        : new THREE.MeshPhysicalMaterial({
+          // A pale sheen at grazing angles stands in for the light a translucent body scatters at its edges.
+          color, roughness: 0.25, metalness: 0, ior: 1.35, clearcoat: 1, clearcoatRoughness: 0.22, specularIntensity: 1,
+          sheen: 0.6, sheenRoughness: 0.35, sheenColor: color.clone().lerp(new THREE.Color("#ffffff"), 0.6),
+        });
   }
 }

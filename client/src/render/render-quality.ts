@@ -1,11 +1,15 @@
-// Shadows and antialiasing, chosen once before the canvas exists (antialiasing is fixed when a WebGL context is
-// made). A browser drawing with software GL (no GPU acceleration: SwiftShader, llvmpipe, Windows' WARP) gets
-// neither: there they cost a third of the frame rate, and a room at two frames a second is worse than one without
-// shadows. `?quality=high` or `?quality=low` overrides the choice.
+// Shadows, antialiasing, jelly's refraction and the studio light, chosen once before the canvas exists (antialiasing
+// is fixed when a WebGL context is made). A browser drawing with software GL (no GPU acceleration: SwiftShader,
+// llvmpipe, Windows' WARP) gets none: there they cost a third of the frame rate, and a room at two frames a second is
+// worse than one without shadows. `?quality=high` or `?quality=low` overrides the choice.
 
 export interface RenderQuality {
   shadows: boolean;
   antialias: boolean;
+  /** Jelly shows what lies behind it, blurred (a second pass over the opaque scene: render/body-look.ts). */
+  refraction: boolean;
+  /** Light from a studio made in code on every surface (scene/room-scene.tsx); preparing it takes half a minute in software GL. */
+  environment: boolean;
   /** The GPU the browser named (empty when it names none), shown by the debug hooks. */
   renderer: string;
 }
@@ -31,9 +35,14 @@ function rendererName(): string {
   return name;
 }
 
+let chosen: { search: string; quality: RenderQuality } | null = null;
+
+/** The choice for a page's query, made once (asking the renderer's name makes a throwaway GPU context). */
 export function chooseRenderQuality(search: string): RenderQuality {
+  if (chosen?.search === search) return chosen.quality;
   const asked = new URLSearchParams(search).get("quality");
   const renderer = rendererName();
   const full = asked === "high" ? true : asked === "low" ? false : !SOFTWARE_RENDERERS.test(renderer);
-  return { shadows: full, antialias: full, renderer };
+  chosen = { search, quality: { shadows: full, antialias: full, refraction: full, environment: full, renderer } };
+  return chosen.quality;
 }

@@ -1,12 +1,14 @@
 // One soft body on screen: the render mesh skinned on the GPU from the q the room client shows this frame.
 
 import { useFrame, useThree } from "@react-three/fiber";
+import { useXR } from "@react-three/xr";
 import { useEffect, useMemo, useRef } from "react";
 import * as THREE from "three";
 import { UPLOAD_LIMITS, type ClientBody } from "../../../shared/net";
 import type { LoadedBake } from "../bake/bake-loader";
 import { HELD_GLOW, HOVER_GLOW, highlight } from "../interaction/highlight";
-import { createBodyMaterial, useBaseColourTexture } from "./body-look";
+import { createBodyMaterial, useBaseColourTexture, type JellyLook } from "./body-look";
+import { chooseRenderQuality } from "./render-quality";
 import { applySoftSkinning, createSkinnedGeometry, createSkinningUniforms, writeHandleRows } from "./soft-skinning";
 
 /** Seconds a leaving body takes to shrink away: a little less than the server waits before it removes it. */
@@ -22,14 +24,13 @@ export function SoftBodyMesh({ body, bake, size, texture, colour = "", leaving =
   const uniforms = useMemo(() => createSkinningUniforms(handles, size / 2), [handles, size]);
   const geometry = useMemo(() => createSkinnedGeometry(bake.influences), [bake]);
   const textured = Boolean(texture && bake.influences.uvs), coloured = Boolean(bake.influences.colors);
-  const material = useMemo(() => applySoftSkinning(createBodyMaterial(body.material, textured, coloured, colour), uniforms, handles), [body.material, textured, coloured, colour, uniforms, handles]);
+  // Refraction on screens with a GPU to spare; in a headset session jelly turns solid (body-look.ts says why).
+  const inSession = useXR((xr) => xr.session != null);
+  const jelly: JellyLook = chooseRenderQuality(location.search).refraction && !inSession ? "refraction" : "solid";
+  const material = useMemo(() => applySoftSkinning(createBodyMaterial(body.material, textured, coloured, jelly, colour), uniforms, handles), [body.material, textured, coloured, jelly, colour, uniforms, handles]);
   useBaseColourTexture(material, textured ? texture : "");
   // After the texture's own clean-up (which puts the placeholder back): the placeholder goes with the material.
   useEffect(() => () => material.map?.dispose(), [material]);
-  // A translucent body first writes its nearest depth (last in the opaque pass, after everything behind it, no
-  // colour); its blended colour then lands on that front surface only.
-  const prepass = useMemo(() => (material.transparent ? applySoftSkinning(new THREE.MeshBasicMaterial({ colorWrite: false }), uniforms, handles) : null), [material, uniforms, handles]);
-  useEffect(() => () => prepass?.dispose(), [prepass]);
   const depthMaterial = useMemo(() => applySoftSkinning(new THREE.MeshDepthMaterial({ depthPacking: THREE.RGBADepthPacking }), uniforms, handles), [uniforms, handles]);
   useEffect(() => () => geometry.dispose(), [geometry]);
   useEffect(() => () => material.dispose(), [material]);
@@ -80,9 +81,6 @@ export function SoftBodyMesh({ body, bake, size, texture, colour = "", leaving =
       receiveShadow
       // The shader moves vertices far from the rest bounds: culling by them would drop a stretched body.
       frustumCulled={false}
-    >
-      {/* A child: compiled with the body, shown only with it. */}
-      {prepass && <mesh name={`depth-prepass-${body.id}`} geometry={geometry} material={prepass} frustumCulled={false} renderOrder={1} />}
-    </mesh>
+    />
   );
 }

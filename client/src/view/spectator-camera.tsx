@@ -22,6 +22,13 @@ export function aimSpectatorCamera(from: [number, number, number], to: [number, 
   active.controls.target.set(...to);
   active.controls.update();
 }
+/** The auto camera's angle round the bodies (radians) while tests and screenshots hold it still; null: it circles. */
+let pinnedAngle: number | null = null;
+
+/** Holds the auto camera at `angle` on its loop (0..2 pi: one turn round the bodies), or lets it circle on (null). */
+export function pinAutoCamera(angle: number | null): void {
+  pinnedAngle = angle;
+}
 const TABLE_FOCUS = new THREE.Vector3(0, 0.85, -0.6);
 const TARGET_MIN = new THREE.Vector3(-2, 0.1, -2.5), TARGET_MAX = new THREE.Vector3(2, 2, 2);
 /** What the auto camera keeps in frame of a player: their head and the name tag above it, as a sphere about the head. */
@@ -108,7 +115,7 @@ export function SpectatorCamera({ client, mode, dragging, onLook }: { client: Pl
       }
       wanted.multiplyScalar(1 / weight);
     }
-    angle.current += delta * 0.12;
+    angle.current = pinnedAngle ?? angle.current + delta * 0.12;
     // Close enough that the bodies fill the frame, high enough to see the table top rather than the wall behind.
     const radius = 1.1 + 0.15 * Math.sin(angle.current * 0.7);
     const offset = framing.current!.offset.set(radius * Math.sin(angle.current), 0.5, radius * Math.cos(angle.current));

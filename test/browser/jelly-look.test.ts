@@ -1,0 +1,125 @@
+// The jelly cow (spot) up close, with the rubber block, the dough ball and the table's far edge behind it: whatever
+// lies behind may show through jelly only softly, never as a sharp ghost or a line across it (blending it over the
+// scene showed the block's outline and the table's edge through its muzzle). The same view is drawn with the
+// things behind and without them (debug hooks hide them), and with the cow and without it (its silhouette): inside
+// the silhouette their difference must change smoothly from pixel to pixel. At full quality jelly refracts; on a
+// phone (low quality, landscape) it is solid and nothing shows through. The views are kept as docs/jelly-cow.png
+// and docs/jelly-cow-phone.png.
+
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { Client } from "@colyseus/sdk";
+import { matchMaker } from "@colyseus/core";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { startServer, type RunningServer } from "../../server/app";
+import type { PlaygroundRoom } from "../../server/room/playground-room";
+import { MESSAGES } from "../../shared/net";
+import { inPage, launchBrowser, openPage, waitForPage, type Browser, type WatchedPage } from "./browser";
+import { hideOverlays, keepShot, showThrough } from "./screen-pixels";
+
+const ADMIN = "jelly-look";
+const DOCS = path.resolve(import.meta.dirname, "../../docs");
+/** Close to the cow's muzzle, the rubber block behind it and the table's far edge beyond (world metres). */
+const VIEW = { from: [-0.42, 1.0, -0.28], to: [0.45, 0.82, -0.7] };
+/** What lies behind the cow in that view. */
+const BEHIND = ["table", "soft-body-rubber-block", "soft-body-dough-ball", "prop-0", "prop-1", "prop-2", "prop-3"];
+/** Pixels left out round the cow's silhouette: its antialiased edge and the rim where refraction bends most. */
+const INSET = 4;
+/**
+ * The largest luminance step (0-255) between neighbouring pixels of what shows through, and its 99.5th percentile:
+ * above these, an edge behind the cow is seen through it as an edge.
+ */
+const MAX_STEP = 12;
+const MAX_STEP_995 = 3;
+/** Solid jelly: at most this mean change (0-255) from what lies behind. */
+const SOLID_MEAN = 1;
+
+let server: RunningServer;
+let browser: Browser;
+let admin: Awaited<ReturnType<Client["joinById"]>>;
+
+beforeAll(async () => {
+  server = await startServer({ port: 0, host: "127.0.0.1", adminToken: ADMIN, log: () => undefined });
+  // The fox stops where it is: the views compared must differ only by what the test hides.
+  admin = await new Client(`ws://127.0.0.1:${server.port}`).joinById(server.publicRoomId, { role: "spectator", name: "Admin", adminToken: ADMIN });
+  admin.onMessage("*", () => undefined);
+  admin.send(MESSAGES.admin, { action: "character", character: "fox", mode: "stop" });
+  const room = matchMaker.getLocalRoomById(server.publicRoomId) as PlaygroundRoom;
+  await vi.waitFor(() => expect(room.state.characters.get("fox")!.mode).toBe("stop"), { timeout: 20_000, interval: 20 });
+  browser = await launchBrowser();
+}, 300_000);
+
+afterAll(async () => {
+  await admin?.leave();
+  await browser?.close();
+  await server?.close();
+});
+
+async function renderedFrames(page: WatchedPage, frames: number): Promise<void> {
+  const start = await inPage<number>(page.page, "window.pliant.frameStats.count");
+  await waitForPage(page.page, `window.pliant.frameStats.count >= ${start + frames}`, 120_000);
+}
+
+/** The view drawn four ways; what shows through the cow, and the view with everything as a PNG. */
+async function lookAtTheCow(query: string, viewport: { width: number; height: number }) {
+  const watched = await openPage(browser, `http://127.0.0.1:${server.port}`, query);
+  const page = watched.page;
+  await page.setViewportSize(viewport);
+  await waitForPage(page, "window.pliant && window.pliant.ready", 480_000);
+  await waitForPage(page, "(window.pliant.bodyLook('spot')?.textureWidth ?? 0) > 0", 60_000);
+  await hideOverlays(page);
+  await inPage(page, `window.pliant.aimCamera(${JSON.stringify(VIEW.from)}, ${JSON.stringify(VIEW.to)})`);
+  const show = (names: string[], visible: boolean) => inPage(page, `${JSON.stringify(names)}.forEach((n) => window.pliant.setObjectVisible(n, ${visible}))`);
+  const shoot = async (name: string) => {
+    await renderedFrames(watched, 3);
+    const png = await page.screenshot({ timeout: 300_000 });
+    await keepShot(page, name, png);
+    return png;
+  };
+  const view = await shoot("all");
+  await show(BEHIND, false);
+  await shoot("bodyAlone");
+  await show(["soft-body-spot"], false);
+  await shoot("neither");
+  await show(BEHIND, true);
+  await shoot("behindAlone");
+  await show(["soft-body-spot"], true);
+  // The cow's bounds on screen, from its surface samples as shown.
+  const rect = await inPage<[number, number, number, number]>(page, `(() => {
+    const n = window.pliant.surfaceCount("spot");
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    for (let i = 0; i < n; i++) {
+      const [x, y] = window.pliant.project(...window.pliant.surfacePoint("spot", i));
+      x0 = Math.min(x0, x); y0 = Math.min(y0, y); x1 = Math.max(x1, x); y1 = Math.max(y1, y);
+    }
+    return [x0 - 8, y0 - 8, x1 + 8, y1 + 8];
+  })()`);
+  const through = await showThrough(page, { all: "all", bodyAlone: "bodyAlone", behindAlone: "behindAlone", neither: "neither" }, rect, INSET);
+  const refraction = (await inPage<{ refraction: boolean }>(page, "window.pliant.bodyLook('spot')")).refraction;
+  expect(watched.errors).toEqual([]);
+  expect(watched.offsite).toEqual([]);
+  await page.close();
+  return { through, refraction, view };
+}
+
+describe("the jelly cow's look", () => {
+  it("at full quality refracts what lies behind it, blurred: no sharp ghost, no line across it", async () => {
+    const { through, refraction, view } = await lookAtTheCow("/?quality=high", { width: 1280, height: 720 });
+    writeFileSync(path.join(DOCS, "jelly-cow.png"), view);
+    console.info(`jelly, full quality: ${through.area} px of cow; what lies behind changes it by ${through.mean.toFixed(1)} on average (largest ${through.max.toFixed(0)}), steps between neighbours up to ${through.step.toFixed(1)} (99.5th percentile ${through.step995.toFixed(1)})`);
+    expect(through.area).toBeGreaterThan(20_000);
+    expect(through.step).toBeLessThan(MAX_STEP);
+    expect(through.step995).toBeLessThan(MAX_STEP_995);
+    expect(refraction).toBe(true);
+  }, 900_000);
+
+  it("on a phone held landscape (low quality) is solid: nothing behind shows through", async () => {
+    const { through, refraction, view } = await lookAtTheCow("/?quality=low", { width: 844, height: 390 });
+    writeFileSync(path.join(DOCS, "jelly-cow-phone.png"), view);
+    console.info(`jelly, phone: ${through.area} px of cow; what lies behind changes it by ${through.mean.toFixed(1)} on average (largest ${through.max.toFixed(0)}), steps up to ${through.step.toFixed(1)} (99.5th percentile ${through.step995.toFixed(1)})`);
+    expect(through.area).toBeGreaterThan(5_000);
+    expect(through.mean).toBeLessThan(SOLID_MEAN);
+    expect(through.step).toBeLessThan(MAX_STEP);
+    expect(refraction).toBe(false);
+  }, 900_000);
+});

@@ -1,0 +1,108 @@
+// Looking at screenshots: they are decoded and measured by the page itself (no image library in Node), kept there
+// by name, and only the figures (or a small PNG made of them) come back.
+
+import type { Page } from "playwright-core";
+import { inPage } from "./browser";
+
+/** Hides everything drawn over the 3D view (title, panels, the QR code's canvas): what the scene alone looks like. */
+export async function hideOverlays(page: Page): Promise<void> {
+  await page.addStyleTag({ content: "#root > :not(:has(canvas:not([data-testid]))) { visibility: hidden !important; }" });
+}
+
+/** Decodes a screenshot in the page and keeps its pixels there under `name`. */
+export async function keepShot(page: Page, name: string, png: Buffer): Promise<void> {
+  await inPage(page, `(async () => {
+    const image = await createImageBitmap(await (await fetch("data:image/png;base64,${png.toString("base64")}")).blob());
+    const canvas = new OffscreenCanvas(image.width, image.height);
+    const g = canvas.getContext("2d");
+    g.drawImage(image, 0, 0);
+    (window.shots ??= {})[${JSON.stringify(name)}] = g.getImageData(0, 0, image.width, image.height);
+  })()`);
+}
+
+/** Per horizontal third of a kept shot (top, middle, bottom): mean luminance (0-255) and the share of near-black pixels. */
+export function thirds(page: Page, name: string, nearBlack: number): Promise<{ mean: number; dark: number }[]> {
+  return inPage(page, `(() => {
+    const shot = window.shots[${JSON.stringify(name)}], { width, height, data } = shot, out = [];
+    for (let t = 0; t < 3; t++) {
+      let sum = 0, dark = 0, n = 0;
+      for (let y = Math.floor((t * height) / 3); y < Math.floor(((t + 1) * height) / 3); y++) for (let x = 0; x < width; x++) {
+        const i = 4 * (y * width + x), l = 0.2126 * data[i] + 0.7152 * data[i + 1] + 0.0722 * data[i + 2];
+        sum += l; n++;
+        if (l < ${nearBlack}) dark++;
+      }
+      out.push({ mean: sum / n, dark: dark / n });
+    }
+    return out;
+  })()`);
+}
+
+/** Four views from one camera: with and without a body, each with and without the things behind it. */
+export interface ShowThroughShots { all: string; bodyAlone: string; behindAlone: string; neither: string }
+
+/**
+ * How much of what lies behind a body shows through it, and how sharply. The body's silhouette: where the views
+ * with and without it differ, both with and without the things behind (so that its shadow on them is left out),
+ * within `rect` (x0, y0, x1, y1, page pixels), shrunk by `inset` pixels (its antialiased edge left out). Inside it:
+ * the area (pixels), the mean and the largest luminance change (0-255) the things behind make, and the largest change
+ * of that difference between neighbouring pixels (a sharp edge seen through the body; a soft blur has no step) with
+ * its 99.5th percentile.
+ */
+export function showThrough(page: Page, shots: ShowThroughShots, rect: [number, number, number, number], inset: number): Promise<{ area: number; mean: number; max: number; step: number; step995: number }> {
+  return inPage(page, `(() => {
+    const s = window.shots, all = s[${JSON.stringify(shots.all)}], body = s[${JSON.stringify(shots.bodyAlone)}];
+    const behind = s[${JSON.stringify(shots.behindAlone)}], neither = s[${JSON.stringify(shots.neither)}];
+    const { width, height } = all, [x0, y0, x1, y1] = ${JSON.stringify(rect)};
+    const lum = (d, i) => 0.2126 * d[4 * i] + 0.7152 * d[4 * i + 1] + 0.0722 * d[4 * i + 2];
+    const differs = (u, v, i) => Math.abs(u.data[4 * i] - v.data[4 * i]) + Math.abs(u.data[4 * i + 1] - v.data[4 * i + 1]) + Math.abs(u.data[4 * i + 2] - v.data[4 * i + 2]) > 24;
+    let mask = new Uint8Array(width * height);
+    for (let y = Math.max(0, Math.floor(y0)); y < Math.min(height, Math.ceil(y1)); y++) for (let x = Math.max(0, Math.floor(x0)); x < Math.min(width, Math.ceil(x1)); x++) {
+      const i = y * width + x;
+      mask[i] = differs(all, behind, i) && differs(body, neither, i) ? 1 : 0;
+    }
+    for (let r = 0; r < ${inset}; r++) {
+      const next = new Uint8Array(width * height);
+      for (let y = 1; y < height - 1; y++) for (let x = 1; x < width - 1; x++) {
+        const i = y * width + x;
+        next[i] = mask[i] & mask[i - 1] & mask[i + 1] & mask[i - width] & mask[i + width];
+      }
+      mask = next;
+    }
+    const diff = new Float32Array(width * height);
+    let area = 0, sum = 0, max = 0;
+    for (let i = 0; i < width * height; i++) {
+      if (!mask[i]) continue;
+      diff[i] = lum(all.data, i) - lum(body.data, i);
+      area++; sum += Math.abs(diff[i]); max = Math.max(max, Math.abs(diff[i]));
+    }
+    const steps = [];
+    for (let y = 0; y < height - 1; y++) for (let x = 0; x < width - 1; x++) {
+      const i = y * width + x;
+      if (!mask[i]) continue;
+      if (mask[i + 1]) steps.push(Math.abs(diff[i + 1] - diff[i]));
+      if (mask[i + width]) steps.push(Math.abs(diff[i + width] - diff[i]));
+    }
+    steps.sort((u, v) => u - v);
+    const at = (f) => steps.length ? steps[Math.min(steps.length - 1, Math.floor(f * steps.length))] : 0;
+    return { area, mean: area ? sum / area : 0, max, step: at(1), step995: at(0.995) };
+  })()`);
+}
+
+/** A PNG of kept shots side by side, `columns` to a row, each scaled by `scale`. */
+export async function contactSheet(page: Page, names: string[], columns: number, scale: number): Promise<Buffer> {
+  const base64 = await inPage<string>(page, `(async () => {
+    const shots = ${JSON.stringify(names)}.map((n) => window.shots[n]);
+    const w = Math.round(shots[0].width * ${scale}), h = Math.round(shots[0].height * ${scale}), rows = Math.ceil(shots.length / ${columns});
+    const sheet = new OffscreenCanvas(w * Math.min(${columns}, shots.length), h * rows), g = sheet.getContext("2d");
+    g.imageSmoothingQuality = "high";
+    for (const [k, shot] of shots.entries()) {
+      const bitmap = await createImageBitmap(shot);
+      g.drawImage(bitmap, (k % ${columns}) * w, Math.floor(k / ${columns}) * h, w, h);
+    }
+    const bytes = new Uint8Array(await (await sheet.convertToBlob({ type: "image/png" })).arrayBuffer());
+    let text = "";
+    for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    return btoa(text);
+  })()`);
+  return Buffer.from(base64, "base64");
+}
