@@ -106,9 +106,10 @@ describe("join attempts", () => {
         return PliantRoomClient.join({ endpoint: server.endpoint, options: { role: "captain" as "player" } });
       },
       maxAttempts: JOIN_ATTEMPTS,
-    }).catch((error: unknown) => error as JoinFailedError);
+    }).then(() => undefined, (error: unknown) => error as JoinFailedError);
     expect(attempts).toBe(1);
-    expect(failure.problem.kind).toBe("refused");
-    expect(failure.message).toMatch(/^Role must be/);
+    expect(failure).toBeInstanceOf(JoinFailedError);
+    expect(failure!.problem.kind).toBe("refused");
+    expect(failure!.message).toMatch(/^Role must be/);
   });
 });
