@@ -953,8 +953,9 @@ export class PlaygroundRoom extends Room {
       case "kick": {
         const target = this.seats.get(message.sessionId);
         if (!target) return `no client ${message.sessionId} in this room`;
+        const name = this.state.players.get(message.sessionId)?.name || "a visitor";
         this.kick(target.client, "kicked by an admin");
-        return done(`removed ${this.state.players.get(message.sessionId)?.name || "a visitor"} from the room`);
+        return done(`removed ${name} from the room`);
       }
       case "spectator-grabs":
         this.state.spectatorGrabs = message.allowed;

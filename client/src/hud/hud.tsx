@@ -1,5 +1,7 @@
-// The page's overlay: connection state (with round trip, frame rate and simulation time behind the "stats"
-// toggle or ?debug); loading progress; the join form; the Enter VR / Enter AR buttons and the camera switch.
+// The overlay's panels (page-overlay.tsx puts them along the edges): connection state (with round trip, frame rate
+// and simulation time behind the "stats" toggle or ?debug); loading progress; the join form, or its button alone on
+// a phone; the Enter VR / Enter AR buttons and the camera switch; the characters' credits; the notices, each for a
+// few seconds. What goes wrong is worded by visitor-messages.ts.
 
 import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
 import type { PliantRoomClient } from "../../../shared/net";

@@ -45,7 +45,7 @@ type NamedState = { bodies?: Map<string, { name?: string }>; characters?: Map<st
 /** Names seen, by id: a body that has just left the room is still called by its name in the notices about it. */
 const namesSeen = new Map<string, string>();
 
-/** "dough-ball" → "dough ball"; an uploaded body with no name yet → "an added mesh". */
+/** "dough-ball" → "dough ball", "beetle.obj" → "beetle"; an upload's id (no name known) → "added mesh". */
 export function readableName(raw: string): string {
   if (/^added-[0-9a-f]+$/i.test(raw)) return "added mesh";
   return raw.replace(/\.[a-z0-9]{2,4}$/i, "").replace(/[-_]+/g, " ").trim() || "added mesh";
