@@ -2,7 +2,7 @@
 // (844 x 390, touch, 2 device pixels per CSS pixel) and upright (390 x 844), as a visitor arrives, joins and adds
 // a mesh, the HUD's panels cover at most 12% of a desktop's screen and 15% of a phone's, and none of them ever
 // covers the table's bodies or the new body's placeholder, as the camera shows them (the page checks at every
-// frame). The phone held sideways is saved to docs/phone-landscape.png.
+// frame). The phone held sideways is saved to out/browser/phone-landscape.png.
 
 import { mkdirSync } from "node:fs";
 import path from "node:path";
@@ -17,7 +17,6 @@ const SCREENS = [
   { name: "phone-landscape", width: 844, height: 390, phone: true, maxArea: 0.15, mesh: "ladybird" },
   { name: "phone-portrait", width: 390, height: 844, phone: true, maxArea: 0.15, mesh: "snail" },
 ] as const;
-const DOCS = path.resolve(import.meta.dirname, "../../docs");
 
 let server: RunningServer;
 // Phones need contexts of their own (touch, device pixels), which browser.ts's one persistent context cannot give:
@@ -113,7 +112,7 @@ describe("the overlay keeps to the edges", () => {
         // The notice that it landed is up, over the room with its new body.
         await waitFor(visitor, `window.__layout.lines.some((t) => t.includes("added ${screen.mesh}"))`, 60_000);
         await checkedFrames(visitor, 3);
-        if (screen.name === "phone-landscape") await visitor.page.screenshot({ path: path.join(DOCS, "phone-landscape.png"), scale: "css" });
+        if (screen.name === "phone-landscape") await visitor.page.screenshot({ path: path.join(ARTIFACTS, "phone-landscape.png"), scale: "css" });
         await visitor.page.screenshot({ path: path.join(ARTIFACTS, `hud-${screen.name}.png`), scale: "css" });
 
         const seen = await layout(visitor);

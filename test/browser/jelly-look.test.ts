@@ -3,10 +3,10 @@
 // scene showed the block's outline and the table's edge through its muzzle). The same view is drawn with the
 // things behind and without them (debug hooks hide them), and with the cow and without it (its silhouette): inside
 // the silhouette their difference must change smoothly from pixel to pixel. At full quality jelly refracts; on a
-// phone (low quality, landscape) it is solid and nothing shows through. The views are kept as docs/jelly-cow.png
-// and docs/jelly-cow-phone.png.
+// phone (low quality, landscape) it is solid and nothing shows through. The views are kept as out/browser/jelly-cow.png
+// and out/browser/jelly-cow-phone.png (docs/ keeps copies for the README).
 
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@colyseus/sdk";
 import { matchMaker } from "@colyseus/core";
@@ -14,11 +14,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startServer, type RunningServer } from "../../server/app";
 import type { PlaygroundRoom } from "../../server/room/playground-room";
 import { MESSAGES } from "../../shared/net";
-import { inPage, launchBrowser, openPage, waitForPage, type Browser, type WatchedPage } from "./browser";
+import { ARTIFACTS, inPage, launchBrowser, openPage, waitForPage, type Browser, type WatchedPage } from "./browser";
 import { hideOverlays, keepShot, showThrough } from "./screen-pixels";
 
 const ADMIN = "jelly-look";
-const DOCS = path.resolve(import.meta.dirname, "../../docs");
 /** Close to the cow's muzzle, the rubber block behind it and the table's far edge beyond (world metres). */
 const VIEW = { from: [-0.42, 1.0, -0.28], to: [0.45, 0.82, -0.7] };
 /** What lies behind the cow in that view. */
@@ -47,6 +46,7 @@ beforeAll(async () => {
   const room = matchMaker.getLocalRoomById(server.publicRoomId) as PlaygroundRoom;
   await vi.waitFor(() => expect(room.state.characters.get("fox")!.mode).toBe("stop"), { timeout: 20_000, interval: 20 });
   browser = await launchBrowser();
+  mkdirSync(ARTIFACTS, { recursive: true });
 }, 300_000);
 
 afterAll(async () => {
@@ -105,7 +105,7 @@ async function lookAtTheCow(query: string, viewport: { width: number; height: nu
 describe("the jelly cow's look", () => {
   it("at full quality refracts what lies behind it, blurred: no sharp ghost, no line across it", async () => {
     const { through, refraction, view } = await lookAtTheCow("/?quality=high", { width: 1280, height: 720 });
-    writeFileSync(path.join(DOCS, "jelly-cow.png"), view);
+    writeFileSync(path.join(ARTIFACTS, "jelly-cow.png"), view);
     console.info(`jelly, full quality: ${through.area} px of cow; what lies behind changes it by ${through.mean.toFixed(1)} on average (largest ${through.max.toFixed(0)}), steps between neighbours up to ${through.step.toFixed(1)} (99.5th percentile ${through.step995.toFixed(1)})`);
     expect(through.area).toBeGreaterThan(20_000);
     expect(through.step).toBeLessThan(MAX_STEP);
@@ -115,7 +115,7 @@ describe("the jelly cow's look", () => {
 
   it("on a phone held landscape (low quality) is solid: nothing behind shows through", async () => {
     const { through, refraction, view } = await lookAtTheCow("/?quality=low", { width: 844, height: 390 });
-    writeFileSync(path.join(DOCS, "jelly-cow-phone.png"), view);
+    writeFileSync(path.join(ARTIFACTS, "jelly-cow-phone.png"), view);
     console.info(`jelly, phone: ${through.area} px of cow; what lies behind changes it by ${through.mean.toFixed(1)} on average (largest ${through.max.toFixed(0)}), steps up to ${through.step.toFixed(1)} (99.5th percentile ${through.step995.toFixed(1)})`);
     expect(through.area).toBeGreaterThan(5_000);
     expect(through.mean).toBeLessThan(SOLID_MEAN);

@@ -27,7 +27,6 @@ const HEADSET_NAME = "Ada", DESKTOP_NAME = "Grace";
 const VIEW = { width: 960, height: 540 };
 /** A name tag's centre and top above a head's centre, m (avatar-parts.ts: 0.2 m up, 0.09 m tall). */
 const TAG_CENTRE = 0.2, TAG_TOP = 0.245;
-const DOCS = path.resolve(import.meta.dirname, "../../docs");
 
 let server: RunningServer;
 // One browser per page: pages of one Chromium share its GPU process (SwiftShader) and crawl.
@@ -121,7 +120,7 @@ it("a headset player has a face, hands with fingers and a name tag, all in the k
     // The picture for people: both players in it, framed so before and after it was taken (the camera circles).
     await vi.waitFor(async () => {
       await framed();
-      await spectator.page.screenshot({ path: path.join(DOCS, "players.png") });
+      await spectator.page.screenshot({ path: path.join(ARTIFACTS, "players.png") });
       await framed();
     }, { timeout: 60_000, interval: 200 });
   } finally {

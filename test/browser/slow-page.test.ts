@@ -8,7 +8,7 @@ import type { CDPSession } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { matchMaker } from "@colyseus/core";
 import { startServer, type RunningServer } from "../../server/app";
-import { SILENT_LET_GO_REASON, type PlaygroundRoom } from "../../server/room/playground-room";
+import type { PlaygroundRoom } from "../../server/room/playground-room";
 import { LIMITS, TICK_RATE } from "../../shared/net";
 import { inPage, launchBrowser, openPage, waitForPage, type Browser, type WatchedPage } from "./browser";
 import { samplePoint, topSample } from "./page-probes";
@@ -104,7 +104,7 @@ describe("slow and frozen pages holding a body", () => {
       await cdp.send("Debugger.resume").catch(() => undefined);
       await cdp.send("Debugger.disable");
     }
-    await waitForPage(player.page, `window.pliant.client.heldBody("pointer") === undefined && document.body.textContent.includes(${JSON.stringify(SILENT_LET_GO_REASON)})`, 60_000);
+    await waitForPage(player.page, `window.pliant.client.heldBody("pointer") === undefined && document.body.textContent.includes('was let go: this page went quiet for more than ${LIMITS.silentHoldSeconds} s.')`, 60_000);
     await player.page.mouse.up();
     expect(player.errors).toEqual([]);
   });

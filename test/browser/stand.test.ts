@@ -217,7 +217,7 @@ describe("the stand in Chromium", () => {
     try {
       await waitForPage(visitor.page, "window.pliant && window.pliant.ready");
       // The first seat reservation of the player's join reaches the page only once the server has given it up
-      // (after its 5 s): a page too slow to take it up in time.
+      // (after SEAT_RESERVATION_SECONDS): a page too slow to take it up in time.
       let delayed = 0;
       const reserved = () => (publicRoom() as unknown as { _reservedSeats: Record<string, unknown> })._reservedSeats;
       await visitor.page.route("**/matchmake/joinById/**", async (route) => {

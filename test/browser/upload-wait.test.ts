@@ -29,8 +29,9 @@ beforeAll(async () => {
     await page.click("text=Join as player", { timeout: 120_000 });
     await waitForPage(page, "window.pliant.connection.snapshot.role === 'player'", 60_000);
   }
-  // Every line the page's upload list ever shows, in order (the list changes faster than a test could poll it).
-  await inPage(player.page, `(() => {
+  // Every line each page's upload list ever shows, in order (the list changes faster than a test could poll it);
+  // a page lists only its own uploads.
+  for (const page of [player.page, neighbour.page]) await inPage(page, `(() => {
     window.seenUploadLines = [];
     const record = () => {
       for (const line of document.querySelectorAll("[data-testid=upload-progress]")) {
@@ -67,12 +68,12 @@ async function dropFile(name: string, bytes: Uint8Array, on: WatchedPage = playe
   })()`);
 }
 
-const seenLines = () => inPage<string[]>(player.page, "window.seenUploadLines");
+const seenLines = (on: WatchedPage = player) => inPage<string[]>(on.page, "window.seenUploadLines");
 
-/** Waits for a condition in the page; on a timeout, says what the page's upload list showed meanwhile. */
-async function waitShowingUploads(expression: string): Promise<void> {
-  await waitForPage(player.page, expression, BAKED_MS).catch(async (error: Error) => {
-    throw new Error(`${error.message}; the upload list showed: ${JSON.stringify(await seenLines())}; the page says: ${await inPage<string>(player.page, "document.body.innerText")}`);
+/** Waits for a condition in a page; on a timeout, says what its upload list showed meanwhile. */
+async function waitShowingUploads(expression: string, on: WatchedPage = player): Promise<void> {
+  await waitForPage(on.page, expression, BAKED_MS).catch(async (error: Error) => {
+    throw new Error(`${error.message}; the upload list showed: ${JSON.stringify(await seenLines(on))}; the page says: ${await inPage<string>(on.page, "document.body.innerText")}`);
   });
 }
 
@@ -84,9 +85,9 @@ it("files dropped one after the other show their place in line and an estimate, 
   await waitShowingUploads("window.seenUploadLines.some((line) => /queue suzanne.*\\b2nd in line\\b/.test(line))");
   await dropFile("queue-teapot.obj", await freshMesh("teapot.obj"), neighbour);
   // The third waits behind the others; once a bake has finished, the page has a measured time to offer.
-  await waitShowingUploads("window.seenUploadLines.some((line) => /queue teapot.*in line, about \\d+ s/.test(line))");
+  await waitShowingUploads("window.seenUploadLines.some((line) => /queue teapot.*in line, about \\d+ s/.test(line))", neighbour);
   for (const name of ["queue-cow", "queue-suzanne", "queue-teapot"]) await landed(name);
-  const lines = await seenLines();
+  const lines = [...await seenLines(), ...await seenLines(neighbour)];
   expect(lines.filter((line) => /not added|took longer|failed/i.test(line))).toEqual([]);
   expect(await inPage<string>(player.page, "document.body.innerText")).not.toMatch(/not added|took longer/i);
   expect([...player.errors, ...neighbour.errors]).toEqual([]);

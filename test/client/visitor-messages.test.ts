@@ -4,7 +4,8 @@
 
 import { expect, it } from "vitest";
 import { connectionSentence, grabEndedSentence, joinErrorSentence, noticeSentence, pageNoticeSentence, readableName, uploadErrorSentence } from "../../client/src/hud/visitor-messages";
-import type { NoticeMessage, PliantRoomClient } from "../../shared/net";
+import { LIMITS, type NoticeMessage, type PliantRoomClient } from "../../shared/net";
+import { SILENT_LET_GO_REASON } from "../../server/room/playground-room";
 
 const DEVELOPER = /\bcode \d{4}\b|\badded-[0-9a-f]{6,}|Unexpected token|\bgrab-(move|start|end)\b|\bundefined\b|\bnull\b|\bNaN\b|\w*Error:|\[object|\bHTTP \d{3}\b|Failed to fetch|\bJSON\b|\bbytes\b/;
 /** A room with the layout's dough ball and an upload called "beetle". */
@@ -21,6 +22,7 @@ it("grabs the server ended or refused say what happened to which body", () => {
   const ended = (reason: string, body = "dough-ball") => grabEndedSentence(client, { hand: "pointer", body, ok: false, reason });
   expect(ended("the body slipped out of your hand")).toBe("The dough ball slipped out of your hand.");
   expect(ended("the fox slipped out of your hand", "fox")).toBe("The fox slipped out of your hand.");
+  expect(ended(SILENT_LET_GO_REASON)).toBe(`The dough ball was let go: this page went quiet for more than ${LIMITS.silentHoldSeconds} s.`);
   expect(ended("the body left the room and was put back")).toBe("The dough ball fell off the table and was put back.");
   expect(ended("the beetle left the room", "added-868a5ec7")).toBe("The beetle left the table to make room for a new upload.");
   expect(ended("an admin turned spectator grabs off")).toMatch(/^An organiser turned off grabbing/);

@@ -4,7 +4,7 @@
 // plain, general sentence; one that already reads as plain English passes through.
 
 import type { GrabResultMessage, NoticeMessage, PliantRoomClient } from "../../../shared/net";
-import { MESSAGES, UPLOAD_LIMITS } from "../../../shared/net";
+import { LIMITS, MESSAGES, UPLOAD_LIMITS } from "../../../shared/net";
 
 /** Words and shapes no visitor should read: ids, codes, parser and protocol talk. */
 const TECHNICAL = /\bcode \d{3,4}\b|\badded-[0-9a-f]{4,}\b|\bHTTP \d{3}\b|Unexpected token|\bJSON\b|Content-Type|\bundefined\b|\bnull\b|\bNaN\b|\b\w*Error\b|\[object|\bECONN\w*|Failed to fetch|\bticket\b|\bbytes\b|^[a-z]+(-[a-z]+)+: /;
@@ -81,6 +81,8 @@ function grabReasonSentence(name: string, reason: string): string | null {
   const the = capitalise(theName(name));
   if (/spectators cannot/.test(reason)) return "Join as a player to grab the bodies.";
   if (/slipped out of your hand/.test(reason)) return `${the} slipped out of your hand.`;
+  // The page froze (a busy phone, a tab in the background) long enough for the room to free the body for others.
+  if (/nothing was heard from you/.test(reason)) return `${the} was let go: this page went quiet for more than ${LIMITS.silentHoldSeconds} s.`;
   if (/was put back|fell/.test(reason)) return `${the} fell off the table and was put back.`;
   if (/turned spectator grabs off/.test(reason)) return "An organiser turned off grabbing for watchers. Join as a player to keep playing.";
   if (/is leaving the room|left the room|make room|made room/.test(reason)) return `${the} left the table to make room for a new upload.`;

@@ -165,7 +165,8 @@ function paintWall(g: CanvasRenderingContext2D, width: number): void {
   g.fillRect(0.1 * width, y(0.2) - 3, 0.8 * width, 3);
   g.fillStyle = "#d5dbe3";
   g.fillRect(0, y(1.05), width, y(1) - y(1.05));
-  g.fillStyle = "#2c343e";
+  // The skirting: darker than the panels, but never near-black where no studio light reaches it (software GL).
+  g.fillStyle = "#46505c";
   g.fillRect(0, y(0.1), width, h - y(0.1));
 }
 
