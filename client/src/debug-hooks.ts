@@ -14,6 +14,9 @@ import type { AppXRStore, EmulatedDevice } from "./xr/xr-store";
 import type { RenderQuality } from "./render/render-quality";
 import type { FrameControl } from "./room/frame-driver";
 
+/** The layer only shadow cameras see (setObjectShadowOnly). */
+const SHADOW_ONLY_LAYER = 1;
+
 let scene: THREE.Scene | null = null;
 /** watchDent's largest push so far, and its generation (a new watch or a stop ends the last). */
 let dentSeen = 0, dentWatch = 0;
@@ -221,6 +224,16 @@ export function installDebugHooks({ connection, loader, store, emulated, quality
     /** Shows or hides the scene's objects of this name ("table", "soft-body-spot"...): what is drawn behind what. */
     setObjectVisible(name: string, visible: boolean): void {
       scene?.traverse((o) => { if (o.name === name) o.visible = visible; });
+    },
+    /**
+     * Takes the objects of this name out of the cameras' view but leaves their shadows (layer 1, which only the
+     * shadow cameras see): what an object adds to a view through other bodies, without the shadow it casts on them.
+     */
+    setObjectShadowOnly(name: string, shadowOnly: boolean): void {
+      scene?.traverse((o) => {
+        if ((o as THREE.DirectionalLight).isDirectionalLight) (o as THREE.DirectionalLight).shadow.camera.layers.enable(SHADOW_ONLY_LAYER);
+        if (o.name === name) o.traverse((part) => part.layers.set(shadowOnly ? SHADOW_ONLY_LAYER : 0));
+      });
     },
   };
   (window as unknown as { pliant: typeof hooks }).pliant = hooks;

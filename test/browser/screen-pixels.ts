@@ -46,9 +46,11 @@ export interface ShowThroughShots { all: string; bodyAlone: string; behindAlone:
  * within `rect` (x0, y0, x1, y1, page pixels), shrunk by `inset` pixels (its antialiased edge left out). Inside it:
  * the area (pixels), the mean and the largest luminance change (0-255) the things behind make, and the largest change
  * of that difference between neighbouring pixels (a sharp edge seen through the body; a soft blur has no step) with
- * its 99.5th percentile.
+ * its 99.5th percentile. Steps across the body's own edges are left out: where the body alone changes by more than
+ * `ownEdge` between the two pixels (its texture's patches, a leg in front of its belly), what shows through it
+ * changes there too, as it would through real jelly; a ghost is an edge the body itself does not have.
  */
-export function showThrough(page: Page, shots: ShowThroughShots, rect: [number, number, number, number], inset: number): Promise<{ area: number; mean: number; max: number; step: number; step995: number }> {
+export function showThrough(page: Page, shots: ShowThroughShots, rect: [number, number, number, number], inset: number, ownEdge: number): Promise<{ area: number; mean: number; max: number; step: number; step995: number; largestAt: [number, number] }> {
   return inPage(page, `(() => {
     const s = window.shots, all = s[${JSON.stringify(shots.all)}], body = s[${JSON.stringify(shots.bodyAlone)}];
     const behind = s[${JSON.stringify(shots.behindAlone)}], neither = s[${JSON.stringify(shots.neither)}];
@@ -76,15 +78,22 @@ export function showThrough(page: Page, shots: ShowThroughShots, rect: [number, 
       area++; sum += Math.abs(diff[i]); max = Math.max(max, Math.abs(diff[i]));
     }
     const steps = [];
+    let largestAt = [0, 0], largest = -1;
+    const step = (i, j, x, y) => {
+      if (Math.abs(lum(body.data, j) - lum(body.data, i)) > ${ownEdge}) return;
+      const d = Math.abs(diff[j] - diff[i]);
+      steps.push(d);
+      if (d > largest) { largest = d; largestAt = [x, y]; }
+    };
     for (let y = 0; y < height - 1; y++) for (let x = 0; x < width - 1; x++) {
       const i = y * width + x;
       if (!mask[i]) continue;
-      if (mask[i + 1]) steps.push(Math.abs(diff[i + 1] - diff[i]));
-      if (mask[i + width]) steps.push(Math.abs(diff[i + width] - diff[i]));
+      if (mask[i + 1]) step(i, i + 1, x, y);
+      if (mask[i + width]) step(i, i + width, x, y);
     }
     steps.sort((u, v) => u - v);
     const at = (f) => steps.length ? steps[Math.min(steps.length - 1, Math.floor(f * steps.length))] : 0;
-    return { area, mean: area ? sum / area : 0, max, step: at(1), step995: at(0.995) };
+    return { area, mean: area ? sum / area : 0, max, step: at(1), step995: at(0.995), largestAt };
   })()`);
 }
 
