@@ -1,7 +1,6 @@
 // The operator's HTTP side: the admin page itself and its figures. The token travels in an Authorization header,
 // never in a URL that gets shared or logged; an address that keeps guessing wrong tokens is told to wait.
 
-import path from "node:path";
 import { matchMaker } from "@colyseus/core";
 import type { Application } from "express";
 import { ROOM_NAME } from "../shared/net";
@@ -14,7 +13,7 @@ const MINUTE_MS = 60_000;
 /** Addresses remembered at most (the oldest are forgotten first). */
 const TRACKED_ADDRESSES = 1024;
 
-export function installAdminRoutes(app: Application, adminToken: string, clientBuild: string): void {
+export function installAdminRoutes(app: Application, adminToken: string): void {
   const wrong = new Map<string, { since: number; count: number }>();
   app.get("/admin/stats", async (req, res) => {
     const address = req.socket.remoteAddress ?? "?", now = Date.now();
@@ -39,5 +38,9 @@ export function installAdminRoutes(app: Application, adminToken: string, clientB
     const local = rooms.map((r) => matchMaker.getLocalRoomById(r.roomId) as PlaygroundRoom | undefined).filter((r) => r !== undefined);
     res.set("Cache-Control", "no-store").json({ at: now, rooms: local.map((room) => room.adminStats()) });
   });
-  app.get("/admin", (_req, res) => res.sendFile(path.join(clientBuild, "admin.html")));
+  // The page itself is the built admin.html, served by the client's static handler (compressed, revalidated).
+  app.get("/admin", (req, _res, next) => {
+    req.url = "/admin.html";
+    next();
+  });
 }

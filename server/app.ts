@@ -177,7 +177,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
         const opened = /^(localhost|127\.|\[::1\])/.test(host) || !/^[\w.:[\]-]+$/.test(host) ? null : `${scheme}://${host}`;
         res.set("Cache-Control", "no-store").json({ url: opened ?? urls[0], urls });
       });
-      installAdminRoutes(app, adminToken, CLIENT_BUILD);
+      installAdminRoutes(app, adminToken);
       installGalleryRoutes(app, ASSET_DIRECTORY);
       installUploadRoutes(app, {
         presence, adminToken, baker, publicRoomId: currentPublicRoomId, log, ...(settings.uploadRate ? { rate: settings.uploadRate } : {}),

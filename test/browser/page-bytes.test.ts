@@ -67,7 +67,7 @@ describe("the built client over HTTP", () => {
   });
 
   it("revalidates the pages on every visit, sends them compressed, and ships no 27-28 MB WebGPU runtime", async () => {
-    for (const page of ["/", "/index.html", "/admin.html"]) {
+    for (const page of ["/", "/index.html", "/admin", "/admin.html"]) {
       const response = await get(`${origin}${page}`, "gzip, deflate, br");
       expect(response.status).toBe(200);
       expect(response.headers.get("cache-control"), page).toBe("no-cache");
