@@ -47,11 +47,10 @@ export function rayleighRitz(stiffness: UpperCsc, mass: Float64Array, basis: Flo
   for (let i = 0; i < n; i++) for (let c = 0; c < p; c++) basis[i * p + c] = norms[c] > 0 ? basis[i * p + c] / norms[c] : 0;
   // Whitening in the small space: T = U D^-1/2 over the kept eigenpairs of B^T M B, so that B T is M-orthonormal;
   // then A = T^T (B^T K B) T, diagonalised. K is applied to the p columns once.
-  const gramMass = symmetricGram(basis, basis, p, mass);
-  const { transform, rank } = whitening(gramMass, p, cut);
   const kb = new Float64Array(n * p);
   stiffnessTimesBlock(stiffness, basis, p, kb);
-  const gramStiffness = symmetricGram(basis, kb, p);
+  const { mass: gramMass, stiffness: gramStiffness } = gramPair(basis, kb, p, mass);
+  const { transform, rank } = whitening(gramMass, p, cut);
   const a = sandwich(transform, gramStiffness, p, rank);
   const values = new Float64Array(rank), y = new Float64Array(rank * rank);
   symmetricEigenSorted(a, rank, values, y);
@@ -188,6 +187,27 @@ function symmetricGram(x: Float64Array, y: Float64Array, p: number, mass?: Float
   }
   for (let r = 0; r < p; r++) for (let c = 0; c < r; c++) gram[r * p + c] = gram[c * p + r];
   return gram;
+}
+
+/** B^T M B and B^T (K B) (p x p each, symmetric: upper triangles summed) in one pass over the block. */
+function gramPair(b: Float64Array, kb: Float64Array, p: number, mass: Float64Array): { mass: Float64Array; stiffness: Float64Array } {
+  const n = mass.length, gm = new Float64Array(p * p), gk = new Float64Array(p * p), row = new Float64Array(p);
+  for (let i = 0; i < n; i++) {
+    const o = i * p, m = mass[i];
+    for (let c = 0; c < p; c++) row[c] = m * b[o + c];
+    for (let r = 0; r < p; r++) {
+      const br = b[o + r], at = r * p;
+      for (let c = r; c < p; c++) {
+        gm[at + c] += br * row[c];
+        gk[at + c] += br * kb[o + c];
+      }
+    }
+  }
+  for (let r = 0; r < p; r++) for (let c = 0; c < r; c++) {
+    gm[r * p + c] = gm[c * p + r];
+    gk[r * p + c] = gk[c * p + r];
+  }
+  return { mass: gm, stiffness: gk };
 }
 
 /** T^T G T for T (p x r) and a symmetric G (p x p), symmetrised. */

@@ -19,6 +19,14 @@ const VARIANTS: Record<string, RitzFinishOptions> = {
   "p2 cheb8 x2": { iterations: 2, chebyshevDegree: 8 },
   "p2 cheb8 x4": { iterations: 4, chebyshevDegree: 8 },
   "p2 cheb16 x2": { iterations: 2, chebyshevDegree: 16 },
+  "fields cheb8 x1": { coordinateProducts: false, polynomialDegree: 0, iterations: 1, chebyshevDegree: 8 },
+  "fields cheb8 x2": { coordinateProducts: false, polynomialDegree: 0, iterations: 2, chebyshevDegree: 8 },
+  "fields cheb16 x2": { coordinateProducts: false, polynomialDegree: 0, iterations: 2, chebyshevDegree: 16 },
+  "fields+xw cheb8 x1": { coordinateProducts: true, polynomialDegree: 1, iterations: 1, chebyshevDegree: 8 },
+  "p3": { coordinateProducts: false, polynomialDegree: 3 },
+  "p3 cheb8 x2": { coordinateProducts: false, polynomialDegree: 3, iterations: 2, chebyshevDegree: 8 },
+  "p3 cheb16 x2": { coordinateProducts: false, polynomialDegree: 3, iterations: 2, chebyshevDegree: 16 },
+  "p3 cheb8 x4": { coordinateProducts: false, polynomialDegree: 3, iterations: 4, chebyshevDegree: 8 },
 };
 
 async function main(): Promise<void> {
@@ -39,7 +47,8 @@ async function main(): Promise<void> {
     for (let i = 0; i < solid.unknowns; i++) volume += solid.mass[i];
     const exact = lowestEigenpairs(solid.stiffness, solid.mass, 12, { shift: 1, deflate: [new Float64Array(solid.unknowns).fill(1 / Math.sqrt(volume))] }).values;
     const tn = performance.now();
-    const network = await provider.fieldsFor(shape, 16);
+    // NETWORK=none: no network, the span is the polynomials alone (the iterations' start without the network).
+    const network = process.env.NETWORK === "none" ? { count: 16, evaluate: async (_points: Float64Array, weights: Float64Array) => void weights.fill(0) } : await provider.fieldsFor(shape, 16);
     const encodeMs = performance.now() - tn;
     for (const [name, options] of Object.entries(VARIANTS)) {
       if (only && !only.includes(name)) continue;
