@@ -28,7 +28,7 @@ const RITZ_SPANS: Record<string, Pick<RitzFinishOptions, "coordinateProducts" | 
 const USAGE = `usage: npm run eval:modes -- --mesh PATH|box:LxWxH|heldout:N [--weights baseline|eigen|model|model-ritz] [--handles 16] [--cubature 256]
        [--E 1e5] [--nu 0.35] [--rho 1000] [--size 0.3] [--modes 6] [--fem] [--max-tets ${DEFAULT_MAX_TETS}]
        [--clusters] [--eigen-cells ${EIGEN_DEFAULTS.targetCells}] [--local-fields ${EIGEN_DEFAULTS.localFields}]
-       [--ritz-span xw-p2] [--ritz-iterations ${RITZ_FINISH_DEFAULTS.iterations}] [--ritz-degree ${RITZ_FINISH_DEFAULTS.chebyshevDegree}] [--fem-cache DIR] [--json]
+       [--ritz-span fields] [--ritz-iterations ${RITZ_FINISH_DEFAULTS.iterations}] [--ritz-degree ${RITZ_FINISH_DEFAULTS.chebyshevDegree}] [--fem-cache DIR] [--json]
   --clusters         cubature at the clusters' centroids instead of fitted to the fields
   --eigen-cells      grid cells inside the solid for --weights eigen or model-ritz (resolution against bake time)
   --local-fields     of the --handles fields, how many are surface bumps instead of modes, for --weights eigen or model-ritz
@@ -66,7 +66,7 @@ async function main(): Promise<void> {
   const gridded = weights === "eigen" || weights === "model-ritz";
   for (const flag of ["eigen-cells", "local-fields"]) if (flags[flag] !== undefined && !gridded) throw new UsageError(`--${flag} is for --weights eigen or model-ritz`);
   for (const flag of ["ritz-span", "ritz-iterations", "ritz-degree"]) if (flags[flag] !== undefined && weights !== "model-ritz") throw new UsageError(`--${flag} is for --weights model-ritz`);
-  const spanName = typeof flags["ritz-span"] === "string" ? flags["ritz-span"] : "xw-p2";
+  const spanName = typeof flags["ritz-span"] === "string" ? flags["ritz-span"] : RITZ_FINISH_DEFAULTS.coordinateProducts ? "xw-p2" : "fields";
   if (!(spanName in RITZ_SPANS)) throw new UsageError(`--ritz-span must be one of ${Object.keys(RITZ_SPANS).join(", ")}`);
   const ritz: RitzFinishOptions = {
     targetCells: eigenCells, localFields, ...RITZ_SPANS[spanName],

@@ -1,7 +1,8 @@
 // Bake time of the Rayleigh-Ritz finish against the eigen provider's, in one warmed-up process, median of REPS
 // (default 3), stage by stage: voxel solid, network decode at the nodes, Rayleigh-Ritz, iterations, bumps for the
 // finish; voxel solid, Lanczos (factor + iterations), bumps (factor + solves) for eigen; then whole bakes (fitted
-// cubature) with each. Usage: npx tsx test/bench/ritz-finish-timing.ts MESH [MESH...]; JSON lines on stdout.
+// cubature) with each. Usage: [SPAN=fields] [REPS=3] npx tsx test/bench/ritz-finish-timing.ts MESH [MESH...]; JSON lines
+// on stdout.
 
 import { createInsideTest, meshBounds, normaliseMesh, sampleSurface, thickenFlatMesh } from "../../shared/geometry";
 import { lowestEigenpairs, shiftedStiffness } from "../../shared/linalg/shift-invert-lanczos";
@@ -11,6 +12,8 @@ import { loadMesh } from "../../server/scenarios/body-from-mesh";
 import { modelProvider } from "../../server/skinning/model-provider";
 
 const REPS = Number(process.env.REPS ?? 3);
+/** SPAN=fields: the network's fields alone, not enlarged (the finish's default span otherwise). */
+const SPAN = process.env.SPAN === "fields" ? { coordinateProducts: false, polynomialDegree: 0 } : {};
 const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
 const round = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, Math.round(v)]));
 
@@ -50,7 +53,7 @@ async function main(): Promise<void> {
         t = performance.now();
         const network = await model.fieldsFor(shape, 16);
         const encode = performance.now() - t;
-        const fields = await createRitzFields(solidOf, network, 16, { iterations });
+        const fields = await createRitzFields(solidOf, network, 16, { ...SPAN, iterations });
         const total = performance.now() - t;
         if (rep === 0) continue;
         const name = `ritz${iterations}`;
@@ -64,7 +67,7 @@ async function main(): Promise<void> {
     }
     inside.dispose?.();
     // Whole bakes, fitted cubature: eigen against the finish with 2 iterations.
-    for (const [name, provider] of [["eigen", eigenProvider], ["ritz2", ritzFinishProvider(model, { iterations: 2 })]] as const) {
+    for (const [name, provider] of [["eigen", eigenProvider], ["ritz2", ritzFinishProvider(model, { ...SPAN, iterations: 2 })]] as const) {
       const runs: Record<string, number[]> = {};
       for (let rep = 0; rep <= REPS; rep++) {
         const { timings } = await bakeMesh(mesh, provider);
