@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   const tls = await tlsFromEnvironment(host);
   const server = await startServer({
     port, host, redisUrl: process.env.REDIS_URL || undefined, adminToken: process.env.ADMIN_TOKEN, provider,
-    providerKey: skinning === "model" ? await modelCacheKey() : skinning,
+    providerKey: skinning === "model" ? await modelCacheKey() : skinning === "model-ritz" ? `ritz-${await modelCacheKey()}` : skinning,
     fitCubature: cubature === "fitted",
     publicAddress: process.env.PUBLIC_ADDRESS || undefined, tls,
     reconnectSeconds, idleResetMinutes, attractWobbleSeconds, uploadSize,

@@ -1,23 +1,42 @@
-// npm run eval:modes -- --mesh PATH|box:LxWxH|heldout:N [--weights baseline|eigen|model] [--handles 16] [--cubature 256] [--E 1e5]
-//   [--nu 0.35] [--rho 1000] [--size 0.3] [--modes 6] [--fem] [--max-tets 3000] [--clusters] [--eigen-cells N] [--local-fields N] [--json]
+// npm run eval:modes -- --mesh PATH|box:LxWxH|heldout:N [--weights baseline|eigen|model|model-ritz] [--handles 16] [--cubature 256] [--E 1e5]
+//   [--nu 0.35] [--rho 1000] [--size 0.3] [--modes 6] [--fem] [--max-tets 3000] [--clusters] [--eigen-cells N] [--local-fields N]
+//   [--ritz-span S] [--ritz-iterations N] [--ritz-degree N] [--fem-cache DIR] [--json]
 // The reduced model's free-free natural frequencies (as the solver would vibrate the baked body), and with --fem
 // the same solid's by full finite elements, their ratios, and the same fields integrated exactly over the FEM
 // mesh (field quality apart from cubature error). Progress on stderr; the result on stdout.
 
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { normaliseMesh, thickenFlatMesh } from "../../shared/geometry";
-import { EIGEN_DEFAULTS, eigenProviderWith } from "../../shared/skinning";
+import { EIGEN_DEFAULTS, eigenProviderWith, RITZ_FINISH_DEFAULTS, RitzFields, ritzFinishProvider, type RitzFinishOptions, type SkinningFieldProvider } from "../../shared/skinning";
+import { modelProvider } from "../skinning/model-provider";
 import { reducedModes } from "../modes/reduced-modes";
-import { DEFAULT_MAX_TETS, femModes } from "../modes/fem-modes";
+import { DEFAULT_MAX_TETS, femModes, type FemModes } from "../modes/fem-modes";
 import { exactlyIntegrated } from "../modes/exact-fields";
 import { DEFAULT_WEIGHTS, loadBody, loadMesh } from "../scenarios/body-from-mesh";
 import { integerFlag, numberFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-support";
 
-const USAGE = `usage: npm run eval:modes -- --mesh PATH|box:LxWxH|heldout:N [--weights baseline|eigen|model] [--handles 16] [--cubature 256]
+const RITZ_SPANS: Record<string, Pick<RitzFinishOptions, "coordinateProducts" | "polynomialDegree" | "fieldSquares">> = {
+  fields: { coordinateProducts: false, polynomialDegree: 0, fieldSquares: false },
+  xw: { coordinateProducts: true, polynomialDegree: 1, fieldSquares: false },
+  "xw-p2": { coordinateProducts: true, polynomialDegree: 2, fieldSquares: false },
+  "xw-p3": { coordinateProducts: true, polynomialDegree: 3, fieldSquares: false },
+  "xw-p2-w2": { coordinateProducts: true, polynomialDegree: 2, fieldSquares: true },
+};
+
+const USAGE = `usage: npm run eval:modes -- --mesh PATH|box:LxWxH|heldout:N [--weights baseline|eigen|model|model-ritz] [--handles 16] [--cubature 256]
        [--E 1e5] [--nu 0.35] [--rho 1000] [--size 0.3] [--modes 6] [--fem] [--max-tets ${DEFAULT_MAX_TETS}]
-       [--clusters] [--eigen-cells ${EIGEN_DEFAULTS.targetCells}] [--local-fields ${EIGEN_DEFAULTS.localFields}] [--json]
-  --clusters      cubature at the clusters' centroids instead of fitted to the fields
-  --eigen-cells   grid cells inside the solid for --weights eigen (resolution against bake time)
-  --local-fields  of the --handles fields, how many are surface bumps instead of modes, for --weights eigen`;
+       [--clusters] [--eigen-cells ${EIGEN_DEFAULTS.targetCells}] [--local-fields ${EIGEN_DEFAULTS.localFields}]
+       [--ritz-span fields] [--ritz-iterations ${RITZ_FINISH_DEFAULTS.iterations}] [--ritz-degree ${RITZ_FINISH_DEFAULTS.chebyshevDegree}] [--fem-cache DIR] [--json]
+  --clusters         cubature at the clusters' centroids instead of fitted to the fields
+  --eigen-cells      grid cells inside the solid for --weights eigen or model-ritz (resolution against bake time)
+  --local-fields     of the --handles fields, how many are surface bumps instead of modes, for --weights eigen or model-ritz
+  --ritz-span        for --weights model-ritz, the span the network's fields are enlarged to before Rayleigh-Ritz:
+                     ${Object.keys(RITZ_SPANS).join(", ")} (xw: each field times each coordinate; pN: polynomials to degree N; w2: fields squared)
+  --ritz-iterations  for --weights model-ritz, Chebyshev-filtered subspace iterations after the first Rayleigh-Ritz
+  --ritz-degree      their filter's degree
+  --fem-cache        a directory keeping FEM references by mesh, material, size, modes and --max-tets (reused when there)`;
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
@@ -25,6 +44,7 @@ async function main(): Promise<void> {
     E: { type: "string" }, nu: { type: "string" }, rho: { type: "string" }, size: { type: "string" }, modes: { type: "string" },
     fem: { type: "boolean", default: false }, "max-tets": { type: "string" }, json: { type: "boolean", default: false }, help: { type: "boolean" },
     clusters: { type: "boolean", default: false }, "eigen-cells": { type: "string" }, "local-fields": { type: "string" },
+    "ritz-span": { type: "string" }, "ritz-iterations": { type: "string" }, "ritz-degree": { type: "string" }, "fem-cache": { type: "string" },
   });
   if (flags.help) {
     process.stdout.write(`${USAGE}\n`);
@@ -43,25 +63,62 @@ async function main(): Promise<void> {
   const maxTets = integerFlag(flags, "max-tets", DEFAULT_MAX_TETS, 100, 200_000);
   const eigenCells = integerFlag(flags, "eigen-cells", EIGEN_DEFAULTS.targetCells, 100, 200_000);
   const localFields = integerFlag(flags, "local-fields", EIGEN_DEFAULTS.localFields, 0, 32);
-  for (const flag of ["eigen-cells", "local-fields"]) if (flags[flag] !== undefined && weights !== "eigen") throw new UsageError(`--${flag} is for --weights eigen`);
+  const gridded = weights === "eigen" || weights === "model-ritz";
+  for (const flag of ["eigen-cells", "local-fields"]) if (flags[flag] !== undefined && !gridded) throw new UsageError(`--${flag} is for --weights eigen or model-ritz`);
+  for (const flag of ["ritz-span", "ritz-iterations", "ritz-degree"]) if (flags[flag] !== undefined && weights !== "model-ritz") throw new UsageError(`--${flag} is for --weights model-ritz`);
+  const spanName = typeof flags["ritz-span"] === "string" ? flags["ritz-span"] : RITZ_FINISH_DEFAULTS.coordinateProducts ? "xw-p2" : "fields";
+  if (!(spanName in RITZ_SPANS)) throw new UsageError(`--ritz-span must be one of ${Object.keys(RITZ_SPANS).join(", ")}`);
+  const ritz: RitzFinishOptions = {
+    targetCells: eigenCells, localFields, ...RITZ_SPANS[spanName],
+    iterations: integerFlag(flags, "ritz-iterations", RITZ_FINISH_DEFAULTS.iterations, 0, 32),
+    chebyshevDegree: integerFlag(flags, "ritz-degree", RITZ_FINISH_DEFAULTS.chebyshevDegree, 1, 64),
+  };
   const fitCubature = flags.clusters !== true;
 
   process.stderr.write(`baking ${flags.mesh} (${weights}, ${handles} handles, ${cubature} cubature)...\n`);
-  const provider = weights === "eigen" ? eigenProviderWith({ targetCells: eigenCells, localFields }) : undefined;
+  let provider: SkinningFieldProvider | undefined = weights === "eigen" ? eigenProviderWith({ targetCells: eigenCells, localFields }) : undefined;
+  // The Rayleigh-Ritz finish's own stage timings, from the fields it made.
+  let ritzFields: RitzFields | undefined;
+  if (weights === "model-ritz") {
+    const inner = ritzFinishProvider(await modelProvider(), ritz);
+    provider = {
+      ...inner,
+      async fieldsFor(shape, count) {
+        const fields = await inner.fieldsFor(shape, count);
+        if (fields instanceof RitzFields) ritzFields = fields;
+        return fields;
+      },
+    };
+  }
   const loaded = await loadBody({ mesh: flags.mesh, weights, handles, cubature, size, provider, fitCubature });
   const reduced = reducedModes(loaded.subspace, material);
   const result: Record<string, unknown> = {
     mesh: flags.mesh, weights, handles, cubature, fittedCubature: fitCubature, cubaturePoints: loaded.baked.cubatureVolumes.length,
-    ...(weights === "eigen" ? { eigenCells, localFields } : {}), E: material.youngsModulus, nu: material.poissonRatio, rho: material.density,
+    ...(gridded ? { eigenCells, localFields } : {}),
+    ...(weights === "model-ritz" ? { ritzSpan: spanName, ritzIterations: ritz.iterations, ritzDegree: ritz.chebyshevDegree } : {}),
+    E: material.youngsModulus, nu: material.poissonRatio, rho: material.density,
     size: loaded.size, frequenciesHz: reduced.frequenciesHz.slice(0, modes), nearZero: reduced.nearZero, bakeMs: loaded.bakeMs,
+    bakeTimings: loaded.timings, ...(ritzFields ? { ritzTimings: ritzFields.timings, ritzSpanRank: ritzFields.spanRank } : {}),
   };
   if (flags.fem) {
-    process.stderr.write(`full FEM (quadratic tets, up to ${maxTets})...\n`);
     // The same solid the bake saw, in the body's metres.
     const { mesh } = await loadMesh(flags.mesh);
     const normalised = normaliseMesh(thickenFlatMesh(mesh)).mesh, s = loaded.size / 2;
     const solid = { positions: normalised.positions.map((v) => v * s), triangles: normalised.triangles };
-    const fem = await femModes(solid, material, modes, { maxTets, quadrature: true });
+    const key = JSON.stringify({ mesh: flags.mesh, material, size: loaded.size, modes, maxTets });
+    const cached = typeof flags["fem-cache"] === "string" ? path.join(flags["fem-cache"], `${createHash("sha256").update(key).digest("hex").slice(0, 24)}.json`) : undefined;
+    let fem: FemModes;
+    if (cached && existsSync(cached)) {
+      process.stderr.write(`full FEM from ${cached}\n`);
+      fem = JSON.parse(readFileSync(cached, "utf8")) as FemModes;
+    } else {
+      process.stderr.write(`full FEM (quadratic tets, up to ${maxTets})...\n`);
+      fem = await femModes(solid, material, modes, { maxTets, quadrature: true });
+      if (cached) {
+        mkdirSync(path.dirname(cached), { recursive: true });
+        writeFileSync(cached, JSON.stringify(fem));
+      }
+    }
     result.fem = { mesher: fem.mesher, tets: fem.tets, nearZero: fem.nearZero, frequenciesHz: fem.frequenciesHz, seconds: fem.seconds };
     // Disjoint shells (a mesh of several parts) move rigidly each: the ratios would pair different modes.
     if (fem.nearZero !== 6) process.stderr.write(`warning: the FEM solid has ${fem.nearZero} rigid modes, not 6 (several disjoint parts?): its ratios compare different modes\n`);

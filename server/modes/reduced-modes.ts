@@ -1,8 +1,9 @@
 // Free-free natural frequencies of a reduced body as the solver would vibrate it: the rest Hessian of the elastic
 // energy (linear elasticity with mu and the classical lambda) against the mass matrix, over the directions that
-// move some point (the mass matrix's range: the others move nothing and have no frequency).
+// move some point (the mass matrix's range, cut where the solver cuts it: the others move nothing and have no
+// frequency).
 
-import { lameParameters, symmetricEigen, type Material, type Subspace } from "../../shared/sim";
+import { lameParameters, NULL_EIGENVALUE, symmetricEigen, type Material, type Subspace } from "../../shared/sim";
 
 export interface ReducedModes {
   /** Non-rigid free-free frequencies, Hz, ascending. */
@@ -21,7 +22,8 @@ export function reducedModes(subspace: Subspace, material: Material): ReducedMod
   symmetricEigen(Float64Array.from(subspace.massBlock), m, massValues, massVectors);
   const largest = Math.max(...massValues);
   const kept: number[] = [];
-  for (let j = 0; j < m; j++) if (massValues[j] > 1e-10 * largest) kept.push(j);
+  // The solver's own cut: it keeps (and moves) every direction the mass sees above it.
+  for (let j = 0; j < m; j++) if (massValues[j] >= NULL_EIGENVALUE * largest) kept.push(j);
   const r = kept.length, d = 3 * r;
   // basis column (a, k): component a, mass eigenvector kept[k] scaled by 1 / sqrt(rho d_k).
   const basis = new Float64Array(n * d);

@@ -2,12 +2,12 @@
 
 import { boxMesh, type TriangleMesh } from "../../shared/geometry";
 import { basisRows, SoftBody, Subspace, type Material, type SolverOptions } from "../../shared/sim";
-import { bakeMesh, baselineProvider, DEFAULT_FIELD_PROVIDER, eigenProvider, handleCount, orthonormalProvider, SkinningError, toSubspaceSource, type BakedBody, type SkinningFieldProvider } from "../../shared/skinning";
+import { bakeMesh, baselineProvider, DEFAULT_FIELD_PROVIDER, eigenProvider, handleCount, orthonormalProvider, ritzFinishProvider, SkinningError, toSubspaceSource, type BakedBody, type BakeResult, type SkinningFieldProvider } from "../../shared/skinning";
 import { readMeshFile } from "../mesh-file";
 import { heldOutShape } from "../modes/heldout-shapes";
-import { modelWithAnchor } from "../skinning/model-provider";
+import { modelProvider, modelWithAnchor } from "../skinning/model-provider";
 
-export const WEIGHTS_SOURCES = ["baseline", "eigen", "model"] as const;
+export const WEIGHTS_SOURCES = ["baseline", "eigen", "model", "model-ritz"] as const;
 export type WeightsSource = (typeof WEIGHTS_SOURCES)[number];
 
 /** The fields a bake uses when none is named (DEFAULT_FIELD_PROVIDER's). */
@@ -35,6 +35,8 @@ export interface BodySetup {
 export interface LoadedBody {
   baked: BakedBody;
   bakeMs: number;
+  /** Milliseconds per bake stage. */
+  timings: BakeResult["timings"];
   /** Largest extent in metres. */
   size: number;
   subspace: Subspace;
@@ -48,7 +50,9 @@ export async function providerFor(weights: WeightsSource): Promise<SkinningField
   if (weights === "eigen") return eigenProvider;
   // The network's fields are nearly collinear in places; the bake gets an orthonormal basis of their span.
   if (weights === "model") return orthonormalProvider(await modelWithAnchor());
-  throw new SkinningError(`unknown weights "${String(weights)}": use baseline, eigen or model`);
+  // The network's fields finished by Rayleigh-Ritz on the voxel solid (ritz-finish.ts): grid fields, as eigen's.
+  if (weights === "model-ritz") return ritzFinishProvider(await modelProvider());
+  throw new SkinningError(`unknown weights "${String(weights)}": use ${WEIGHTS_SOURCES.join(", ")}`);
 }
 
 /** "box:1x0.1x0.1" -> [1, 0.1, 0.1], or null for a file path. */
@@ -85,7 +89,7 @@ export async function loadBody(setup: BodySetup): Promise<LoadedBody> {
   const s = size / 2;
   const renderRest = baked.renderPositions.map((v) => v * s);
   const renderRows = basisRows({ positions: renderRest, weights: baked.renderWeights }, handleCount(baked));
-  return { baked, bakeMs: timings.total, size, subspace, renderRest, renderRows };
+  return { baked, bakeMs: timings.total, timings, size, subspace, renderRest, renderRows };
 }
 
 export function createSoftBody(loaded: LoadedBody, material: Material, options: Partial<SolverOptions>, origin: ArrayLike<number>): SoftBody {

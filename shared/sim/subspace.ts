@@ -209,8 +209,11 @@ export function scaleMassIntegrals(integrals: MassIntegrals, s: number): MassInt
   return { block, moment, volume: s3 * integrals.volume, centroid: integrals.centroid.map((c) => s * c) };
 }
 
-/** Relative mass eigenvalue below which a direction moves nothing (exact identities sit at ~1e-17, real modes above 1e-10). */
-const NULL_EIGENVALUE = 1e-13;
+/**
+ * Relative mass eigenvalue below which a direction moves nothing (exact identities sit at ~1e-17, real modes above
+ * 1e-10): the solver removes those directions, and keeps every other; evaluations of the body's modes use the same cut.
+ */
+export const NULL_EIGENVALUE = 1e-13;
 
 function massNullSpace(massBlock: Float64Array, m: number): [Float64Array, number] {
   const values = new Float64Array(m), vectors = new Float64Array(m * m);

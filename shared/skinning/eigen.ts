@@ -90,7 +90,7 @@ export function createEigenFields(
 }
 
 /** Node positions of the solid's unknowns (normalised units). */
-function unknownPositions(solid: VoxelSolid): Float64Array {
+export function unknownPositions(solid: VoxelSolid): Float64Array {
   const [cx, cy] = solid.cells, nx = cx + 1, ny = cy + 1, h = solid.spacing, o = solid.origin;
   const out = new Float64Array(3 * solid.unknowns);
   for (let node = 0; node < solid.unknownOf.length; node++) {
@@ -104,9 +104,20 @@ function unknownPositions(solid: VoxelSolid): Float64Array {
 
 /**
  * `count` screened-Poisson bumps centred on surface nodes spread farthest apart (the first is the node farthest
- * from the centroid).
+ * from the centroid), solved with a sparse Cholesky factor of K + M / r^2.
  */
 function surfaceBumps(solid: VoxelSolid, count: number, reach: number): Float64Array[] {
+  const sources = surfaceBumpSources(solid, count, reach);
+  const factor = SparseCholesky.factor(shiftedStiffness(solid.stiffness, solid.mass, 1 / (reach * reach)));
+  for (const g of sources) factor.solve(g);
+  return sources;
+}
+
+/**
+ * The right-hand sides M s of `count` surface bumps (K + M / r^2) g = M s: a Gaussian blob s of width r / 2 at
+ * each of `count` surface nodes spread farthest apart (the first is the node farthest from the centroid).
+ */
+export function surfaceBumpSources(solid: VoxelSolid, count: number, reach: number): Float64Array[] {
   const n = solid.unknowns, mass = solid.mass, positions = unknownPositions(solid);
   const full = solid.spacing ** 3;
   // Surface nodes: those with less than a full cell's worth of inside around them.
@@ -132,7 +143,6 @@ function surfaceBumps(solid: VoxelSolid, count: number, reach: number): Float64A
       if (distance[a] > far) { far = distance[a]; next = a; }
     });
   }
-  const factor = SparseCholesky.factor(shiftedStiffness(solid.stiffness, mass, 1 / (reach * reach)));
   const blob = 0.5 * reach;
   return centres.map((c) => {
     const g = new Float64Array(n);
@@ -140,13 +150,12 @@ function surfaceBumps(solid: VoxelSolid, count: number, reach: number): Float64A
       const r2 = (positions[3 * u] - positions[3 * c]) ** 2 + (positions[3 * u + 1] - positions[3 * c + 1]) ** 2 + (positions[3 * u + 2] - positions[3 * c + 2]) ** 2;
       g[u] = mass[u] * Math.exp(-r2 / (2 * blob * blob));
     }
-    factor.solve(g);
     return g;
   });
 }
 
 /** u^T K u / u^T M u. */
-function rayleigh(solid: VoxelSolid, u: Float64Array): number {
+export function rayleigh(solid: VoxelSolid, u: Float64Array): number {
   const k = solid.stiffness;
   let top = 0, bottom = 0;
   for (let col = 0; col < k.n; col++) {
@@ -160,7 +169,7 @@ function rayleigh(solid: VoxelSolid, u: Float64Array): number {
 }
 
 /** Gram-Schmidt in the M inner product, against `fixed` (M-orthonormal) and the earlier vectors, twice over. */
-function massOrthonormalised(vectors: Float64Array[], fixed: Float64Array[], mass: Float64Array): Float64Array[] {
+export function massOrthonormalised(vectors: Float64Array[], fixed: Float64Array[], mass: Float64Array): Float64Array[] {
   const done: Float64Array[] = [];
   for (const v of vectors) {
     const norm0 = Math.sqrt(massDot(v, v, mass));

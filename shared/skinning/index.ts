@@ -13,3 +13,4 @@ export * from "./render-influences";
 export * from "./texture-seams";
 export * from "./field-description";
 export { rigOf, packRig, type BakedRigInfo, type BakedRigArrays } from "./baked-rig";
+export * from "./ritz-finish";

@@ -1,0 +1,103 @@
+// Jacobi-preconditioned conjugate gradients for (K + s M) X = B, K symmetric positive semi-definite (upper
+// triangle by columns), M diagonal positive, s > 0: a well-conditioned system when s is not small against K's
+// lowest eigenvalues (a screened Poisson problem), solved without factorising K. Several right-hand sides are
+// solved together (one pass over K's entries per iteration serves them all), each with its own CG recurrence.
+
+import type { UpperCsc } from "./sparse-cholesky";
+
+export interface CgResult {
+  /** Iterations until the last right-hand side converged. */
+  iterations: number;
+  /** Largest final ||r|| / ||b|| over the right-hand sides. */
+  residual: number;
+}
+
+/**
+ * Solves (K + shift M) X = B in place (B, n x p node-major, becomes X) from X = 0, each column to `tolerance`
+ * relative residual.
+ */
+export function solveShiftedCg(k: UpperCsc, mass: Float64Array, shift: number, b: Float64Array, p = 1, tolerance = 1e-10, maxIterations = 2000): CgResult {
+  const n = k.n, size = n * p;
+  if (b.length !== size) throw new RangeError(`${p} right-hand sides over ${n} unknowns need ${size} numbers, got ${b.length}`);
+  const x = new Float64Array(size), r = Float64Array.from(b), z = new Float64Array(size), d = new Float64Array(size), q = new Float64Array(size);
+  const inverseDiagonal = new Float64Array(n);
+  for (let j = 0; j < n; j++) {
+    let diagonal = shift * mass[j];
+    for (let at = k.columnStart[j]; at < k.columnStart[j + 1]; at++) if (k.rows[at] === j) diagonal += k.values[at];
+    inverseDiagonal[j] = 1 / diagonal;
+  }
+  const bNorm = new Float64Array(p), rz = new Float64Array(p), dq = new Float64Array(p), rr = new Float64Array(p), rzNext = new Float64Array(p);
+  const active = new Uint8Array(p), relative = new Float64Array(p);
+  for (let i = 0; i < n; i++) {
+    for (let c = 0; c < p; c++) {
+      const o = i * p + c;
+      bNorm[c] += b[o] * b[o];
+      z[o] = inverseDiagonal[i] * r[o];
+      d[o] = z[o];
+      rz[c] += r[o] * z[o];
+    }
+  }
+  let open = 0;
+  for (let c = 0; c < p; c++) {
+    bNorm[c] = Math.sqrt(bNorm[c]);
+    active[c] = bNorm[c] > 0 ? 1 : 0;
+    open += active[c];
+  }
+  let iterations = 0;
+  while (open > 0 && iterations < maxIterations) {
+    // q = (K + shift M) d
+    for (let i = 0; i < n; i++) for (let c = 0; c < p; c++) q[i * p + c] = shift * mass[i] * d[i * p + c];
+    for (let j = 0; j < n; j++) {
+      const dj = j * p;
+      for (let at = k.columnStart[j]; at < k.columnStart[j + 1]; at++) {
+        const i = k.rows[at], v = k.values[at], di = i * p;
+        if (i === j) {
+          for (let c = 0; c < p; c++) q[dj + c] += v * d[dj + c];
+        } else {
+          for (let c = 0; c < p; c++) {
+            q[di + c] += v * d[dj + c];
+            q[dj + c] += v * d[di + c];
+          }
+        }
+      }
+    }
+    dq.fill(0);
+    rr.fill(0);
+    for (let o = 0; o < size; o++) dq[o % p] += d[o] * q[o];
+    for (let i = 0; i < n; i++) {
+      for (let c = 0; c < p; c++) {
+        if (!active[c]) continue;
+        const o = i * p + c, alpha = rz[c] / dq[c];
+        x[o] += alpha * d[o];
+        r[o] -= alpha * q[o];
+        rr[c] += r[o] * r[o];
+      }
+    }
+    iterations++;
+    rzNext.fill(0);
+    for (let c = 0; c < p; c++) {
+      if (!active[c]) continue;
+      relative[c] = Math.sqrt(rr[c]) / bNorm[c];
+      if (relative[c] <= tolerance) {
+        active[c] = 0;
+        open--;
+      }
+    }
+    for (let i = 0; i < n; i++) {
+      for (let c = 0; c < p; c++) {
+        const o = i * p + c;
+        z[o] = inverseDiagonal[i] * r[o];
+        rzNext[c] += r[o] * z[o];
+      }
+    }
+    for (let c = 0; c < p; c++) {
+      const beta = active[c] ? rzNext[c] / rz[c] : 0;
+      rz[c] = rzNext[c];
+      for (let i = 0; i < n; i++) d[i * p + c] = active[c] ? z[i * p + c] + beta * d[i * p + c] : 0;
+    }
+  }
+  b.set(x);
+  let residual = 0;
+  for (let c = 0; c < p; c++) residual = Math.max(residual, relative[c]);
+  return { iterations, residual };
+}
