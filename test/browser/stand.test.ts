@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startServer, type RunningServer } from "../../server/app";
 import type { PlaygroundRoom } from "../../server/room/playground-room";
 import { KICK_CLOSE_CODE, PliantRoomClient } from "../../shared/net";
+import { PLAYGROUND } from "../../shared/scene";
 import { ARTIFACTS, CHROMIUM, inPage, launchBrowser, openPage, waitForPage, type Browser, type WatchedPage } from "./browser";
 import { samplePoint, topSample } from "./page-probes";
 
@@ -156,7 +157,14 @@ describe("the stand in Chromium", () => {
         expect(holding).toBe(body);
       }, { timeout: 30_000, interval: 100 });
       await visitor.page.mouse.move(tx, ty, { steps: 20 });
-      await renderedFrames(visitor, 10);
+      // Let go only once the page shows the ball's top 5 cm out past the table's front edge (a slow room carries it
+      // there late).
+      const table = PLAYGROUND.statics.find((box) => box.name === "table")!, frontEdge = table.center[2] + table.half[2];
+      const top = await inPage<number>(visitor.page, topSample(body));
+      await vi.waitFor(async () => {
+        const shown = await inPage<Vec>(visitor.page, samplePoint(body, top));
+        expect(shown[2] - frontEdge, "the held ball's top past the table's front edge, m").toBeGreaterThan(0.05);
+      }, { timeout: 30_000, interval: 100 });
       await visitor.page.mouse.up();
       await visitor.page.waitForSelector("[data-hint=grab]", { state: "detached" });
       const shownY = `window.pliant.surfacePoint(${JSON.stringify(body)}, ${await inPage<number>(visitor.page, topSample(body))})[1]`;
