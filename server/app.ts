@@ -18,7 +18,7 @@ import { colyseusLogger } from "./logging/colyseus-logger";
 import { guardMatchmaking, DEFAULT_MATCHMAKE_LIMITS, type MatchmakeLimits } from "./matchmaking/matchmake-guard";
 import { installMatchmakePolicy } from "./matchmaking/matchmake-policy";
 import { ensurePublicRoom, publicRoomId as currentPublicRoomId } from "./matchmaking/public-room";
-import { configurePlayground, playgroundConfig } from "./room/playground-config";
+import { configurePlayground, playgroundConfig, roomFields } from "./room/playground-config";
 import { PlaygroundRoom } from "./room/playground-room";
 import { BAKE_CACHE_DIRECTORY, clientBakeFile } from "./world/bake-cache";
 import { ASSET_DIRECTORY, bakeBodies } from "./world/playground-bodies";
@@ -89,7 +89,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   const adminToken = settings.adminToken || randomBytes(12).toString("base64url");
   configurePlayground({
     adminToken, log,
-    ...(settings.provider ? { provider: settings.provider, providerKey: settings.providerKey ?? settings.provider.name } : {}),
+    ...(settings.provider ? { fields: { provider: settings.provider, providerKey: settings.providerKey ?? settings.provider.name } } : {}),
     ...(settings.fitCubature !== undefined ? { fitCubature: settings.fitCubature } : {}),
     ...(settings.reconnectSeconds !== undefined ? { reconnectSeconds: settings.reconnectSeconds } : {}),
     ...(settings.idleResetMinutes !== undefined ? { idleResetMinutes: settings.idleResetMinutes } : {}),
@@ -98,8 +98,9 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   // Bake the default scene now (or find it in the cache): a missing asset fails here with a clear message, and the
   // first person to join does not wait for bakes.
   const config = playgroundConfig();
-  const baked = await bakeBodies(config.layout.bodies, config.provider, config.providerKey, config.fitCubature);
-  const characters = await bakeCharacters(config.layout.characters ?? [], config.provider, config.providerKey, config.fitCubature);
+  const fields = await roomFields();
+  const baked = await bakeBodies(config.layout.bodies, fields.provider, fields.providerKey, config.fitCubature);
+  const characters = await bakeCharacters(config.layout.characters ?? [], fields.provider, fields.providerKey, config.fitCubature);
   // With Redis, bakes are shared: a client may fetch through this process a body another process baked.
   const sharedBakes = settings.redisUrl ? new SharedBakes(settings.redisUrl) : null;
   await sharedBakes?.publish([...baked, ...characters].map((b) => b.bake.hash));
@@ -110,7 +111,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   }
   // Uploads bake on one worker thread, started by the first upload (a running room's tests and benchmarks never
   // pay for it).
-  const baker = new Baker({ weights: config.provider.name, providerKey: config.providerKey, fitCubature: config.fitCubature });
+  const baker = new Baker({ weights: fields.provider.name, providerKey: fields.providerKey, fitCubature: config.fitCubature });
 
   let presence: Presence = new LocalPresence();
   let driver: matchMaker.MatchMakerDriver | undefined;

@@ -1,7 +1,7 @@
 // npm start: serves the client and the playground room on http://HOST:PORT (env PORT, default 2567; HOST,
 // default 0.0.0.0 so headsets on the local network can join). REDIS_URL enables scale-out, ADMIN_TOKEN fixes
-// the admin token (otherwise one is generated and printed), SKINNING=baseline|eigen|model picks the fields (default
-// eigen: shared/skinning/defaults.ts), CUBATURE=clusters|fitted how their cubature is made. ALLOWED_ORIGINS lists
+// the admin token (otherwise one is generated and printed), SKINNING=model|eigen|baseline|model-raw picks the fields (default
+// model, the network finished by Rayleigh-Ritz: server/skinning/weights-source.ts), CUBATURE=clusters|fitted how their cubature is made. ALLOWED_ORIGINS lists
 // other web origins that may call the matchmaking endpoints; RECONNECT_SECONDS is how long a dropped client's seat waits;
 // IDLE_RESET_MINUTES how long nobody may touch anything before the table is reset (0: never); ATTRACT_WOBBLE_SECONDS
 // how often a body of an idle room watched by a kiosk bounces (0: never); UPLOAD_SIZE the largest extent uploaded meshes
@@ -12,8 +12,7 @@ import path from "node:path";
 import { lanAddresses, startServer } from "./app";
 import { configurePlayground } from "./room/playground-config";
 import { certificateFromFiles, selfSignedCertificate } from "./tls/certificate";
-import { DEFAULT_WEIGHTS, isWeightsSource, providerFor, WEIGHTS_SOURCES } from "./scenarios/body-from-mesh";
-import { modelCacheKey } from "./skinning/model-provider";
+import { DEFAULT_WEIGHTS, fieldChoice, isWeightsSource, WEIGHTS_SOURCES } from "./skinning/weights-source";
 import { FIT_CUBATURE_BY_DEFAULT } from "../shared/skinning";
 import { LIMITS, UPLOAD_LIMITS } from "../shared/net";
 import { DEFAULT_IDLE_RESET_MINUTES } from "./room/table-reset";
@@ -25,7 +24,7 @@ async function main(): Promise<void> {
   const host = process.env.HOST ?? "0.0.0.0";
   const skinning = process.env.SKINNING ?? DEFAULT_WEIGHTS;
   if (!isWeightsSource(skinning)) throw new Error(`SKINNING must be one of ${WEIGHTS_SOURCES.join(", ")}, got "${skinning}"`);
-  const provider = await providerFor(skinning);
+  const { provider, providerKey } = await fieldChoice(skinning);
   const cubature = process.env.CUBATURE ?? (FIT_CUBATURE_BY_DEFAULT ? "fitted" : "clusters");
   if (cubature !== "fitted" && cubature !== "clusters") throw new Error(`CUBATURE must be fitted or clusters, got "${cubature}"`);
   const reconnectSeconds = Number(process.env.RECONNECT_SECONDS ?? 20);
@@ -43,7 +42,7 @@ async function main(): Promise<void> {
   const tls = await tlsFromEnvironment(host);
   const server = await startServer({
     port, host, redisUrl: process.env.REDIS_URL || undefined, adminToken: process.env.ADMIN_TOKEN, provider,
-    providerKey: skinning === "model" ? await modelCacheKey() : skinning === "model-ritz" ? `ritz-${await modelCacheKey()}` : skinning,
+    providerKey,
     fitCubature: cubature === "fitted",
     publicAddress: process.env.PUBLIC_ADDRESS || undefined, tls,
     reconnectSeconds, idleResetMinutes, attractWobbleSeconds, uploadSize,

@@ -1,13 +1,14 @@
-// npm run bake -- --mesh PATH [--handles 16] [--cubature 256] [--fit-cubature | --clusters] [--weights baseline|eigen|model] [--out FILE] [--json]
+// npm run bake -- --mesh PATH [--handles 16] [--cubature 256] [--fit-cubature | --clusters] [--weights model|eigen|baseline|model-raw] [--out FILE] [--json]
 
 import { writeFile } from "node:fs/promises";
 import { encodeBakedBody } from "../../shared/skinning";
-import { DEFAULT_WEIGHTS, loadMesh, providerFor } from "../scenarios/body-from-mesh";
+import { loadMesh } from "../scenarios/body-from-mesh";
+import { DEFAULT_WEIGHTS, providerFor } from "../skinning/weights-source";
 import { bakeMesh, bakedQuality, FIT_CUBATURE_BY_DEFAULT } from "../../shared/skinning";
 import { integerFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-support";
 
 const USAGE = `usage: npm run bake -- --mesh PATH|box:LxWxH|heldout:N [--handles 16] [--cubature 256] [--fit-cubature | --clusters]
-       [--weights baseline|eigen|model] [--seed 1] [--out FILE] [--json]
+       [--weights model|eigen|baseline|model-raw] [--seed 1] [--out FILE] [--json]
   --fit-cubature fit the cubature to the fields (the default); --clusters: at the clusters' centroids`;
 
 async function main(): Promise<void> {
@@ -26,13 +27,14 @@ async function main(): Promise<void> {
   if (flags.clusters === true && flags["fit-cubature"] === true) throw new UsageError("--clusters and --fit-cubature contradict each other");
   const fitCubature = flags.clusters === true ? false : flags["fit-cubature"] === true ? true : FIT_CUBATURE_BY_DEFAULT;
   const { mesh } = await loadMesh(flags.mesh);
-  const { body, timings } = await bakeMesh(mesh, await providerFor(weights), {
+  const { body, timings, fallback } = await bakeMesh(mesh, await providerFor(weights), {
     handles: integerFlag(flags, "handles", 16, 1, 64),
     cubature: integerFlag(flags, "cubature", 256, 8, 4096),
     seed: integerFlag(flags, "seed", 1, 0, 2 ** 31 - 1),
     fitCubature,
     onProgress: (stage) => process.stderr.write(`baking: ${stage}\n`),
   });
+  if (fallback) process.stderr.write(`the ${weights} fields failed on this mesh (${fallback.reason}); baked with ${fallback.provider} fields instead\n`);
   let bytes: number | undefined;
   if (typeof flags.out === "string") {
     const encoded = encodeBakedBody(body);
@@ -55,6 +57,7 @@ async function main(): Promise<void> {
     quality: bakedQuality(body),
     bakeMs: timings.total,
     timings,
+    ...(fallback ? { fallback } : {}),
     ...(typeof flags.out === "string" ? { out: flags.out, bytes } : {}),
   };
   if (flags.json === true) {

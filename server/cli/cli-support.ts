@@ -1,6 +1,6 @@
 // Shared pieces of the headless CLIs: typed flag parsing with clear errors, and running main with a clean exit.
 
-import { isWeightsSource, WEIGHTS_SOURCES, type WeightsSource } from "../scenarios/body-from-mesh";
+import { isWeightsSource, WEIGHTS_SOURCES, type WeightsSource } from "../skinning/weights-source";
 import { parseArgs } from "node:util";
 
 export class UsageError extends Error {

@@ -1,4 +1,4 @@
-// npm run eval:modes -- --mesh PATH|box:LxWxH|heldout:N [--weights baseline|eigen|model|model-ritz] [--handles 16] [--cubature 256] [--E 1e5]
+// npm run eval:modes -- --mesh PATH|box:LxWxH|heldout:N [--weights model|eigen|baseline|model-raw] [--handles 16] [--cubature 256] [--E 1e5]
 //   [--nu 0.35] [--rho 1000] [--size 0.3] [--modes 6] [--fem] [--max-tets 3000] [--clusters] [--eigen-cells N] [--local-fields N]
 //   [--ritz-span S] [--ritz-iterations N] [--ritz-degree N] [--fem-cache DIR] [--json]
 // The reduced model's free-free natural frequencies (as the solver would vibrate the baked body), and with --fem
@@ -9,12 +9,13 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { normaliseMesh, thickenFlatMesh } from "../../shared/geometry";
-import { EIGEN_DEFAULTS, eigenProviderWith, RITZ_FINISH_DEFAULTS, RitzFields, ritzFinishProvider, type RitzFinishOptions, type SkinningFieldProvider } from "../../shared/skinning";
+import { EIGEN_DEFAULTS, eigenProvider, eigenProviderWith, RITZ_FINISH_DEFAULTS, RitzFields, ritzFinishProvider, type RitzFinishOptions, type SkinningFieldProvider } from "../../shared/skinning";
 import { modelProvider } from "../skinning/model-provider";
 import { reducedModes } from "../modes/reduced-modes";
 import { DEFAULT_MAX_TETS, femModes, type FemModes } from "../modes/fem-modes";
 import { exactlyIntegrated } from "../modes/exact-fields";
-import { DEFAULT_WEIGHTS, loadBody, loadMesh } from "../scenarios/body-from-mesh";
+import { loadBody, loadMesh } from "../scenarios/body-from-mesh";
+import { DEFAULT_WEIGHTS } from "../skinning/weights-source";
 import { integerFlag, numberFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-support";
 
 const RITZ_SPANS: Record<string, Pick<RitzFinishOptions, "coordinateProducts" | "polynomialDegree" | "fieldSquares">> = {
@@ -25,16 +26,16 @@ const RITZ_SPANS: Record<string, Pick<RitzFinishOptions, "coordinateProducts" | 
   "xw-p2-w2": { coordinateProducts: true, polynomialDegree: 2, fieldSquares: true },
 };
 
-const USAGE = `usage: npm run eval:modes -- --mesh PATH|box:LxWxH|heldout:N [--weights baseline|eigen|model|model-ritz] [--handles 16] [--cubature 256]
+const USAGE = `usage: npm run eval:modes -- --mesh PATH|box:LxWxH|heldout:N [--weights model|eigen|baseline|model-raw] [--handles 16] [--cubature 256]
        [--E 1e5] [--nu 0.35] [--rho 1000] [--size 0.3] [--modes 6] [--fem] [--max-tets ${DEFAULT_MAX_TETS}]
        [--clusters] [--eigen-cells ${EIGEN_DEFAULTS.targetCells}] [--local-fields ${EIGEN_DEFAULTS.localFields}]
        [--ritz-span fields] [--ritz-iterations ${RITZ_FINISH_DEFAULTS.iterations}] [--ritz-degree ${RITZ_FINISH_DEFAULTS.chebyshevDegree}] [--fem-cache DIR] [--json]
   --clusters         cubature at the clusters' centroids instead of fitted to the fields
-  --eigen-cells      grid cells inside the solid for --weights eigen or model-ritz (resolution against bake time)
-  --local-fields     of the --handles fields, how many are surface bumps instead of modes, for --weights eigen or model-ritz
-  --ritz-span        for --weights model-ritz, the span the network's fields are enlarged to before Rayleigh-Ritz:
+  --eigen-cells      grid cells inside the solid for --weights model or eigen (resolution against bake time)
+  --local-fields     of the --handles fields, how many are surface bumps instead of modes, for --weights model or eigen
+  --ritz-span        for --weights model, the span the network's fields are enlarged to before Rayleigh-Ritz:
                      ${Object.keys(RITZ_SPANS).join(", ")} (xw: each field times each coordinate; pN: polynomials to degree N; w2: fields squared)
-  --ritz-iterations  for --weights model-ritz, Chebyshev-filtered subspace iterations after the first Rayleigh-Ritz
+  --ritz-iterations  for --weights model, Chebyshev-filtered subspace iterations after the first Rayleigh-Ritz
   --ritz-degree      their filter's degree
   --fem-cache        a directory keeping FEM references by mesh, material, size, modes and --max-tets (reused when there)`;
 
@@ -63,9 +64,9 @@ async function main(): Promise<void> {
   const maxTets = integerFlag(flags, "max-tets", DEFAULT_MAX_TETS, 100, 200_000);
   const eigenCells = integerFlag(flags, "eigen-cells", EIGEN_DEFAULTS.targetCells, 100, 200_000);
   const localFields = integerFlag(flags, "local-fields", EIGEN_DEFAULTS.localFields, 0, 32);
-  const gridded = weights === "eigen" || weights === "model-ritz";
-  for (const flag of ["eigen-cells", "local-fields"]) if (flags[flag] !== undefined && !gridded) throw new UsageError(`--${flag} is for --weights eigen or model-ritz`);
-  for (const flag of ["ritz-span", "ritz-iterations", "ritz-degree"]) if (flags[flag] !== undefined && weights !== "model-ritz") throw new UsageError(`--${flag} is for --weights model-ritz`);
+  const gridded = weights === "eigen" || weights === "model";
+  for (const flag of ["eigen-cells", "local-fields"]) if (flags[flag] !== undefined && !gridded) throw new UsageError(`--${flag} is for --weights model or eigen`);
+  for (const flag of ["ritz-span", "ritz-iterations", "ritz-degree"]) if (flags[flag] !== undefined && weights !== "model") throw new UsageError(`--${flag} is for --weights model`);
   const spanName = typeof flags["ritz-span"] === "string" ? flags["ritz-span"] : RITZ_FINISH_DEFAULTS.coordinateProducts ? "xw-p2" : "fields";
   if (!(spanName in RITZ_SPANS)) throw new UsageError(`--ritz-span must be one of ${Object.keys(RITZ_SPANS).join(", ")}`);
   const ritz: RitzFinishOptions = {
@@ -79,8 +80,8 @@ async function main(): Promise<void> {
   let provider: SkinningFieldProvider | undefined = weights === "eigen" ? eigenProviderWith({ targetCells: eigenCells, localFields }) : undefined;
   // The Rayleigh-Ritz finish's own stage timings, from the fields it made.
   let ritzFields: RitzFields | undefined;
-  if (weights === "model-ritz") {
-    const inner = ritzFinishProvider(await modelProvider(), ritz);
+  if (weights === "model") {
+    const inner = ritzFinishProvider(await modelProvider(), eigenProvider, ritz);
     provider = {
       ...inner,
       async fieldsFor(shape, count) {
@@ -95,10 +96,10 @@ async function main(): Promise<void> {
   const result: Record<string, unknown> = {
     mesh: flags.mesh, weights, handles, cubature, fittedCubature: fitCubature, cubaturePoints: loaded.baked.cubatureVolumes.length,
     ...(gridded ? { eigenCells, localFields } : {}),
-    ...(weights === "model-ritz" ? { ritzSpan: spanName, ritzIterations: ritz.iterations, ritzDegree: ritz.chebyshevDegree } : {}),
+    ...(weights === "model" ? { ritzSpan: spanName, ritzIterations: ritz.iterations, ritzDegree: ritz.chebyshevDegree } : {}),
     E: material.youngsModulus, nu: material.poissonRatio, rho: material.density,
     size: loaded.size, frequenciesHz: reduced.frequenciesHz.slice(0, modes), nearZero: reduced.nearZero, bakeMs: loaded.bakeMs,
-    bakeTimings: loaded.timings, ...(ritzFields ? { ritzTimings: ritzFields.timings, ritzSpanRank: ritzFields.spanRank } : {}),
+    bakeTimings: loaded.timings, ...(loaded.fallback ? { fallback: loaded.fallback } : {}), ...(ritzFields ? { ritzTimings: ritzFields.timings, ritzSpanRank: ritzFields.spanRank } : {}),
   };
   if (flags.fem) {
     // The same solid the bake saw, in the body's metres.
@@ -123,7 +124,7 @@ async function main(): Promise<void> {
     // Disjoint shells (a mesh of several parts) move rigidly each: the ratios would pair different modes.
     if (fem.nearZero !== 6) process.stderr.write(`warning: the FEM solid has ${fem.nearZero} rigid modes, not 6 (several disjoint parts?): its ratios compare different modes\n`);
     result.ratios = fem.frequenciesHz.map((f, i) => reduced.frequenciesHz[i] / f);
-    if (weights !== "model" && fem.points && fem.volumes) {
+    if (weights !== "model-raw" && fem.points && fem.volumes) {
       // The same fields over the FEM mesh's quadrature: what the fields can do, without cubature error.
       process.stderr.write(`the fields integrated exactly (${fem.volumes.length} points)...\n`);
       const exact = reducedModes(await exactlyIntegrated(loaded.baked, loaded.size, fem.points, fem.volumes), material);

@@ -3,7 +3,8 @@
 // stdout carries only the result (JSON with --json, a table otherwise); progress goes to stderr.
 
 import { CHARACTER_SIZE, FLESH } from "../../shared/rig/character-defaults";
-import { DEFAULT_WEIGHTS, loadBody } from "../scenarios/body-from-mesh";
+import { loadBody } from "../scenarios/body-from-mesh";
+import { DEFAULT_WEIGHTS } from "../skinning/weights-source";
 import { evaluateSecondary } from "../scenarios/secondary-eval";
 import { readSecondaryModel, secondaryModelName } from "../characters/secondary-model";
 import { integerFlag, numberFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-support";

@@ -125,7 +125,7 @@ async function physics(): Promise<Record<string, unknown>> {
   const E = 5e7, inertia = 0.1 ** 4 / 12, load = 1000 * 9.81 * 0.01;
   const eb = (load * 1) / (8 * E * inertia);
   const cantilever = await runScenario({
-    scenario: "cantilever", mesh: "box:1x0.1x0.1", weights: "model", handles: FIELDS, cubature: 256, size: 1,
+    scenario: "cantilever", mesh: "box:1x0.1x0.1", weights: "model-raw", handles: FIELDS, cubature: 256, size: 1,
     youngsModulus: E, poissonRatio: 0.3, density: 1000, damping: 0.01, dt: 1 / 60, steps: 360,
   });
   const tail = cantilever.frames.slice(-30).map((f) => -f.tip![1]);
@@ -134,7 +134,7 @@ async function physics(): Promise<Record<string, unknown>> {
   for (const file of readdirSync(MESHES).filter((f) => f.endsWith(".obj")).sort()) {
     for (const scenario of ["drop", "pull"] as const) {
       const r = await runScenario({
-        scenario, mesh: path.join(MESHES, file), weights: "model", handles: FIELDS, cubature: 256, size: 0.3,
+        scenario, mesh: path.join(MESHES, file), weights: "model-raw", handles: FIELDS, cubature: 256, size: 0.3,
         youngsModulus: 1e5, poissonRatio: 0.45, density: 1000, damping: 0.002, dt: 1 / 60, steps: 240,
       });
       const finite = r.frames.every((f) => [...f.centroid, f.minY, f.energy.kinetic, f.energy.elastic].every(Number.isFinite));
@@ -154,7 +154,7 @@ async function physics(): Promise<Record<string, unknown>> {
 async function poseInvariance(provider: SkinningFieldProvider): Promise<{ mesh: string; meanL1: number }[]> {
   const rows: { mesh: string; meanL1: number }[] = [];
   for (const file of ["spot.obj", "teapot.obj", "suzanne.obj"]) {
-    const loaded = await loadBody({ mesh: path.join(MESHES, file), weights: "model", handles: FIELDS, cubature: 256, size: 0.3 });
+    const loaded = await loadBody({ mesh: path.join(MESHES, file), weights: "model-raw", handles: FIELDS, cubature: 256, size: 0.3 });
     const rest = loaded.renderRest;
     let minY = Infinity, top = 0;
     for (let i = 0; i < rest.length / 3; i++) {

@@ -3,7 +3,7 @@
 
 import { CHARACTER_SIZE, FLESH } from "../../shared/rig/character-defaults";
 import { LAYERS, runAnimate, type Layer } from "../scenarios/animate";
-import { DEFAULT_WEIGHTS } from "../scenarios/body-from-mesh";
+import { DEFAULT_WEIGHTS } from "../skinning/weights-source";
 import { DEFAULT_THROW_SPEED, runScenario, SCENARIOS, type ScenarioName } from "../scenarios/run-scenario";
 import { integerFlag, numberFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-support";
 

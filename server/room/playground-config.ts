@@ -5,13 +5,13 @@ import { PLAYGROUND, type SceneLayout } from "../../shared/scene";
 import { UPLOAD_LIMITS } from "../../shared/net";
 import { DEFAULT_IDLE_RESET_MINUTES } from "./table-reset";
 import { ATTRACT_WOBBLE_SECONDS } from "./attract-wobble";
-import { DEFAULT_FIELD_PROVIDER, FIT_CUBATURE_BY_DEFAULT, type SkinningFieldProvider } from "../../shared/skinning";
+import { FIT_CUBATURE_BY_DEFAULT } from "../../shared/skinning";
+import { fieldChoice, type FieldChoice } from "../skinning/weights-source";
 
 export interface PlaygroundConfig {
   layout: SceneLayout;
-  provider: SkinningFieldProvider;
-  /** Identifies the provider's fields in bake cache keys ("eigen", "baseline", or the model files' hash). */
-  providerKey: string;
+  /** The bodies' skinning fields and their bake cache key; null: the default (DEFAULT_WEIGHTS), loaded on first use. */
+  fields: FieldChoice | null;
   /** Bake the bodies with cubature fitted to their fields (BakeOptions.fitCubature). */
   fitCubature: boolean;
   adminToken: string;
@@ -36,8 +36,7 @@ export interface PlaygroundConfig {
 
 let config: PlaygroundConfig = {
   layout: PLAYGROUND,
-  provider: DEFAULT_FIELD_PROVIDER,
-  providerKey: DEFAULT_FIELD_PROVIDER.name,
+  fields: null,
   fitCubature: FIT_CUBATURE_BY_DEFAULT,
   adminToken: "",
   reconnectSeconds: 20,
@@ -55,4 +54,16 @@ export function configurePlayground(next: Partial<PlaygroundConfig>): void {
 
 export function playgroundConfig(): PlaygroundConfig {
   return config;
+}
+
+let defaultFields: Promise<FieldChoice> | undefined;
+
+/** The configured fields, or the default ones (the network loads once per process). */
+export async function roomFields(): Promise<FieldChoice> {
+  if (config.fields) return config.fields;
+  defaultFields ??= fieldChoice().catch((error) => {
+    defaultFields = undefined;
+    throw error;
+  });
+  return await defaultFields;
 }

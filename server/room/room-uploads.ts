@@ -14,7 +14,7 @@ import { UPLOAD_BAKE_DIRECTORY } from "../uploads/upload-store";
 import { bakeByHash } from "../world/bake-cache";
 import type { PlacedBody } from "../world/playground-bodies";
 import { makeRoomFor } from "./added-bodies";
-import { playgroundConfig } from "./playground-config";
+import { playgroundConfig, roomFields } from "./playground-config";
 
 /** A soft body in the room: the layout's, or one a visitor added (an upload). */
 export interface RoomBody extends PlacedBody {
@@ -136,6 +136,7 @@ export class RoomUploads {
       bake = null;
       playgroundConfig().log(`room ${this.room.roomId}: bake ${hash} of upload ${id} is unreadable: ${(error as Error).message}`);
     }
+    const wanted = (await roomFields()).provider.name;
     // It may have been given up, or the room closed, while the bake was read.
     if (!this.baking.has(id) || this.room.disposed) return;
     if (!bake) return this.failed(id, "its bake was lost");
@@ -156,6 +157,8 @@ export class RoomUploads {
     const state = this.room.state.bodies.get(id);
     if (state) state.color = colour;
     this.room.tell(`${this.room.nameOf(upload.owner)} added ${upload.name}`);
+    // The network's finish fell back to another provider's fields on this mesh (ritz-finish.ts): said, not hidden.
+    if (bake.body.provider !== wanted) this.room.tell(`${upload.name} is soft with ${bake.body.provider} fields: the network's could not be made for it`);
   }
 
   /** The colours the bodies staying on the table are drawn in (their own, or their material's). */

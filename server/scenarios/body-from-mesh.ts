@@ -2,20 +2,10 @@
 
 import { boxMesh, type TriangleMesh } from "../../shared/geometry";
 import { basisRows, SoftBody, Subspace, type Material, type SolverOptions } from "../../shared/sim";
-import { bakeMesh, baselineProvider, DEFAULT_FIELD_PROVIDER, eigenProvider, handleCount, orthonormalProvider, ritzFinishProvider, SkinningError, toSubspaceSource, type BakedBody, type BakeResult, type SkinningFieldProvider } from "../../shared/skinning";
+import { bakeMesh, handleCount, SkinningError, toSubspaceSource, type BakedBody, type BakeResult, type SkinningFieldProvider } from "../../shared/skinning";
 import { readMeshFile } from "../mesh-file";
 import { heldOutShape } from "../modes/heldout-shapes";
-import { modelProvider, modelWithAnchor } from "../skinning/model-provider";
-
-export const WEIGHTS_SOURCES = ["baseline", "eigen", "model", "model-ritz"] as const;
-export type WeightsSource = (typeof WEIGHTS_SOURCES)[number];
-
-/** The fields a bake uses when none is named (DEFAULT_FIELD_PROVIDER's). */
-export const DEFAULT_WEIGHTS = DEFAULT_FIELD_PROVIDER.name as WeightsSource;
-
-export function isWeightsSource(value: unknown): value is WeightsSource {
-  return WEIGHTS_SOURCES.includes(value as WeightsSource);
-}
+import { providerFor, type WeightsSource } from "../skinning/weights-source";
 
 export interface BodySetup {
   /** A mesh file path, "box:LxWxH" in metres, or "heldout:N" (server/modes/heldout-shapes.ts). */
@@ -43,16 +33,8 @@ export interface LoadedBody {
   /** Render vertices in body metres (relative to the body origin) and their basis rows. */
   renderRest: Float64Array;
   renderRows: Float64Array;
-}
-
-export async function providerFor(weights: WeightsSource): Promise<SkinningFieldProvider> {
-  if (weights === "baseline") return baselineProvider;
-  if (weights === "eigen") return eigenProvider;
-  // The network's fields are nearly collinear in places; the bake gets an orthonormal basis of their span.
-  if (weights === "model") return orthonormalProvider(await modelWithAnchor());
-  // The network's fields finished by Rayleigh-Ritz on the voxel solid (ritz-finish.ts): grid fields, as eigen's.
-  if (weights === "model-ritz") return ritzFinishProvider(await modelProvider());
-  throw new SkinningError(`unknown weights "${String(weights)}": use ${WEIGHTS_SOURCES.join(", ")}`);
+  /** Set when the asked-for fields failed on this mesh and another provider's were baked (BakeResult.fallback). */
+  fallback?: BakeResult["fallback"];
 }
 
 /** "box:1x0.1x0.1" -> [1, 0.1, 0.1], or null for a file path. */
@@ -79,7 +61,7 @@ export async function loadMesh(spec: string): Promise<{ mesh: TriangleMesh; size
 export async function loadBody(setup: BodySetup): Promise<LoadedBody> {
   const { mesh, size: boxSize } = await loadMesh(setup.mesh);
   const size = boxSize ?? setup.size;
-  const { body: baked, timings } = await bakeMesh(mesh, setup.provider ?? (await providerFor(setup.weights)), {
+  const { body: baked, timings, fallback } = await bakeMesh(mesh, setup.provider ?? (await providerFor(setup.weights)), {
     handles: setup.handles,
     cubature: setup.cubature,
     seed: setup.seed,
@@ -89,7 +71,7 @@ export async function loadBody(setup: BodySetup): Promise<LoadedBody> {
   const s = size / 2;
   const renderRest = baked.renderPositions.map((v) => v * s);
   const renderRows = basisRows({ positions: renderRest, weights: baked.renderWeights }, handleCount(baked));
-  return { baked, bakeMs: timings.total, timings, size, subspace, renderRest, renderRows };
+  return { baked, bakeMs: timings.total, timings, size, subspace, renderRest, renderRows, ...(fallback ? { fallback } : {}) };
 }
 
 export function createSoftBody(loaded: LoadedBody, material: Material, options: Partial<SolverOptions>, origin: ArrayLike<number>): SoftBody {

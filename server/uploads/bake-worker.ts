@@ -10,7 +10,7 @@ import { gltfBaseColourImage, MeshError, parseMesh, type TriangleMesh } from "..
 import { UPLOAD_LIMITS } from "../../shared/net";
 import { buildBodyShape } from "../../shared/scene";
 import { SkinningError, type SkinningFieldProvider } from "../../shared/skinning";
-import { isWeightsSource, providerFor } from "../scenarios/body-from-mesh";
+import { isWeightsSource, providerFor } from "../skinning/weights-source";
 import { bakeByHash, bakeKey, cachedBake, ROOM_BAKE_OPTIONS, type CachedBake } from "../world/bake-cache";
 import { keepTexture, pruneUploads, touch, UPLOAD_BAKE_DIRECTORY } from "./upload-store";
 import { textureRefusal, uploadTexture } from "./upload-texture";

@@ -43,6 +43,8 @@ export interface BakeResult {
   timings: { sampling: number; fields: number; evaluating: number; total: number };
   /** The frame the fields were predicted on, for an anchored bake. */
   anchor?: AnchorFrame;
+  /** Set when the provider's own fields failed on this mesh and another provider's were baked instead. */
+  fallback?: { provider: string; reason: string };
 }
 
 /** Interior points (about) the fitted cubature chooses from and matches: a stratified sample of the solid. */
@@ -174,7 +176,7 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
   const rigged = packed ? { ...packed.arrays, rigInfo: packed.info } : { ...NO_RIG, rigInfo: null };
   const body: BakedBody = {
     version: BAKED_BODY_VERSION,
-    provider: provider.name,
+    provider: fields.fallback?.provider ?? provider.name,
     learnedHandles: k,
     seed,
     center: normalised.center,
@@ -200,7 +202,7 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
     fieldNorms: norms,
     ...describedFields(fields),
   };
-  return { body, timings: { sampling: t1 - t0, fields: t2 - t1, evaluating: t3 - t2, total: t3 - t0 }, ...(anchor ? { anchor } : {}) };
+  return { body, timings: { sampling: t1 - t0, fields: t2 - t1, evaluating: t3 - t2, total: t3 - t0 }, ...(anchor ? { anchor } : {}), ...(fields.fallback ? { fallback: fields.fallback } : {}) };
 }
 
 function describedFields(fields: SkinningFields): { fieldKind: string; fieldDescription: Float64Array } {

@@ -27,6 +27,11 @@ export interface SkinningFields {
    * evaluate them anywhere, e.g. in a browser at the render vertices; absent when the fields cannot be described.
    */
   describe?(): FieldDescription;
+  /**
+   * Set when the provider could not make its own fields and another made these (the network's finish falling back
+   * to eigenmodes): that provider's name and why. The bake records the name and reports the reason.
+   */
+  readonly fallback?: { provider: string; reason: string };
 }
 
 export interface FieldDescription {
@@ -35,7 +40,7 @@ export interface FieldDescription {
 }
 
 export interface SkinningFieldProvider {
-  /** Recorded in baked bodies: "eigen", "baseline" or "model". */
+  /** Recorded in baked bodies: "model", "eigen", "baseline" or "model-raw" (server/skinning/weights-source.ts). */
   readonly name: string;
   fieldsFor(shape: ShapeSamples, count: number): Promise<SkinningFields>;
   /**
@@ -43,6 +48,8 @@ export interface SkinningFieldProvider {
    * anchored-prediction.ts); optionally with another provider for that (the pose-consistent fine-tune).
    */
   readonly anchorsPoses?: boolean;
+  /** The number of fields it always makes, when fixed (a network's outputs): fieldsFor asks for exactly these. */
+  readonly fieldCount?: number;
   readonly anchorProvider?: SkinningFieldProvider;
 }
 

@@ -49,9 +49,11 @@ export async function createModelProvider(ort: OrtModule, files: ModelFiles, opt
     throw new SkinningError(`cannot load the skinning model: ${(error as Error).message}`);
   }
   const batchSize = options.batchSize ?? 8192;
+  const fieldCount = await predictedFieldCount(ort, encoder, decoder);
   return {
-    name: "model",
+    name: "model-raw",
     anchorsPoses: true,
+    fieldCount,
     async fieldsFor(shape: ShapeSamples, count: number): Promise<SkinningFields> {
       const n = shape.surfacePoints.length / 3;
       if (n < 16) throw new SkinningError(`the model needs surface samples, got ${n}`);
@@ -63,12 +65,27 @@ export async function createModelProvider(ort: OrtModule, files: ModelFiles, opt
         }
       }
       const { latents } = await encoder.run({ surface: new ort.Tensor("float32", surface, [1, n, 6]) });
-      const probe = await decoder.run({ latents, points: new ort.Tensor("float32", new Float32Array(3), [1, 1, 3]) });
-      const fieldCount = probe.fields.dims[2];
       if (fieldCount !== count) throw new SkinningError(`the model predicts ${fieldCount} fields, ${count} were asked for`);
       return new ModelFields(ort, decoder, latents, fieldCount, batchSize);
     },
   };
+}
+
+/** How many fields the network predicts: its decoder's output for one point of a small sphere's latents. */
+async function predictedFieldCount(ort: OrtModule, encoder: OrtSession, decoder: OrtSession): Promise<number> {
+  const n = 64, surface = new Float32Array(6 * n);
+  for (let i = 0; i < n; i++) {
+    // Points spread over the unit sphere (a golden-angle spiral), their normals the same vectors.
+    const y = 1 - (2 * (i + 0.5)) / n, r = Math.sqrt(1 - y * y), phi = i * 2.399963229728653;
+    surface.set([r * Math.cos(phi), y, r * Math.sin(phi), r * Math.cos(phi), y, r * Math.sin(phi)], 6 * i);
+  }
+  try {
+    const { latents } = await encoder.run({ surface: new ort.Tensor("float32", surface, [1, n, 6]) });
+    const probe = await decoder.run({ latents, points: new ort.Tensor("float32", new Float32Array(3), [1, 1, 3]) });
+    return probe.fields.dims[2];
+  } catch (error) {
+    throw new SkinningError(`the skinning model does not run: ${(error as Error).message}`);
+  }
 }
 
 class ModelFields implements SkinningFields {

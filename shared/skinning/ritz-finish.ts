@@ -74,17 +74,31 @@ export class RitzFields extends GridFields {
 }
 
 /**
- * A provider whose fields are `inner`'s (the network's) finished by Rayleigh-Ritz on the voxel solid. Named
- * "model-ritz" in baked bodies. Predicts on the shape as given (not a rigged mesh's anchor frame: the grid
- * belongs to the bind pose).
+ * A provider whose fields are `inner`'s (the network's) finished by Rayleigh-Ritz on the voxel solid: "model" in
+ * baked bodies, the product's default fields. Predicts on the shape as given (not a rigged mesh's anchor frame: the
+ * grid belongs to the bind pose). When the network or its finish fails on a shape (an error, a span too narrow for
+ * the modes), `fallback` makes the fields instead and the fields say so (SkinningFields.fallback).
  */
-export function ritzFinishProvider(inner: SkinningFieldProvider, options: RitzFinishOptions = {}): SkinningFieldProvider {
+export function ritzFinishProvider(inner: SkinningFieldProvider, fallback?: SkinningFieldProvider, options: RitzFinishOptions = {}): SkinningFieldProvider {
   return {
-    name: "model-ritz",
+    name: "model",
     async fieldsFor(shape: ShapeSamples, count: number) {
       if (!shape.solid) throw new SkinningError("the Rayleigh-Ritz finish needs the solid (its inside test and bounds) to discretise");
-      const network = await inner.fieldsFor(shape, count);
-      return createRitzFields(shape.solid, network, count, options);
+      try {
+        // All the network's fields span the start, whatever the body keeps of them.
+        const network = await inner.fieldsFor(shape, inner.fieldCount ?? count);
+        return await createRitzFields(shape.solid, network, count, options);
+      } catch (error) {
+        if (!fallback) throw error;
+        const fields = await fallback.fieldsFor(shape, count);
+        const reason = (error as Error)?.message ?? String(error);
+        return {
+          count: fields.count,
+          evaluate: (points, weights, gradients) => fields.evaluate(points, weights, gradients),
+          ...(fields.describe ? { describe: () => fields.describe!() } : {}),
+          fallback: { provider: fallback.name, reason },
+        } satisfies SkinningFields;
+      }
     },
   };
 }
@@ -198,7 +212,9 @@ function subspaceIterations(
     const low = pairs.values[block - 1], target = pairs.values[0];
     const filtered = chebyshevFilter(solid.stiffness, solid.mass, x, block, settings.chebyshevDegree, low, high, target);
     const span = joinBlocks(n, [{ data: x, width: block }, { data: filtered, width: block }]);
-    pairs = rayleighRitz(solid.stiffness, solid.mass, span.data, span.width, { deflate: [constant], keep: block });
+    // Keep up to the full block, not only as many as came in: a start narrower than the block (the network's 16
+    // fields for 12 modes and 8 guards) grows to it, and the guards are what let the highest kept modes converge.
+    pairs = rayleighRitz(solid.stiffness, solid.mass, span.data, span.width, { deflate: [constant], keep: modeCount + settings.guardVectors });
   }
   return pairs;
 }

@@ -1,13 +1,12 @@
-// npm run bench:page-bytes [-- --seconds N] [--skinning model] [--json]: what a cold visitor downloads. A fresh
-// Chromium profile opens the room as a spectator (the default room: its bodies and the fox; with `--skinning model`
-// baked with the network's fields, so the page's worker runs the decoder), and the bytes on the wire and decoded
+// npm run bench:page-bytes [-- --seconds N] [--skinning model-raw] [--json]: what a cold visitor downloads. A fresh
+// Chromium profile opens the room as a spectator (the default room: its bodies and the fox; with `--skinning model-raw`
+// baked with the network's own fields, so the page's worker runs the decoder), and the bytes on the wire and decoded
 // are counted per kind of file until the room's bodies are on screen (`window.pliant.ready`), then in all: once
 // every character's secondary-motion network runs in the page (onnxruntime-web and its wasm loaded) and N more
 // seconds (default 10) have passed. The room's WebSocket traffic is listed apart (it grows as long as one watches).
 
 import { startServer } from "../../server/app";
-import { modelCacheKey, modelProvider } from "../../server/skinning/model-provider";
-import { orthonormalProvider } from "../../shared/skinning";
+import { fieldChoice } from "../../server/skinning/weights-source";
 import { PLAYGROUND } from "../../shared/scene";
 import { launchBrowser, waitForPage } from "../browser/browser";
 import { MB, PAGE_BYTE_TARGETS, PageBytes, byteRows, type ByteTable } from "./page-bytes";
@@ -19,9 +18,9 @@ const argument = (name: string) => {
 const seconds = Number(argument("--seconds") ?? 10);
 const characters = (PLAYGROUND.characters ?? []).map((c) => c.id);
 const skinning = argument("--skinning") ?? "default";
-if (skinning !== "default" && skinning !== "model") throw new Error(`--skinning is default or model, not ${skinning}`);
+if (skinning !== "default" && skinning !== "model-raw") throw new Error(`--skinning is default or model-raw, not ${skinning}`);
 
-const fields = skinning === "model" ? { provider: orthonormalProvider(await modelProvider()), providerKey: await modelCacheKey() } : {};
+const fields = skinning === "model-raw" ? await fieldChoice("model-raw") : {};
 const server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "bench", log: () => undefined, ...fields });
 const origin = `http://127.0.0.1:${server.port}`;
 const browser = await launchBrowser({ niced: false });
@@ -51,7 +50,7 @@ if (process.argv.includes("--json")) {
   process.stdout.write(`${JSON.stringify({ skinning, untilVisible, inAll, socketBytes: bytes.socketBytes, visibleMs, networksMs, wasm, targets: PAGE_BYTE_TARGETS })}\n`);
 } else {
   const verdict = (value: number, target: number) => `${(value / MB).toFixed(2)} MB (target <= ${target / MB} MB: ${value <= target ? "met" : "MISSED"})`;
-  process.stdout.write(`A cold visitor's download: the default room${skinning === "model" ? " baked with the network's fields" : ""} as a spectator, a fresh Chromium profile, loopback\n`);
+  process.stdout.write(`A cold visitor's download: the default room${skinning === "model-raw" ? " baked with the network's own fields" : ""} as a spectator, a fresh Chromium profile, loopback\n`);
   process.stdout.write(`bodies visible after ${(visibleMs / 1000).toFixed(1)} s, characters' networks running after ${(networksMs / 1000).toFixed(1)} s, then ${seconds} s more\n\n`);
   process.stdout.write(byteRows([{ name: "until bodies visible", table: untilVisible }, { name: "in all", table: inAll }]));
   process.stdout.write(`\non the wire until the bodies are visible: ${verdict(untilVisible.total.wire, PAGE_BYTE_TARGETS.untilVisible)}\n`);

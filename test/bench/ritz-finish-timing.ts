@@ -67,7 +67,7 @@ async function main(): Promise<void> {
     }
     inside.dispose?.();
     // Whole bakes, fitted cubature: eigen against the finish with 2 iterations.
-    for (const [name, provider] of [["eigen", eigenProvider], ["ritz2", ritzFinishProvider(model, { ...SPAN, iterations: 2 })]] as const) {
+    for (const [name, provider] of [["eigen", eigenProvider], ["ritz2", ritzFinishProvider(model, undefined, { ...SPAN, iterations: 2 })]] as const) {
       const runs: Record<string, number[]> = {};
       for (let rep = 0; rep <= REPS; rep++) {
         const { timings } = await bakeMesh(mesh, provider);

@@ -1,4 +1,4 @@
-// A room baked with the skinning network (SKINNING=model): the page's worker runs the decoder in
+// A room baked with the skinning network's own fields (SKINNING=model-raw): the page's worker runs the decoder in
 // onnxruntime-web (wasm here; WebGPU where the browser has an adapter) on the latents the server sends, and gets
 // the render weights the server's onnxruntime-node computed, without downloading them.
 
@@ -8,16 +8,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../server/app";
 import { configurePlayground } from "../../server/room/playground-config";
 import { PLAYGROUND } from "../../shared/scene";
-import { modelCacheKey, modelProvider } from "../../server/skinning/model-provider";
+import { fieldChoice } from "../../server/skinning/weights-source";
 import { BAKE_CACHE_DIRECTORY } from "../../server/world/bake-cache";
-import { DEFAULT_FIELD_PROVIDER, decodeBakedBody, orthonormalProvider } from "../../shared/skinning";
+import { decodeBakedBody } from "../../shared/skinning";
 import { inPage, launchBrowser, openPage, waitForPage, type Browser } from "./browser";
 
 let server: RunningServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "model", provider: orthonormalProvider(await modelProvider()), providerKey: await modelCacheKey(), log: () => undefined });
+  const raw = await fieldChoice("model-raw");
+  server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "model", provider: raw.provider, providerKey: raw.providerKey, log: () => undefined });
   browser = await launchBrowser();
 });
 
@@ -25,7 +26,7 @@ afterAll(async () => {
   await browser?.close();
   await server?.close();
   // Later files in this process start their own servers with the default fields.
-  configurePlayground({ provider: DEFAULT_FIELD_PROVIDER, providerKey: DEFAULT_FIELD_PROVIDER.name });
+  configurePlayground({ fields: null });
 });
 
 /**

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_WEIGHTS } from "../../server/scenarios/body-from-mesh";
+import { DEFAULT_WEIGHTS } from "../../server/skinning/weights-source";
 import { decodeBakedBody } from "../../shared/skinning";
 
 const run = promisify(execFile);

@@ -5,7 +5,8 @@
 
 import { expect, it } from "vitest";
 import { loadRapier, PLAYGROUND, SceneWorld, type SceneLayout } from "../../shared/scene";
-import { DEFAULT_FIELD_PROVIDER, eigenProviderWith, FIT_CUBATURE_BY_DEFAULT, type SkinningFieldProvider } from "../../shared/skinning";
+import { eigenProviderWith, FIT_CUBATURE_BY_DEFAULT, type SkinningFieldProvider } from "../../shared/skinning";
+import { fieldChoice } from "../../server/skinning/weights-source";
 import { placeBodies } from "../../server/world/playground-bodies";
 
 const FINGERTIP = 0.015;
@@ -42,7 +43,8 @@ function expectDented(press: { dent: number; down: number; sideways: number }): 
 }
 
 it("with the default fields, a fingertip pressed 1 cm into the dough ball dents it by more than 3 mm, and the ball stays under it", async () => {
-  expectDented(await pressDoughBall(DEFAULT_FIELD_PROVIDER, DEFAULT_FIELD_PROVIDER.name, FIT_CUBATURE_BY_DEFAULT));
+  const fields = await fieldChoice();
+  expectDented(await pressDoughBall(fields.provider, fields.providerKey, FIT_CUBATURE_BY_DEFAULT));
 }, 120_000);
 
 it("eigen fields dent under a fingertip with 4 surface bumps beside 12 modes; 16 modes alone let the ball roll away", async () => {

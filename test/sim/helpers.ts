@@ -1,4 +1,5 @@
-import { createSoftBody, DEFAULT_WEIGHTS, loadBody, type LoadedBody, type WeightsSource } from "../../server/scenarios/body-from-mesh";
+import { createSoftBody, loadBody, type LoadedBody } from "../../server/scenarios/body-from-mesh";
+import { DEFAULT_WEIGHTS, type WeightsSource } from "../../server/skinning/weights-source";
 import type { Material, SoftBody, SolverOptions } from "../../shared/sim";
 
 export const JELLY: Material = { youngsModulus: 1e5, poissonRatio: 0.45, density: 1000 };

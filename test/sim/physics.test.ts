@@ -1,7 +1,7 @@
 // Physics against physics: rigid invariance, free fall, Euler-Bernoulli, resting contact.
 
 import { describe, expect, it } from "vitest";
-import { DEFAULT_WEIGHTS } from "../../server/scenarios/body-from-mesh";
+import { DEFAULT_WEIGHTS } from "../../server/skinning/weights-source";
 import { runScenario } from "../../server/scenarios/run-scenario";
 import { FloorContact } from "../../shared/sim";
 import { bodyFor, makeBody } from "./helpers";

@@ -9,7 +9,8 @@ import path from "node:path";
 import { MeshoptSimplifier } from "meshoptimizer";
 import { afterAll, expect, it } from "vitest";
 import { reducedModes } from "../../server/modes/reduced-modes";
-import { DEFAULT_WEIGHTS, loadBody, loadMesh } from "../../server/scenarios/body-from-mesh";
+import { loadBody, loadMesh } from "../../server/scenarios/body-from-mesh";
+import { DEFAULT_WEIGHTS } from "../../server/skinning/weights-source";
 import type { TriangleMesh } from "../../shared/geometry";
 
 const MESHES = path.resolve(import.meta.dirname, "../../../shared/assets/meshes");

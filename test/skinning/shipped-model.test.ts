@@ -22,7 +22,7 @@ describe("shipped skinning model", () => {
     const mesh = await readMeshFile(path.resolve(import.meta.dirname, "../../../shared/assets/meshes/spot.obj"));
     // Clustered cubature: the fields are normalised over its points (a fitted bake normalises over its pool).
     const { body } = await bakeMesh(mesh, await modelProvider(), { handles: 16, cubature: 256, fitCubature: false });
-    expect(body.provider).toBe("model");
+    expect(body.provider).toBe("model-raw");
     const h = 17, nc = body.cubatureVolumes.length;
     expect(body.cubatureWeights.every(Number.isFinite) && body.cubatureGradients.every(Number.isFinite) && body.renderWeights.every(Number.isFinite)).toBe(true);
     for (let f = 1; f < h; f++) {
