@@ -137,6 +137,8 @@ function RoomContents({ client, loader, players }: { client: PliantRoomClient; l
   const grabs = useGrabs(client);
   // Bodies join and leave (uploads); a leaving one fades out first.
   useSyncExternalStore(client.subscribeBodies, () => client.bodiesVersion);
+  // A body's weights refined by the network after it was first drawn (bake-loader.ts).
+  useSyncExternalStore(loader.subscribe, () => loader.version);
   const leaving = useLeavingBodies(client);
   const infos = client.room.state as { bodies: Map<string, { id: string; bake: string; size: number; texture: string; color: string }> };
   return (

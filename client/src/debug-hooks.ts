@@ -47,8 +47,12 @@ export function installDebugHooks({ connection, loader, store, emulated, quality
     get bakes() {
       return [...loader.progress.keys()].map((hash) => {
         const bake = loader.get(hash);
-        return { hash, ms: bake?.ms ?? NaN, cached: bake?.cached ?? false, weightsComputed: bake?.weightsComputed ?? false, bytes: bake?.bytes.length ?? 0, vertices: bake?.influences.vertexCount ?? 0 };
+        return { hash, ms: bake?.ms ?? NaN, cached: bake?.cached ?? false, weightsComputed: bake?.weightsComputed ?? false, bytes: bake?.bytes.length ?? 0, vertices: bake?.influences.vertexCount ?? 0, inference: bake?.inference ?? null };
       });
+    },
+    /** The page's latest decode of the skinning network: { provider: "webgpu" | "wasm", ms, queries }, null before any. */
+    get inference() {
+      return loader.inference;
     },
     get client() {
       return connection.snapshot.client;

@@ -56,7 +56,7 @@ const MAX_POOL_GRID = 1 << 19;
  * Bumped whenever the same mesh, fields and options bake differently (a part of bake cache keys): a change of
  * EIGEN_DEFAULTS included.
  */
-export const BAKE_RECIPE = 8;
+export const BAKE_RECIPE = 9;
 
 export const BAKE_LIMITS = Object.freeze({ maxHandles: 64, maxCubature: 4096, maxSurfaceSamples: 4096 });
 
@@ -201,6 +201,7 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
     surfaceWeights,
     fieldNorms: norms,
     ...describedFields(fields),
+    fieldRefinement: fields.refinement?.() ?? new Float64Array(0),
   };
   return { body, timings: { sampling: t1 - t0, fields: t2 - t1, evaluating: t3 - t2, total: t3 - t0 }, ...(anchor ? { anchor } : {}), ...(fields.fallback ? { fallback: fields.fallback } : {}) };
 }

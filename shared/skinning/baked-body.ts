@@ -6,7 +6,7 @@ import { farthestPointIndices } from "../geometry/farthest-points";
 import { integrateMass, scaleMassIntegrals, type MassIntegrals, type SubspaceSource } from "../sim/subspace";
 import { SkinningError } from "./fields";
 
-export const BAKED_BODY_VERSION = 5;
+export const BAKED_BODY_VERSION = 6;
 const MAGIC = "PLNTBAKE";
 
 export interface BakedBodyInfo {
@@ -62,13 +62,15 @@ export interface BakedBody extends BakedBodyInfo, BakedRigArrays {
   fieldNorms: Float64Array;
   /** The fields themselves, compactly (see SkinningFields.describe); empty when they cannot be described. */
   fieldDescription: Float64Array;
+  /** The network's refinement of the render weights between grid nodes (refined-fields.ts); empty without one. */
+  fieldRefinement: Float64Array;
 }
 
 const ARRAY_FIELDS = [
   "renderPositions", "triangles", "renderUVs", "renderUVTriangles", "renderColors", "renderColorTriangles", "renderWeights",
   "cubaturePositions", "cubatureVolumes", "cubatureWeights", "cubatureGradients",
   "massPositions", "massVolumes", "massWeights", "massIntegrals",
-  "surfacePositions", "surfaceWeights", "fieldNorms", "fieldDescription",
+  "surfacePositions", "surfaceWeights", "fieldNorms", "fieldDescription", "fieldRefinement",
   "rigParents", "rigRest", "rigBase", "rigJointNodes", "rigInverseBind", "rigKeyTimes", "rigKeyValues", "renderSkinJoints", "renderSkinWeights",
 ] as const;
 

@@ -8,6 +8,7 @@ import { GRID_DESCRIPTION, gridFieldsFromDescription } from "./grid-fields";
 import { SkinningError, type FieldDescription, type SkinningFields } from "./fields";
 import { MODEL_DESCRIPTION, modelFieldsFromDescription, type OrtModule, type OrtSession } from "./onnx-provider";
 import { ORTHONORMAL_PREFIX, OrthonormalFields } from "./orthonormal";
+import { readRefinement, refinementCorrection } from "./refined-fields";
 
 /** What evaluating the network's fields needs: an onnxruntime module and a session of the decoder. */
 export interface DecoderRuntime {
@@ -60,4 +61,19 @@ export async function renderWeightsOf(body: BakedBody, onProgress?: (fraction: n
     onProgress?.(end / vertices);
   }
   return out;
+}
+
+/**
+ * A baked body's render weights (renderWeightsOf's) refined by the network between its grid's nodes
+ * (refined-fields.ts), with the number of network queries it took; null when the body carries no refinement.
+ */
+export async function refinedRenderWeights(body: BakedBody, weights: Float64Array, decoder: DecoderRuntime): Promise<{ weights: Float64Array; queries: number } | null> {
+  if (body.fieldRefinement.length === 0) return null;
+  const refinement = readRefinement(body.fieldRefinement), k = body.learnedHandles, h = k + 1;
+  if (refinement.count !== k) throw new SkinningError(`the refinement has ${refinement.count} fields, the body ${k}`);
+  const network = modelFieldsFromDescription(decoder.ort, decoder.decoder, refinement.network);
+  const { correction, queries } = await refinementCorrection(refinement, network, body.renderPositions);
+  const out = Float64Array.from(weights), vertices = body.renderPositions.length / 3;
+  for (let v = 0; v < vertices; v++) for (let f = 0; f < k; f++) out[v * h + f + 1] += correction[v * k + f] / body.fieldNorms[f];
+  return { weights: out, queries };
 }

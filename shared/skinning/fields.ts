@@ -27,6 +27,8 @@ export interface SkinningFields {
    * evaluate them anywhere, e.g. in a browser at the render vertices; absent when the fields cannot be described.
    */
   describe?(): FieldDescription;
+  /** What a page with the network's decoder refines the render weights with (refined-fields.ts), when there is any. */
+  refinement?(): Float64Array | undefined;
   /**
    * Set when the provider could not make its own fields and another made these (the network's finish falling back
    * to eigenmodes): that provider's name and why. The bake records the name and reports the reason.

@@ -14,3 +14,4 @@ export * from "./texture-seams";
 export * from "./field-description";
 export { rigOf, packRig, type BakedRigInfo, type BakedRigArrays } from "./baked-rig";
 export * from "./ritz-finish";
+export * from "./refined-fields";

@@ -9,7 +9,9 @@
 import { solveShiftedCg } from "../linalg/conjugate-gradient";
 import { chebyshevFilter, joinBlocks, rayleighRitz, spectrumUpperBound, stiffnessTimesBlock, type RitzPairs } from "../linalg/rayleigh-ritz";
 import { EIGEN_DEFAULTS, massOrthonormalised, rayleigh, surfaceBumpSources, unknownPositions } from "./eigen";
-import { SkinningError, type ShapeSamples, type SkinningFieldProvider, type SkinningFields } from "./fields";
+import { SkinningError, type FieldDescription, type ShapeSamples, type SkinningFieldProvider, type SkinningFields } from "./fields";
+import { MODEL_DESCRIPTION } from "./onnx-provider";
+import { describeRefinement, networkCombination } from "./refined-fields";
 import { GridFields } from "./grid-fields";
 import { voxelSolid, type GridFrame, type VoxelSolid } from "./voxel-solid";
 
@@ -68,8 +70,15 @@ export class RitzFields extends GridFields {
     readonly timings: RitzTimings,
     /** Dimension of the enlarged span after the dependence cut. */
     readonly spanRank: number,
+    /** The network's own description and its fields' combination closest to these (refined-fields.ts), when it has one. */
+    private readonly refiner?: { network: FieldDescription; combination: Float64Array },
   ) {
     super(frame, eigenvalues.length, values, known);
+  }
+
+  /** The network's latents and combination with which a page that has the decoder refines these fields between nodes. */
+  refinement(): Float64Array | undefined {
+    return this.refiner ? describeRefinement(this.frame, this.count, this.refiner.network, this.refiner.combination) : undefined;
   }
 }
 
@@ -147,7 +156,14 @@ export async function createRitzFields(
     for (let f = 0; f < count; f++) data[node * count + f] = vectors[f][u];
   }
   const timings = { voxels: t1 - t0, decode: t2 - t1, ritz: t3 - t2, iterations: t4 - t3, bumps: t5 - t4 };
-  return new RitzFields(solid, data, known, values, timings, spanRank);
+  const described = network.describe?.();
+  let refinement: ConstructorParameters<typeof RitzFields>[6];
+  if (described?.kind === MODEL_DESCRIPTION) {
+    const finished = new Float64Array(n * count);
+    for (let u = 0; u < n; u++) for (let f = 0; f < count; f++) finished[u * count + f] = vectors[f][u];
+    refinement = { network: described, combination: networkCombination(raw, finished, solid.mass, k, count) };
+  }
+  return new RitzFields(solid, data, known, values, timings, spanRank, refinement);
 }
 
 function constantOf(solid: VoxelSolid): Float64Array {

@@ -22,6 +22,8 @@ export interface LaunchOptions {
   viewport?: { width: number; height: number };
   /** Accept a self-signed certificate (as a person does once on a headset). */
   acceptCertificate?: boolean;
+  /** Offer pages a WebGPU adapter (SwiftShader's, in software): Chromium gives none here without this flag. */
+  webGpu?: boolean;
 }
 
 export async function launchBrowser(options: LaunchOptions = {}): Promise<Browser> {
@@ -34,6 +36,7 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Browse
     args: [
       "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
       "--disable-component-update", "--disable-sync", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--ignore-gpu-blocklist",
+      ...(options.webGpu ? ["--enable-unsafe-webgpu"] : []),
     ],
   });
   return {

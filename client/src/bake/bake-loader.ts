@@ -1,7 +1,7 @@
 // The page's side of the bake worker: one request per hash, progress per hash for the loading UI.
 
 import type { RenderInfluences } from "../../../shared/skinning";
-import type { BakeReply, BakeStage } from "./bake-messages";
+import type { BakeReply, BakeStage, Inference } from "./bake-messages";
 
 export interface LoadedBake {
   bytes: Uint8Array;
@@ -10,6 +10,8 @@ export interface LoadedBake {
   ms: number;
   /** The render weights were evaluated here from the fields' description (not downloaded). */
   weightsComputed: boolean;
+  /** The skinning network decoded in this page for these weights (its own fields, or the refinement of a grid's). */
+  inference?: Inference;
 }
 
 export interface BakeProgress {
@@ -24,6 +26,10 @@ export class BakeLoader {
   private readonly loaded = new Map<string, LoadedBake>();
   readonly progress = new Map<string, BakeProgress>();
   private readonly listeners = new Set<() => void>();
+  /** Counts bakes loaded or refined: what the scene re-renders on (progress alone does not change it). */
+  version = 0;
+  /** The page's latest decode of the skinning network (window.pliant.inference). */
+  inference: Inference | null = null;
 
   constructor(private readonly baseUrl: string) {}
 
@@ -44,10 +50,11 @@ export class BakeLoader {
     return this.loaded.get(hash);
   }
 
-  subscribe(listener: () => void): () => void {
+  /** A listener for every change (progress included); an arrow, so that it can be passed on unbound. */
+  subscribe = (listener: () => void): (() => void) => {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
+    return () => void this.listeners.delete(listener);
+  };
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
@@ -69,10 +76,20 @@ export class BakeLoader {
     if (reply.type === "progress") {
       this.setProgress(reply.hash, { stage: reply.stage, fraction: reply.fraction });
     } else if (reply.type === "ready") {
-      const bake = { bytes: reply.bytes, influences: reply.influences, cached: reply.cached, ms: reply.ms, weightsComputed: reply.weightsComputed };
+      const bake = { bytes: reply.bytes, influences: reply.influences, cached: reply.cached, ms: reply.ms, weightsComputed: reply.weightsComputed, ...(reply.inference ? { inference: reply.inference } : {}) };
       this.loaded.set(reply.hash, bake);
+      if (reply.inference) this.inference = reply.inference;
+      this.version++;
       this.setProgress(reply.hash, { stage: "ready", fraction: 1 });
       request.resolve(bake);
+    } else if (reply.type === "refined") {
+      const loaded = this.loaded.get(reply.hash);
+      if (!loaded) return;
+      // A new object for the same bake: the scene swaps the tables into the body's geometry.
+      this.loaded.set(reply.hash, { ...loaded, influences: reply.influences, inference: reply.inference });
+      this.inference = reply.inference;
+      this.version++;
+      for (const listener of this.listeners) listener();
     } else {
       this.setProgress(reply.hash, { stage: "error", fraction: 0, message: reply.message });
       this.requests.delete(reply.hash); // a later join may try again

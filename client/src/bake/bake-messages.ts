@@ -11,8 +11,17 @@ export type BakeStage = "download" | "fields" | "weights";
 
 export type BakeReply =
   | { type: "progress"; hash: string; stage: BakeStage; fraction: number }
-  | { type: "ready"; hash: string; bytes: Uint8Array; influences: RenderInfluences; cached: boolean; ms: number; weightsComputed: boolean }
+  | { type: "ready"; hash: string; bytes: Uint8Array; influences: RenderInfluences; cached: boolean; ms: number; weightsComputed: boolean; inference?: Inference }
+  /** The render weights refined by the network (refined-fields.ts), after `ready`: new tables for the same mesh. */
+  | { type: "refined"; hash: string; influences: RenderInfluences; inference: Inference }
   | { type: "error"; hash: string; message: string };
+
+/** What decoding the skinning network in this page ran on, how long it took and how many points it answered. */
+export interface Inference {
+  provider: "webgpu" | "wasm";
+  ms: number;
+  queries: number;
+}
 
 /** Learned influences the renderer applies per vertex (all 16 of the default bake: see npm run bench:influences). */
 export const RENDER_INFLUENCES = 16;

@@ -1,10 +1,10 @@
 // The bake worker: fetches a baked body (or finds it in IndexedDB), decodes it and builds the GPU skinning tables
 // of its render mesh, reporting progress, so that the page's main thread never does per-vertex work.
 
-import { computeRenderInfluences, decodeBakedBody, needsDecoder, renderWeightsOf, splitTextureSeams, type DecoderRuntime, type OrtModule } from "../../../shared/skinning";
+import { computeRenderInfluences, decodeBakedBody, needsDecoder, refinedRenderWeights, renderWeightsOf, splitTextureSeams, type BakedBody, type DecoderRuntime, type OrtModule, type RenderInfluences } from "../../../shared/skinning";
 import { hasWebGpuBuild, loadOnnxRuntime } from "../onnx-runtime";
 import { readCachedBake, writeCachedBake } from "./bake-cache";
-import { RENDER_INFLUENCES, type BakeReply, type BakeRequest } from "./bake-messages";
+import { RENDER_INFLUENCES, type BakeReply, type BakeRequest, type Inference } from "./bake-messages";
 
 const post = (reply: BakeReply, transfer: Transferable[] = []) => (self as unknown as Worker).postMessage(reply, transfer);
 
@@ -30,25 +30,63 @@ async function download(request: BakeRequest): Promise<Uint8Array> {
   return bytes;
 }
 
-let decoderRuntime: Promise<DecoderRuntime> | undefined;
+let decoderRuntime: Promise<DecoderRuntime & { provider: Inference["provider"] }> | undefined;
 
 /**
- * The skinning network's decoder in onnxruntime-web, loaded once and only for bakes made with the network, in the
- * build the page's main thread loads too (../onnx-runtime): WebGPU when the browser can, wasm otherwise. The model
- * file comes from our server, next to the bakes.
+ * The skinning network's decoder in onnxruntime-web, loaded once and only for bakes that need or refine with it, in
+ * the build the page's main thread loads too (../onnx-runtime): on WebGPU when this browser got the WebGPU-capable
+ * build (it gave an adapter) and a session starts there, on wasm otherwise. The model file comes from our server,
+ * next to the bakes.
  */
-function decoderFor(bakeUrl: string): Promise<DecoderRuntime> {
+function decoderFor(bakeUrl: string): Promise<DecoderRuntime & { provider: Inference["provider"] }> {
   decoderRuntime ??= (async () => {
     const [ort, response] = await Promise.all([loadOnnxRuntime(), fetch(new URL("../models/skinning-decoder.onnx", bakeUrl))]);
-    // The GPU where this browser got the WebGPU-capable build (it gave an adapter); the plain build has wasm only.
-    const executionProviders = (await hasWebGpuBuild()) ? ["webgpu", "wasm"] : ["wasm"];
     if (!response.ok) throw new Error(`the skinning decoder: HTTP ${response.status}`);
     const model = new Uint8Array(await response.arrayBuffer());
-    const decoder = await ort.InferenceSession.create(model, { executionProviders });
-    return { ort: ort as unknown as OrtModule, decoder };
+    // Errors only: onnxruntime warns on every WebGPU session that it keeps shape operations on the CPU, by design.
+    const logSeverityLevel = 3;
+    if (await hasWebGpuBuild()) {
+      try {
+        return { ort: ort as unknown as OrtModule, decoder: await ort.InferenceSession.create(model, { executionProviders: ["webgpu"], logSeverityLevel }), provider: "webgpu" as const };
+      } catch {
+        // An adapter that cannot run the graph: the same build runs it on wasm.
+      }
+    }
+    return { ort: ort as unknown as OrtModule, decoder: await ort.InferenceSession.create(model, { executionProviders: ["wasm"], logSeverityLevel }), provider: "wasm" as const };
   })();
   decoderRuntime.catch(() => (decoderRuntime = undefined));
   return decoderRuntime;
+}
+
+/** The body's GPU tables from its render weights. */
+function influencesOf(baked: BakedBody, renderWeights: Float64Array, hash: string): RenderInfluences {
+  return splitTextureSeams(
+    computeRenderInfluences({ ...baked, renderWeights }, RENDER_INFLUENCES, (fraction) => post({ type: "progress", hash, stage: "weights", fraction })),
+    { values: baked.renderUVs, corners: baked.renderUVTriangles }, { values: baked.renderColors, corners: baked.renderColorTriangles },
+  );
+}
+
+function tableBuffers(influences: RenderInfluences): ArrayBuffer[] {
+  return [influences.positions.buffer, influences.normals.buffer, influences.handles.buffer, influences.weights.buffer, influences.tangentDerivatives1.buffer, influences.tangentDerivatives2.buffer, ...(influences.uvs ? [influences.uvs.buffer] : []), ...(influences.colors ? [influences.colors.buffer] : [])] as ArrayBuffer[];
+}
+
+/**
+ * After the body is on screen: the network decoded in this page refines its render weights between the grid's
+ * nodes (refined-fields.ts), and the page swaps in the new tables. A failure leaves the grid's weights, which are
+ * the physics' own.
+ */
+async function refine(request: BakeRequest, baked: BakedBody, renderWeights: Float64Array): Promise<void> {
+  try {
+    const decoder = await decoderFor(request.url);
+    const started = performance.now();
+    const refined = await refinedRenderWeights(baked, renderWeights, decoder);
+    if (!refined) return;
+    const inference = { provider: decoder.provider, ms: performance.now() - started, queries: refined.queries };
+    const influences = influencesOf(baked, refined.weights, request.hash);
+    post({ type: "refined", hash: request.hash, influences, inference }, tableBuffers(influences));
+  } catch (error) {
+    console.warn(`the network's refinement of ${request.hash} did not run: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 self.onmessage = async (event: MessageEvent<BakeRequest>) => {
@@ -61,15 +99,16 @@ self.onmessage = async (event: MessageEvent<BakeRequest>) => {
     if (!cachedBytes) await writeCachedBake(request.hash, bytes);
     // The server sends the fields, not V x (K + 1) weights: evaluate them at the render vertices here.
     const decoder = baked.renderWeights.length === 0 && needsDecoder(baked.fieldKind) ? await decoderFor(request.url) : undefined;
+    const decodeStarted = performance.now();
     const renderWeights = await renderWeightsOf(baked, (fraction) => post({ type: "progress", hash: request.hash, stage: "fields", fraction }), decoder);
-    const influences = splitTextureSeams(
-      computeRenderInfluences({ ...baked, renderWeights }, RENDER_INFLUENCES, (fraction) => post({ type: "progress", hash: request.hash, stage: "weights", fraction })),
-      { values: baked.renderUVs, corners: baked.renderUVTriangles }, { values: baked.renderColors, corners: baked.renderColorTriangles },
-    );
+    // The network's own fields (SKINNING=model-raw) are decoded at every render vertex.
+    const inference = decoder ? { provider: decoder.provider, ms: performance.now() - decodeStarted, queries: baked.renderPositions.length / 3 } : undefined;
+    const influences = influencesOf(baked, renderWeights, request.hash);
     post(
-      { type: "ready", hash: request.hash, bytes, influences, cached: Boolean(cachedBytes), ms: performance.now() - started, weightsComputed: baked.renderWeights.length === 0 },
-      [bytes.buffer, influences.positions.buffer, influences.normals.buffer, influences.handles.buffer, influences.weights.buffer, influences.tangentDerivatives1.buffer, influences.tangentDerivatives2.buffer, ...(influences.uvs ? [influences.uvs.buffer] : []), ...(influences.colors ? [influences.colors.buffer] : [])],
+      { type: "ready", hash: request.hash, bytes, influences, cached: Boolean(cachedBytes), ms: performance.now() - started, weightsComputed: baked.renderWeights.length === 0, ...(inference ? { inference } : {}) },
+      [bytes.buffer as ArrayBuffer, ...tableBuffers(influences)],
     );
+    if (baked.fieldRefinement.length > 0) await refine(request, baked, renderWeights);
   } catch (error) {
     post({ type: "error", hash: request.hash, message: error instanceof Error ? error.message : String(error) });
   }

@@ -9,7 +9,7 @@ import type { LoadedBake } from "../bake/bake-loader";
 import { HELD_GLOW, HOVER_GLOW, highlight } from "../interaction/highlight";
 import { createBodyMaterial, useBaseColourTexture, type JellyLook } from "./body-look";
 import { chooseRenderQuality } from "./render-quality";
-import { applySoftSkinning, createSkinnedGeometry, createSkinningUniforms, writeHandleRows } from "./soft-skinning";
+import { applySoftSkinning, createSkinnedGeometry, createSkinningUniforms, refreshSkinnedGeometry, writeHandleRows } from "./soft-skinning";
 
 /** Seconds a leaving body takes to shrink away: a little less than the server waits before it removes it. */
 const LEAVE_SECONDS = 0.8 * UPLOAD_LIMITS.leavingSeconds;
@@ -22,7 +22,9 @@ const LEAVE_SECONDS = 0.8 * UPLOAD_LIMITS.leavingSeconds;
 export function SoftBodyMesh({ body, bake, size, texture, colour = "", leaving = false }: { body: ClientBody; bake: LoadedBake; size: number; texture: string; colour?: string; leaving?: boolean }) {
   const handles = body.baked.learnedHandles + 1;
   const uniforms = useMemo(() => createSkinningUniforms(handles, size / 2), [handles, size]);
-  const geometry = useMemo(() => createSkinnedGeometry(bake.influences), [bake]);
+  // One geometry per bake; the network's refinement of its weights, arriving later, is written into it.
+  const geometry = useMemo(() => createSkinnedGeometry(bake.influences), [bake.bytes]);
+  useEffect(() => refreshSkinnedGeometry(geometry, bake.influences), [geometry, bake.influences]);
   const textured = Boolean(texture && bake.influences.uvs), coloured = Boolean(bake.influences.colors);
   // Refraction on screens with a GPU to spare; in a headset session jelly turns solid (body-look.ts says why).
   const inSession = useXR((xr) => xr.session != null);

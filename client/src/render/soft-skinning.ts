@@ -33,31 +33,56 @@ export function writeHandleRows(q: Float64Array, rows: Float32Array): void {
 /** The render mesh with the skinning attributes. */
 export function createSkinnedGeometry(table: RenderInfluences): THREE.BufferGeometry {
   if (table.influences > SLOTS) throw new Error(`at most ${SLOTS} influences per vertex are rendered, got ${table.influences}`);
-  const v = table.vertexCount;
-  const pad = (source: Float32Array) => {
-    if (table.influences === SLOTS) return source;
-    const out = new Float32Array(v * SLOTS);
-    for (let i = 0; i < v; i++) out.set(source.subarray(i * table.influences, (i + 1) * table.influences), i * SLOTS);
-    return out;
-  };
-  // Sixteen 8-bit handle numbers per vertex, four to a 32-bit integer: one attribute slot.
-  const packed = new Uint32Array(v * 4);
-  for (let i = 0; i < v; i++) {
-    for (let s = 0; s < table.influences; s++) packed[4 * i + (s >> 2)] |= table.handles[i * table.influences + s] << (8 * (s & 3));
-  }
   const geometry = new THREE.BufferGeometry();
   geometry.setAttribute("position", new THREE.BufferAttribute(table.positions, 3));
   geometry.setAttribute("normal", new THREE.BufferAttribute(table.normals, 3));
-  geometry.setAttribute("pliantWeights", new THREE.BufferAttribute(pad(table.weights), 16));
-  geometry.setAttribute("pliantSlopes1", new THREE.BufferAttribute(pad(table.tangentDerivatives1), 16));
-  geometry.setAttribute("pliantSlopes2", new THREE.BufferAttribute(pad(table.tangentDerivatives2), 16));
-  const handles = new THREE.BufferAttribute(packed, 4);
+  geometry.setAttribute("pliantWeights", new THREE.BufferAttribute(padded(table, table.weights), 16));
+  geometry.setAttribute("pliantSlopes1", new THREE.BufferAttribute(padded(table, table.tangentDerivatives1), 16));
+  geometry.setAttribute("pliantSlopes2", new THREE.BufferAttribute(padded(table, table.tangentDerivatives2), 16));
+  const handles = new THREE.BufferAttribute(packedHandles(table), 4);
   handles.gpuType = THREE.IntType;
   geometry.setAttribute("pliantHandles", handles);
   if (table.uvs) geometry.setAttribute("uv", new THREE.BufferAttribute(table.uvs, 2));
   if (table.colors) geometry.setAttribute("color", new THREE.BufferAttribute(table.colors, 3));
   geometry.setIndex(new THREE.BufferAttribute(table.triangles, 1));
+  geometry.userData.influences = table;
   return geometry;
+}
+
+/**
+ * New weights for the same render mesh (the network's refinement of a body's fields arriving after its first
+ * frames): written into the geometry's own buffers, so that the body never leaves the screen.
+ */
+export function refreshSkinnedGeometry(geometry: THREE.BufferGeometry, table: RenderInfluences): void {
+  if (geometry.userData.influences === table) return;
+  const write = (name: string, values: ArrayLike<number>) => {
+    const attribute = geometry.getAttribute(name) as THREE.BufferAttribute;
+    if (attribute.array.length !== values.length) throw new Error(`${name}: ${values.length} values for a geometry of ${attribute.array.length}`);
+    (attribute.array as Float32Array | Uint32Array).set(values);
+    attribute.needsUpdate = true;
+  };
+  write("pliantWeights", padded(table, table.weights));
+  write("pliantSlopes1", padded(table, table.tangentDerivatives1));
+  write("pliantSlopes2", padded(table, table.tangentDerivatives2));
+  write("pliantHandles", packedHandles(table));
+  geometry.userData.influences = table;
+}
+
+/** Per vertex SLOTS values, the table's influences first (zeros after). */
+function padded(table: RenderInfluences, source: Float32Array): Float32Array {
+  if (table.influences === SLOTS) return source;
+  const v = table.vertexCount, out = new Float32Array(v * SLOTS);
+  for (let i = 0; i < v; i++) out.set(source.subarray(i * table.influences, (i + 1) * table.influences), i * SLOTS);
+  return out;
+}
+
+/** Sixteen 8-bit handle numbers per vertex, four to a 32-bit integer: one attribute slot. */
+function packedHandles(table: RenderInfluences): Uint32Array {
+  const v = table.vertexCount, packed = new Uint32Array(v * 4);
+  for (let i = 0; i < v; i++) {
+    for (let s = 0; s < table.influences; s++) packed[4 * i + (s >> 2)] |= table.handles[i * table.influences + s] << (8 * (s & 3));
+  }
+  return packed;
 }
 
 const HEADER = /* glsl */ `
