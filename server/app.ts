@@ -18,7 +18,7 @@ import { colyseusLogger } from "./logging/colyseus-logger";
 import { guardMatchmaking, DEFAULT_MATCHMAKE_LIMITS, type MatchmakeLimits } from "./matchmaking/matchmake-guard";
 import { installMatchmakePolicy } from "./matchmaking/matchmake-policy";
 import { ensurePublicRoom, publicRoomId as currentPublicRoomId } from "./matchmaking/public-room";
-import { configurePlayground, playgroundConfig, roomFields } from "./room/playground-config";
+import { characterFields, configurePlayground, playgroundConfig, roomFields } from "./room/playground-config";
 import { PlaygroundRoom } from "./room/playground-room";
 import { BAKE_CACHE_DIRECTORY, clientBakeFile } from "./world/bake-cache";
 import { ASSET_DIRECTORY, bakeBodies } from "./world/playground-bodies";
@@ -100,7 +100,8 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   const config = playgroundConfig();
   const fields = await roomFields();
   const baked = await bakeBodies(config.layout.bodies, fields.provider, fields.providerKey, config.fitCubature);
-  const characters = await bakeCharacters(config.layout.characters ?? [], fields.provider, fields.providerKey, config.fitCubature);
+  const characterChoice = await characterFields();
+  const characters = await bakeCharacters(config.layout.characters ?? [], characterChoice.provider, characterChoice.providerKey, config.fitCubature);
   // With Redis, bakes are shared: a client may fetch through this process a body another process baked.
   const sharedBakes = settings.redisUrl ? new SharedBakes(settings.redisUrl) : null;
   await sharedBakes?.publish([...baked, ...characters].map((b) => b.bake.hash));

@@ -39,7 +39,7 @@ export function runCli(main: () => Promise<void>, usage: string): void {
   });
 }
 
-/** --weights: one of the field providers (baseline, eigen, model). */
+/** --weights: one of the field providers (WEIGHTS_SOURCES: model, eigen, baseline, model-raw). */
 export function weightsFlag(values: Record<string, unknown>): WeightsSource {
   const weights = values.weights;
   if (!isWeightsSource(weights)) throw new UsageError(`--weights must be one of ${WEIGHTS_SOURCES.join(", ")}`);

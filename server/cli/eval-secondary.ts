@@ -4,19 +4,19 @@
 
 import { CHARACTER_SIZE, FLESH } from "../../shared/rig/character-defaults";
 import { loadBody } from "../scenarios/body-from-mesh";
-import { DEFAULT_WEIGHTS } from "../skinning/weights-source";
+import { CHARACTER_WEIGHTS } from "../skinning/weights-source";
 import { evaluateSecondary } from "../scenarios/secondary-eval";
 import { readSecondaryModel, secondaryModelName } from "../characters/secondary-model";
 import { integerFlag, numberFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-support";
 
-const USAGE = `usage: npm run eval:secondary -- --mesh RIGGED.glb [--train Walk,Survey] [--test Run] [--weights baseline|eigen|model]
+const USAGE = `usage: npm run eval:secondary -- --mesh RIGGED.glb [--train Walk,Survey] [--test Run] [--weights eigen|model|baseline|model-raw]
        [--handles 16] [--cubature 256] [--size ${CHARACTER_SIZE}] [--score-trained-clip] [--json]
   --score-trained-clip: score the network on --test even when it was trained on that clip (how well it learned it)`;
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
     mesh: { type: "string" }, train: { type: "string", default: "Walk,Survey" }, test: { type: "string", default: "Run" },
-    weights: { type: "string", default: DEFAULT_WEIGHTS }, handles: { type: "string" }, cubature: { type: "string" }, size: { type: "string" },
+    weights: { type: "string", default: CHARACTER_WEIGHTS }, handles: { type: "string" }, cubature: { type: "string" }, size: { type: "string" },
     "score-trained-clip": { type: "boolean", default: false }, json: { type: "boolean", default: false }, help: { type: "boolean" },
   });
   if (flags.help) {

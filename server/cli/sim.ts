@@ -3,11 +3,11 @@
 
 import { CHARACTER_SIZE, FLESH } from "../../shared/rig/character-defaults";
 import { LAYERS, runAnimate, type Layer } from "../scenarios/animate";
-import { DEFAULT_WEIGHTS } from "../skinning/weights-source";
+import { CHARACTER_WEIGHTS, DEFAULT_WEIGHTS } from "../skinning/weights-source";
 import { DEFAULT_THROW_SPEED, runScenario, SCENARIOS, type ScenarioName } from "../scenarios/run-scenario";
 import { integerFlag, numberFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-support";
 
-const USAGE = `usage: npm run sim -- --mesh PATH|box:LxWxH --scenario drop|cantilever|pull|throw [--weights baseline|eigen|model]
+const USAGE = `usage: npm run sim -- --mesh PATH|box:LxWxH --scenario drop|cantilever|pull|throw [--weights model|eigen|baseline|model-raw]
        [--handles 16] [--cubature 256] [--E 1e5] [--nu 0.45] [--rho 1000] [--damping 0.002] [--dt 0.016667]
        [--steps 240] [--size 0.3] [--seed 1] [--speed 6] [--json]
        npm run sim -- --mesh RIGGED.glb --scenario animate [--clip NAME] [--seconds 6] [--layer ${LAYERS.join("|")}] [--train CLIP,CLIP]
@@ -15,7 +15,7 @@ const USAGE = `usage: npm run sim -- --mesh PATH|box:LxWxH --scenario drop|canti
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
-    mesh: { type: "string" }, scenario: { type: "string" }, weights: { type: "string", default: DEFAULT_WEIGHTS },
+    mesh: { type: "string" }, scenario: { type: "string" }, weights: { type: "string" },
     handles: { type: "string" }, cubature: { type: "string" }, E: { type: "string" }, nu: { type: "string" },
     rho: { type: "string" }, damping: { type: "string" }, dt: { type: "string" }, steps: { type: "string" },
     size: { type: "string" }, seed: { type: "string" }, speed: { type: "string" }, json: { type: "boolean", default: false }, help: { type: "boolean" },
@@ -26,7 +26,9 @@ async function main(): Promise<void> {
     return;
   }
   if (typeof flags.mesh !== "string") throw new UsageError("--mesh is required");
-  if (flags.scenario === "animate") return animate(flags, flags.mesh);
+  // A rigged mesh's flesh is baked with the characters' fields, as the room bakes it; any other body with the default.
+  if (flags.scenario === "animate") return animate({ weights: CHARACTER_WEIGHTS, ...definedFlags(flags) }, flags.mesh);
+  flags.weights ??= DEFAULT_WEIGHTS;
   const scenario = flags.scenario as ScenarioName;
   if (!SCENARIOS.includes(scenario)) throw new UsageError(`--scenario must be one of ${[...SCENARIOS, "animate"].join(", ")}`);
   const weights = weightsFlag(flags);
@@ -100,3 +102,7 @@ async function animate(flags: Record<string, string | boolean | undefined>, mesh
 }
 
 runCli(main, USAGE);
+
+function definedFlags(flags: Record<string, string | boolean | undefined>): Record<string, string | boolean> {
+  return Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) as Record<string, string | boolean>;
+}

@@ -6,12 +6,14 @@ import { UPLOAD_LIMITS } from "../../shared/net";
 import { DEFAULT_IDLE_RESET_MINUTES } from "./table-reset";
 import { ATTRACT_WOBBLE_SECONDS } from "./attract-wobble";
 import { FIT_CUBATURE_BY_DEFAULT } from "../../shared/skinning";
-import { fieldChoice, type FieldChoice } from "../skinning/weights-source";
+import { CHARACTER_WEIGHTS, DEFAULT_WEIGHTS, fieldChoice, type FieldChoice, type WeightsSource } from "../skinning/weights-source";
 
 export interface PlaygroundConfig {
   layout: SceneLayout;
   /** The bodies' skinning fields and their bake cache key; null: the default (DEFAULT_WEIGHTS), loaded on first use. */
   fields: FieldChoice | null;
+  /** The characters' (CHARACTER_WEIGHTS when null: their secondary-motion networks were trained on those). */
+  characterFields: FieldChoice | null;
   /** Bake the bodies with cubature fitted to their fields (BakeOptions.fitCubature). */
   fitCubature: boolean;
   adminToken: string;
@@ -37,6 +39,7 @@ export interface PlaygroundConfig {
 let config: PlaygroundConfig = {
   layout: PLAYGROUND,
   fields: null,
+  characterFields: null,
   fitCubature: FIT_CUBATURE_BY_DEFAULT,
   adminToken: "",
   reconnectSeconds: 20,
@@ -56,14 +59,23 @@ export function playgroundConfig(): PlaygroundConfig {
   return config;
 }
 
-let defaultFields: Promise<FieldChoice> | undefined;
+const defaultFields = new Map<WeightsSource, Promise<FieldChoice>>();
 
-/** The configured fields, or the default ones (the network loads once per process). */
+function fieldsOnce(weights: WeightsSource): Promise<FieldChoice> {
+  let choice = defaultFields.get(weights);
+  if (!choice) {
+    defaultFields.set(weights, (choice = fieldChoice(weights)));
+    choice.catch(() => defaultFields.delete(weights));
+  }
+  return choice;
+}
+
+/** The bodies' configured fields, or the default ones (the network loads once per process). */
 export async function roomFields(): Promise<FieldChoice> {
-  if (config.fields) return config.fields;
-  defaultFields ??= fieldChoice().catch((error) => {
-    defaultFields = undefined;
-    throw error;
-  });
-  return await defaultFields;
+  return config.fields ?? (await fieldsOnce(DEFAULT_WEIGHTS));
+}
+
+/** The characters' configured fields, or CHARACTER_WEIGHTS'. */
+export async function characterFields(): Promise<FieldChoice> {
+  return config.characterFields ?? (await fieldsOnce(CHARACTER_WEIGHTS));
 }

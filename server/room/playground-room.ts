@@ -18,7 +18,7 @@ import { CHARACTER_GRAB_SLIP } from "../../shared/rig/character-defaults";
 import { issueUploadTicket } from "../uploads/upload-tickets";
 import { ADMIN_OWNER, SnapshotIndices } from "./added-bodies";
 import { RoomUploads, type RoomBody, type UploadsHost } from "./room-uploads";
-import { playgroundConfig, roomFields } from "./playground-config";
+import { characterFields, playgroundConfig, roomFields } from "./playground-config";
 import { throttledLog } from "../logging/throttled-log";
 import { frameRefusal, isHandshakeFrame, isPingFrame } from "./room-frames";
 import { RateLimiter } from "./rate-limiter";
@@ -202,7 +202,8 @@ export class PlaygroundRoom extends Room {
     this.throwIfDisposed();
     this.world = new SceneWorld(rapier, config.layout, layoutBodies.map((p) => p.entity), 1 / TICK_RATE);
     for (const p of layoutBodies) this.enter({ ...p, slot: this.snapshotIndices.next(this.usedSlots()), owner: "", since: 0, leaving: false }, p.spec.id, p.spec.texture ? `/textures/${p.spec.texture}.png` : "");
-    for (const { spec, bake, texture } of await bakeCharacters(config.layout.characters ?? [], fields.provider, fields.providerKey, config.fitCubature)) {
+    const characterChoice = await characterFields();
+    for (const { spec, bake, texture } of await bakeCharacters(config.layout.characters ?? [], characterChoice.provider, characterChoice.providerKey, config.fitCubature)) {
       const character = new RoomCharacter(spec.id, this.snapshotIndices.next(this.usedSlots()), spec, bake.body, this.world.sceneObstacles(), 1 / TICK_RATE);
       this.characters.push(character);
       this.state.characters.set(spec.id, new CharacterState({

@@ -18,6 +18,13 @@ export type WeightsSource = (typeof WEIGHTS_SOURCES)[number];
  */
 export const DEFAULT_WEIGHTS: WeightsSource = "model";
 
+/**
+ * The fields characters are baked with: eigen, because the shipped secondary-motion networks
+ * (models/secondary-NAME.onnx) were trained on their eigen bodies and answer in those fields' coordinates; another
+ * basis would silently misread them. Until they are retrained on the default fields.
+ */
+export const CHARACTER_WEIGHTS: WeightsSource = "eigen";
+
 export function isWeightsSource(value: unknown): value is WeightsSource {
   return WEIGHTS_SOURCES.includes(value as WeightsSource);
 }

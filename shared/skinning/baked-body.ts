@@ -11,7 +11,7 @@ const MAGIC = "PLNTBAKE";
 
 export interface BakedBodyInfo {
   version: number;
-  /** Which provider made the fields: "eigen", "baseline" or "model". */
+  /** Which provider made the fields: "model", "eigen", "baseline" or "model-raw". */
   provider: string;
   /** Learned fields K; the subspace has K + 1 handles (channel 0 is the constant one). */
   learnedHandles: number;

@@ -98,9 +98,16 @@ export function ritzFinishProvider(inner: SkinningFieldProvider, fallback?: Skin
         const network = await inner.fieldsFor(shape, inner.fieldCount ?? count);
         return await createRitzFields(shape.solid, network, count, options);
       } catch (error) {
-        if (!fallback) throw error;
-        const fields = await fallback.fieldsFor(shape, count);
-        const reason = (error as Error)?.message ?? String(error);
+        // What the network or its finish refuses for this shape (a SkinningError); any other failure is a fault to
+        // see, not to bake around (the fallback's bake is cached under the network's key).
+        if (!fallback || !(error instanceof SkinningError)) throw error;
+        const reason = error.message;
+        let fields: SkinningFields;
+        try {
+          fields = await fallback.fieldsFor(shape, count);
+        } catch (fallbackError) {
+          throw new SkinningError(`${reason}; and the ${fallback.name} fields failed too: ${(fallbackError as Error)?.message ?? String(fallbackError)}`);
+        }
         return {
           count: fields.count,
           evaluate: (points, weights, gradients) => fields.evaluate(points, weights, gradients),

@@ -3,8 +3,8 @@
 // weights between the grid's nodes (shared/skinning/refined-fields.ts). On WebGPU when the browser offers an
 // adapter (this Chromium does with --enable-unsafe-webgpu: SwiftShader's, in software), on wasm otherwise; either
 // way the page's weights are Node's (onnxruntime-node) within float32 round-off, and the page says what it ran on.
-// The room holds the dough ball alone: SwiftShader's WebGPU runs the decoder about 100 times slower than wasm
-// (models/README.md has the table), and one small body proves the same path as four.
+// The room holds two small bodies, the dough ball and a jelly cube: SwiftShader's WebGPU runs the decoder about 100
+// times slower than wasm (models/README.md has the table); two bodies refine at once, through one decoder session.
 
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -13,7 +13,7 @@ import { startServer, type RunningServer } from "../../server/app";
 import { configurePlayground } from "../../server/room/playground-config";
 import { MODEL_DIRECTORY } from "../../server/skinning/model-provider";
 import { BAKE_CACHE_DIRECTORY } from "../../server/world/bake-cache";
-import { PLAYGROUND } from "../../shared/scene";
+import { PLAYGROUND, type SceneLayout, type SoftBodySpec } from "../../shared/scene";
 import { decodeBakedBody, refinedRenderWeights, type DecoderRuntime, type OrtModule } from "../../shared/skinning";
 import { inPage, launchBrowser, openPage, waitForPage } from "./browser";
 import { bakeWeightNorms, pageWeightNorms, relativeDifference, seamSources } from "./page-weights";
@@ -21,7 +21,9 @@ import { bakeWeightNorms, pageWeightNorms, relativeDifference, seamSources } fro
 let server: RunningServer;
 let node: DecoderRuntime;
 
-const LAYOUT = { ...PLAYGROUND, bodies: PLAYGROUND.bodies.filter((b) => b.id === "dough-ball"), characters: [] };
+const DOUGH = PLAYGROUND.bodies.find((b) => b.id === "dough-ball")!;
+const CUBE: SoftBodySpec = { id: "jelly-cube", mesh: "box:0.1x0.1x0.1", size: 0.1, material: "jelly", position: [DOUGH.position[0] + 0.25, DOUGH.position[1], DOUGH.position[2]] };
+const LAYOUT: SceneLayout = { ...PLAYGROUND, bodies: [DOUGH, CUBE], characters: [] };
 
 beforeAll(async () => {
   configurePlayground({ layout: LAYOUT });

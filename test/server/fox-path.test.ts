@@ -10,7 +10,7 @@ import { CHARACTER_PROP_CLEARANCE } from "../../shared/rig/character-defaults";
 import * as scene from "../../shared/scene";
 import { propObstacle, staticObstacle, type CharacterSpec, type PropSpec, type SceneLayout } from "../../shared/scene";
 import { RoomCharacter } from "../../server/room/room-character";
-import { playgroundConfig, roomFields } from "../../server/room/playground-config";
+import { characterFields, playgroundConfig } from "../../server/room/playground-config";
 import { bakeCharacters } from "../../server/world/playground-characters";
 
 const TICK = 1 / 60;
@@ -36,7 +36,7 @@ function toProp(prop: PropSpec, x: number, y: number, z: number): number {
  * the nearest its posed surface came to each floor prop's box (m), and where.
  */
 async function lap(layout: SceneLayout, spec: CharacterSpec, props: PropSpec[], mode: "auto" | "run"): Promise<{ prop: PropSpec; nearest: number; at: string }[]> {
-  const config = playgroundConfig(), fields = await roomFields();
+  const config = playgroundConfig(), fields = await characterFields();
   const [{ bake }] = await bakeCharacters([spec], fields.provider, fields.providerKey, config.fitCubature);
   const obstacles = { statics: layout.statics.map(staticObstacle), props: props.map((p) => propObstacle(p.shape, p.size, p.position)), pokes: [] };
   const fox = new RoomCharacter(spec.id, 0, spec, bake.body, obstacles, TICK);

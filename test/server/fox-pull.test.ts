@@ -17,7 +17,7 @@ import { CharacterSkin } from "../../shared/rig";
 import { CHARACTER_GRAB_SLIP, FLESH_LIMIT } from "../../shared/rig/character-defaults";
 import { PLAYGROUND } from "../../shared/scene";
 import { computeRenderInfluences, renderWeightsOf } from "../../shared/skinning";
-import { playgroundConfig, roomFields } from "../../server/room/playground-config";
+import { characterFields, playgroundConfig } from "../../server/room/playground-config";
 import type { RoomCharacter } from "../../server/room/room-character";
 import { bakeCharacters } from "../../server/world/playground-characters";
 import { ADMIN_TOKEN, flankSample, serverRoom, useTestServer } from "./helpers";
@@ -40,7 +40,7 @@ interface Frame { held: boolean; handDistance: number; edgeRatio: number; reach:
 
 /** The fox's render mesh as pages skin it, and how far a tick's drawing of it is from the rig's alone. */
 async function foxMesh(fox: RoomCharacter) {
-  const config = playgroundConfig(), fields = await roomFields();
+  const config = playgroundConfig(), fields = await characterFields();
   const [{ bake }] = await bakeCharacters([FOX], fields.provider, fields.providerKey, config.fitCubature);
   const table = computeRenderInfluences({ ...bake.body, renderWeights: await renderWeightsOf(bake.body) }, 16);
   const skin = new CharacterSkin(bake.body, FOX.size, table.positions, table.handles, table.weights, table.influences);

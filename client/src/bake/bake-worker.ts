@@ -31,6 +31,14 @@ async function download(request: BakeRequest): Promise<Uint8Array> {
 }
 
 let decoderRuntime: Promise<DecoderRuntime & { provider: Inference["provider"] }> | undefined;
+let decoderQueue: Promise<unknown> = Promise.resolve();
+
+/** Runs the decoder's jobs one at a time: onnxruntime-web's WebGPU session refuses a run while another is in flight. */
+function oneAtATime<T>(job: () => Promise<T>): Promise<T> {
+  const result = decoderQueue.then(job);
+  decoderQueue = result.catch(() => undefined);
+  return result;
+}
 
 /**
  * The skinning network's decoder in onnxruntime-web, loaded once and only for bakes that need or refine with it, in
@@ -78,10 +86,13 @@ function tableBuffers(influences: RenderInfluences): ArrayBuffer[] {
 async function refine(request: BakeRequest, baked: BakedBody, renderWeights: Float64Array): Promise<void> {
   try {
     const decoder = await decoderFor(request.url);
-    const started = performance.now();
-    const refined = await refinedRenderWeights(baked, renderWeights, decoder);
+    const refined = await oneAtATime(async () => {
+      const started = performance.now();
+      const weights = await refinedRenderWeights(baked, renderWeights, decoder);
+      return weights && { ...weights, ms: performance.now() - started };
+    });
     if (!refined) return;
-    const inference = { provider: decoder.provider, ms: performance.now() - started, queries: refined.queries };
+    const inference = { provider: decoder.provider, ms: refined.ms, queries: refined.queries };
     const influences = influencesOf(baked, refined.weights, request.hash);
     post({ type: "refined", hash: request.hash, influences, inference }, tableBuffers(influences));
   } catch (error) {
@@ -99,8 +110,9 @@ self.onmessage = async (event: MessageEvent<BakeRequest>) => {
     if (!cachedBytes) await writeCachedBake(request.hash, bytes);
     // The server sends the fields, not V x (K + 1) weights: evaluate them at the render vertices here.
     const decoder = baked.renderWeights.length === 0 && needsDecoder(baked.fieldKind) ? await decoderFor(request.url) : undefined;
+    const weigh = () => renderWeightsOf(baked, (fraction) => post({ type: "progress", hash: request.hash, stage: "fields", fraction }), decoder);
     const decodeStarted = performance.now();
-    const renderWeights = await renderWeightsOf(baked, (fraction) => post({ type: "progress", hash: request.hash, stage: "fields", fraction }), decoder);
+    const renderWeights = decoder ? await oneAtATime(weigh) : await weigh();
     // The network's own fields (SKINNING=model-raw) are decoded at every render vertex.
     const inference = decoder ? { provider: decoder.provider, ms: performance.now() - decodeStarted, queries: baked.renderPositions.length / 3 } : undefined;
     const influences = influencesOf(baked, renderWeights, request.hash);

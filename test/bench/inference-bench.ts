@@ -1,0 +1,49 @@
+// npm run bench:inference [-- --providers webgpu,wasm] [--json]: how long a page takes to decode the skinning
+// network for the default room's bodies (the refinement of their render weights, shared/skinning/refined-fields.ts)
+// on each onnxruntime-web execution provider. WebGPU here is SwiftShader's software adapter (Chromium with
+// --enable-unsafe-webgpu); wasm is single-threaded. One fresh page per provider; per body the network queries and
+// the milliseconds the worker took (window.pliant.bakes[].inference).
+
+import { startServer } from "../../server/app";
+import { launchBrowser, waitForPage, inPage } from "../browser/browser";
+
+const argument = (name: string) => {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+};
+const providers = (argument("--providers") ?? "wasm,webgpu").split(",");
+for (const p of providers) if (p !== "wasm" && p !== "webgpu") throw new Error(`--providers lists wasm and webgpu, not ${p}`);
+
+interface Row { provider: string; body: string; vertices: number; queries: number; ms: number }
+const rows: Row[] = [];
+const server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "bench", log: () => undefined });
+try {
+  for (const provider of providers) {
+    const browser = await launchBrowser({ niced: false, webGpu: provider === "webgpu" });
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(`http://127.0.0.1:${server.port}/`);
+      await waitForPage(page, "window.pliant && window.pliant.ready", 180_000);
+      const bodies = await inPage<{ id: string; bake: string }[]>(page, "[...window.pliant.client.room.state.bodies.values()].map((b) => ({ id: b.id, bake: b.bake }))");
+      const hashes = JSON.stringify(bodies.map((b) => b.bake));
+      await waitForPage(page, `${hashes}.every((h) => window.pliant.bakes.some((b) => b.hash === h && b.inference))`, 1_800_000);
+      const bakes = await inPage<{ hash: string; vertices: number; inference: { provider: string; ms: number; queries: number } }[]>(page, "window.pliant.bakes");
+      for (const body of bodies) {
+        const bake = bakes.find((b) => b.hash === body.bake)!;
+        if (bake.inference.provider !== provider) throw new Error(`asked for ${provider}, the page ran ${bake.inference.provider}`);
+        rows.push({ provider, body: body.id, vertices: bake.vertices, queries: bake.inference.queries, ms: bake.inference.ms });
+      }
+    } finally {
+      await browser.close();
+    }
+  }
+} finally {
+  await server.close();
+}
+
+if (process.argv.includes("--json")) {
+  process.stdout.write(`${JSON.stringify(rows)}\n`);
+} else {
+  process.stdout.write("| provider | body | drawn vertices | network queries | ms | queries per ms |\n|---|---|---|---|---|---|\n");
+  for (const r of rows) process.stdout.write(`| ${r.provider} | ${r.body} | ${r.vertices} | ${r.queries} | ${r.ms.toFixed(0)} | ${(r.queries / r.ms).toFixed(2)} |\n`);
+}
