@@ -59,14 +59,7 @@ export function sampleInterior(mesh: TriangleMesh, options: InteriorSampleOption
   const random = new Random(seed);
   const inside = options.insideTest ?? createInsideTest(mesh);
   try {
-    const { points: candidates, cellVolume: candidateVolume, cells } = jitteredInside(mesh, candidateTarget, random, inside);
-    const keptCount = candidates.length / 3;
-    if (keptCount < count) {
-      throw new MeshError(
-        `only ${keptCount} of ${cells} candidate points are inside the mesh but ${count} interior samples were asked for; ` +
-          "the mesh looks flat, very thin or open (not enclosing a volume)",
-      );
-    }
+    const { candidates, candidateVolume } = checkedCandidates(mesh, count, candidateTarget, random, inside);
     const clusters = clusterSamples(candidates, count, random, iterations);
     const points = clusters.centers;
     snapOutsideCentroids(points, candidates, clusters.assignment, inside);
@@ -76,6 +69,30 @@ export function sampleInterior(mesh: TriangleMesh, options: InteriorSampleOption
   } finally {
     if (options.insideTest === undefined) inside.dispose?.();
   }
+}
+
+/**
+ * sampleInterior's candidates alone (the same points for the same options), without the clusters: for a caller that
+ * fits its own cubature and needs only the dense samples.
+ */
+export function interiorCandidates(mesh: TriangleMesh, options: InteriorSampleOptions & { insideTest: InsideTest }): { candidates: Float64Array; candidateVolume: number } {
+  const candidateTarget = options.candidates ?? DEFAULT_INTERIOR_CANDIDATES;
+  if (!Number.isInteger(candidateTarget) || candidateTarget < options.count || candidateTarget > MAX_CANDIDATES) {
+    throw new MeshError(`candidates must be an integer from count (${options.count}) to ${MAX_CANDIDATES.toLocaleString("en")}, got ${candidateTarget}`);
+  }
+  return checkedCandidates(mesh, options.count, candidateTarget, new Random(options.seed), options.insideTest);
+}
+
+function checkedCandidates(mesh: TriangleMesh, count: number, target: number, random: Random, inside: InsideTest): { candidates: Float64Array; candidateVolume: number } {
+  const { points: candidates, cellVolume: candidateVolume, cells } = jitteredInside(mesh, target, random, inside);
+  const keptCount = candidates.length / 3;
+  if (keptCount < count) {
+    throw new MeshError(
+      `only ${keptCount} of ${cells} candidate points are inside the mesh but ${count} interior samples were asked for; ` +
+        "the mesh looks flat, very thin or open (not enclosing a volume)",
+    );
+  }
+  return { candidates, candidateVolume };
 }
 
 /**
@@ -94,23 +111,33 @@ export function jitteredInside(mesh: TriangleMesh, target: number, random: Rando
   const spacing = gridSpacing(extent, target);
   const [nx, ny, nz] = extent.map((e) => Math.max(1, Math.round(e / spacing)));
   const cell = [extent[0] / nx, extent[1] / ny, extent[2] / nz];
-  const kept = new Float64Array(3 * nx * ny * nz);
-  let keptCount = 0;
-  for (let k = 0; k < nz; k++) {
+  const cells = nx * ny * nz, jitter = new Float64Array(3 * cells);
+  for (let k = 0, c = 0; k < nz; k++) {
     for (let j = 0; j < ny; j++) {
-      for (let i = 0; i < nx; i++) {
-        const x = min[0] + (i + random.next()) * cell[0];
-        const y = min[1] + (j + random.next()) * cell[1];
-        const z = min[2] + (k + random.next()) * cell[2];
-        if (!inside.contains(x, y, z)) continue;
-        kept[3 * keptCount] = x;
-        kept[3 * keptCount + 1] = y;
-        kept[3 * keptCount + 2] = z;
-        keptCount++;
+      for (let i = 0; i < nx; i++, c++) {
+        jitter[3 * c] = min[0] + (i + random.next()) * cell[0];
+        jitter[3 * c + 1] = min[1] + (j + random.next()) * cell[1];
+        jitter[3 * c + 2] = min[2] + (k + random.next()) * cell[2];
       }
     }
   }
-  return { points: kept.slice(0, 3 * keptCount), cellVolume: cell[0] * cell[1] * cell[2], cells: nx * ny * nz };
+  const inCell = inside.containsInGrid ? inside.containsInGrid([nx, ny, nz], min, cell, jitter) : eachPoint(inside, jitter);
+  const kept = new Float64Array(3 * cells);
+  let keptCount = 0;
+  for (let c = 0; c < cells; c++) {
+    if (!inCell[c]) continue;
+    kept[3 * keptCount] = jitter[3 * c];
+    kept[3 * keptCount + 1] = jitter[3 * c + 1];
+    kept[3 * keptCount + 2] = jitter[3 * c + 2];
+    keptCount++;
+  }
+  return { points: kept.slice(0, 3 * keptCount), cellVolume: cell[0] * cell[1] * cell[2], cells };
+}
+
+function eachPoint(inside: InsideTest, points: Float64Array): Uint8Array {
+  const out = new Uint8Array(points.length / 3);
+  for (let c = 0; c < out.length; c++) out[c] = inside.contains(points[3 * c], points[3 * c + 1], points[3 * c + 2]) ? 1 : 0;
+  return out;
 }
 
 /**

@@ -27,7 +27,7 @@ export function solveShiftedCg(k: UpperCsc, mass: Float64Array, shift: number, b
     inverseDiagonal[j] = 1 / diagonal;
   }
   const bNorm = new Float64Array(p), rz = new Float64Array(p), dq = new Float64Array(p), rr = new Float64Array(p), rzNext = new Float64Array(p);
-  const active = new Uint8Array(p), relative = new Float64Array(p);
+  const active = new Uint8Array(p), relative = new Float64Array(p), alpha = new Float64Array(p), beta = new Float64Array(p);
   for (let i = 0; i < n; i++) {
     for (let c = 0; c < p; c++) {
       const o = i * p + c;
@@ -46,11 +46,15 @@ export function solveShiftedCg(k: UpperCsc, mass: Float64Array, shift: number, b
   let iterations = 0;
   while (open > 0 && iterations < maxIterations) {
     // q = (K + shift M) d
-    for (let i = 0; i < n; i++) for (let c = 0; c < p; c++) q[i * p + c] = shift * mass[i] * d[i * p + c];
+    const columnStart = k.columnStart, rowOf = k.rows, values = k.values;
+    for (let i = 0; i < n; i++) {
+      const sm = shift * mass[i];
+      for (let o = i * p, end = o + p; o < end; o++) q[o] = sm * d[o];
+    }
     for (let j = 0; j < n; j++) {
       const dj = j * p;
-      for (let at = k.columnStart[j]; at < k.columnStart[j + 1]; at++) {
-        const i = k.rows[at], v = k.values[at], di = i * p;
+      for (let at = columnStart[j], end = columnStart[j + 1]; at < end; at++) {
+        const i = rowOf[at], v = values[at], di = i * p;
         if (i === j) {
           for (let c = 0; c < p; c++) q[dj + c] += v * d[dj + c];
         } else {
@@ -63,13 +67,14 @@ export function solveShiftedCg(k: UpperCsc, mass: Float64Array, shift: number, b
     }
     dq.fill(0);
     rr.fill(0);
-    for (let o = 0; o < size; o++) dq[o % p] += d[o] * q[o];
+    for (let i = 0; i < n; i++) for (let c = 0, o = i * p; c < p; c++, o++) dq[c] += d[o] * q[o];
+    for (let c = 0; c < p; c++) alpha[c] = active[c] ? rz[c] / dq[c] : 0;
     for (let i = 0; i < n; i++) {
-      for (let c = 0; c < p; c++) {
+      for (let c = 0, o = i * p; c < p; c++, o++) {
         if (!active[c]) continue;
-        const o = i * p + c, alpha = rz[c] / dq[c];
-        x[o] += alpha * d[o];
-        r[o] -= alpha * q[o];
+        const a = alpha[c];
+        x[o] += a * d[o];
+        r[o] -= a * q[o];
         rr[c] += r[o] * r[o];
       }
     }
@@ -91,9 +96,11 @@ export function solveShiftedCg(k: UpperCsc, mass: Float64Array, shift: number, b
       }
     }
     for (let c = 0; c < p; c++) {
-      const beta = active[c] ? rzNext[c] / rz[c] : 0;
+      beta[c] = active[c] ? rzNext[c] / rz[c] : 0;
       rz[c] = rzNext[c];
-      for (let i = 0; i < n; i++) d[i * p + c] = active[c] ? z[i * p + c] + beta * d[i * p + c] : 0;
+    }
+    for (let i = 0; i < n; i++) {
+      for (let c = 0, o = i * p; c < p; c++, o++) d[o] = active[c] ? z[o] + beta[c] * d[o] : 0;
     }
   }
   b.set(x);

@@ -9,6 +9,7 @@ import { tridiagonalEigen } from "./tridiagonal-eigen";
  * the columns of `vectors` (n x n, row-major).
  */
 export function symmetricEigenSorted(a: Float64Array, n: number, values: Float64Array, vectors: Float64Array): void {
+  // q holds Q^T (its rows are the eigenvectors being formed): every update below runs along contiguous rows.
   const q = new Float64Array(n * n), v = new Float64Array(n), p = new Float64Array(n), w = new Float64Array(n);
   for (let i = 0; i < n; i++) q[i * n + i] = 1;
   const diagonal = new Float64Array(n), off = new Float64Array(n);
@@ -42,26 +43,27 @@ export function symmetricEigenSorted(a: Float64Array, n: number, values: Float64
     }
     a[(k + 1) * n + k] = a[k * n + k + 1] = alpha;
     for (let i = k + 2; i < n; i++) a[i * n + k] = a[k * n + i] = 0;
-    // Q <- Q H: each row of Q loses twice its component along v.
-    for (let r = 0; r < n; r++) {
-      let sum = 0;
-      for (let i = k + 1; i < n; i++) sum += q[r * n + i] * v[i];
-      w[r] = 2 * sum;
+    // Q^T <- H Q^T (q holds Q^T: row i is Q's column i): w = 2 Q v, then row i loses v_i w.
+    w.fill(0);
+    for (let i = k + 1; i < n; i++) {
+      const vi = 2 * v[i];
+      if (vi === 0) continue;
+      for (let r = 0, o = i * n; r < n; r++) w[r] += vi * q[o + r];
     }
-    for (let r = 0; r < n; r++) {
-      const wr = w[r];
-      if (wr === 0) continue;
-      for (let i = k + 1; i < n; i++) q[r * n + i] -= wr * v[i];
+    for (let i = k + 1; i < n; i++) {
+      const vi = v[i];
+      if (vi === 0) continue;
+      for (let r = 0, o = i * n; r < n; r++) q[o + r] -= vi * w[r];
     }
   }
   for (let i = 0; i < n; i++) {
     diagonal[i] = a[i * n + i];
     off[i] = i + 1 < n ? a[(i + 1) * n + i] : 0;
   }
-  tridiagonalEigen(diagonal, off, n, q, true);
+  tridiagonalEigen(diagonal, off, n, q, true, true);
   const order = Array.from(diagonal.keys()).sort((x, y) => diagonal[x] - diagonal[y]);
   order.forEach((from, to) => {
     values[to] = diagonal[from];
-    for (let r = 0; r < n; r++) vectors[r * n + to] = q[r * n + from];
+    for (let r = 0, o = from * n; r < n; r++) vectors[r * n + to] = q[o + r];
   });
 }

@@ -4,7 +4,7 @@
 // copy clients download leaves them out when the fields are described (clientBakedBody), and the bake worker
 // evaluates them from the description.
 
-import { createInsideTest, DEFAULT_INTERIOR_CANDIDATES, farthestPoints, jitteredInside, meshBounds, normaliseMesh, Random, sampleInterior, sampleSurface, thickenFlatMesh, type TriangleMesh } from "../geometry";
+import { createInsideTest, DEFAULT_INTERIOR_CANDIDATES, farthestPoints, interiorCandidates, jitteredInside, meshBounds, normaliseMesh, Random, sampleInterior, sampleSurface, thickenFlatMesh, type InteriorSamples, type TriangleMesh } from "../geometry";
 import { BAKED_BODY_VERSION, type BakedBody } from "./baked-body";
 import { anchoredFields, type AnchorFrame } from "./anchored-prediction";
 import { NO_RIG, packRig } from "./baked-rig";
@@ -56,7 +56,7 @@ const MAX_POOL_GRID = 1 << 19;
  * Bumped whenever the same mesh, fields and options bake differently (a part of bake cache keys): a change of
  * EIGEN_DEFAULTS included.
  */
-export const BAKE_RECIPE = 9;
+export const BAKE_RECIPE = 10;
 
 export const BAKE_LIMITS = Object.freeze({ maxHandles: 64, maxCubature: 4096, maxSurfaceSamples: 4096 });
 
@@ -87,9 +87,12 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
   const inside = createInsideTest(shapeMesh);
   const fit = options.fitCubature ?? FIT_CUBATURE_BY_DEFAULT;
   let anchor: AnchorFrame | undefined;
-  let interior: ReturnType<typeof sampleInterior>, fields: SkinningFields, t1: number, pool: { points: Float64Array; cellVolume: number } | undefined;
+  let interior: Pick<InteriorSamples, "points" | "volumes" | "candidates" | "candidateVolume">, fields: SkinningFields, t1: number, pool: { points: Float64Array; cellVolume: number } | undefined;
   try {
-    interior = sampleInterior(shapeMesh, { count: cubatureCount, seed: seed + 2, insideTest: inside });
+    // A fitted cubature chooses its own points: the candidates' clusters would go unused.
+    interior = fit
+      ? { points: new Float64Array(0), volumes: new Float64Array(0), ...interiorCandidates(shapeMesh, { count: cubatureCount, seed: seed + 2, insideTest: inside }) }
+      : sampleInterior(shapeMesh, { count: cubatureCount, seed: seed + 2, insideTest: inside });
     if (fit) {
       // Its own jittered grid, sized from the candidates' share of the box so that about CUBATURE_POOL land inside.
       const share = interior.candidates.length / 3 / DEFAULT_INTERIOR_CANDIDATES;

@@ -59,8 +59,8 @@ export function fitCubature(pool: CubaturePool, count: number): FittedCubature {
   const m = 4 * pool.handles, p = pool.positions.length / 3;
   const jacobians = jacobianBlocks(pool, pool.handles);
   const modes = vibrationModes(pool, jacobians, m);
-  const gradientsOfModes = modeGradients(modes.vectors, modes.count, jacobians, m, p);
-  const { matrix, target, rows } = fitRows(gradientsOfModes, modes.values, modes.count, p, pool.volumeEach);
+  const strains = modeStrains(modes.vectors, modes.count, jacobians, m, p);
+  const { matrix, target, rows } = fitRows(strains, modes.values, modes.count, p, pool.volumeEach);
   return nonNegativeLeastSquares(matrix, target, rows, p, count);
 }
 
@@ -78,9 +78,12 @@ function vibrationModes(pool: CubaturePool, jacobians: Float64Array, m: number):
     const vs = pool.mass.volumes[s], o = s * m;
     for (let a = 0; a < m; a++) {
       const va = vs * rows[o + a];
-      if (va !== 0) for (let b = 0; b < m; b++) massBlock[a * m + b] += va * rows[o + b];
+      if (va === 0) continue;
+      const row = a * m - o;
+      for (let b = o + a; b < o + m; b++) massBlock[row + b] += va * rows[b];
     }
   }
+  for (let a = 0; a < m; a++) for (let b = 0; b < a; b++) massBlock[a * m + b] = massBlock[b * m + a];
   const massValues = new Float64Array(m), massVectors = new Float64Array(m * m);
   symmetricEigenSorted(massBlock, m, massValues, massVectors);
   const largest = massValues[m - 1], kept: number[] = [];
@@ -89,19 +92,13 @@ function vibrationModes(pool: CubaturePool, jacobians: Float64Array, m: number):
   kept.forEach((k, c) => {
     for (let i = 0; i < m; i++) whiten[i * r + c] = massVectors[i * m + k] / Math.sqrt(massValues[k]);
   });
-  // T_ab = sum_p v D_p[:, a] D_p[:, b]^T, projected: W^T T_ab W (r x r) for all nine (a, b).
+  // T_ab = sum_p v D_p[:, a] D_p[:, b]^T, projected: W^T T_ab W (r x r) for all nine (a, b). All nine come from one
+  // symmetric Gram matrix G = sum_p v d_p d_p^T of the flattened Jacobians (d_p[3 i + a] = D_p[i, a]), one pass.
+  const gram = jacobianGram(jacobians, p, m, stride, v);
   const projected: Float64Array[] = [];
-  const t = new Float64Array(m * m), tw = new Float64Array(m * r);
+  const t = new Float64Array(m * m), tw = new Float64Array(m * r), n3 = 3 * m;
   for (let a = 0; a < 3; a++) for (let b = 0; b < 3; b++) {
-    t.fill(0);
-    for (let c = 0; c < p; c += stride) {
-      const base = c * m * 3;
-      for (let i = 0; i < m; i++) {
-        const di = v * jacobians[base + 3 * i + a];
-        if (di === 0) continue;
-        for (let j = 0; j < m; j++) t[i * m + j] += di * jacobians[base + 3 * j + b];
-      }
-    }
+    for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) t[i * m + j] = gram[(3 * i + a) * n3 + 3 * j + b];
     projected.push(congruence(whiten, t, m, r, tw));
   }
   // Whitened stiffness (3r x 3r): block (a, b) = delta_ab sum_c T_cc + T_ba + (lambda / mu) T_ab.
@@ -144,53 +141,97 @@ function congruence(w: Float64Array, t: Float64Array, m: number, r: number, scra
   return out;
 }
 
-/** Each mode's displacement gradient (3 x 3, row-major) at each pool point: point-major, mode, then entry. */
-function modeGradients(modes: Float64Array, count: number, jacobians: Float64Array, m: number, p: number): Float64Array {
-  const used = Math.min(count, DIAGONAL_MODES), n = 3 * m, out = new Float64Array(p * used * 9);
+/**
+ * sum over every stride-th point of v d d^T (3m x 3m, both triangles), d the point's flattened Jacobian block.
+ * The upper triangle is accumulated row by row (a contiguous inner loop), then mirrored.
+ */
+function jacobianGram(jacobians: Float64Array, p: number, m: number, stride: number, v: number): Float64Array {
+  const n = 3 * m, gram = new Float64Array(n * n);
+  for (let c = 0; c < p; c += stride) {
+    const base = c * n;
+    for (let i = 0; i < n; i++) {
+      const di = v * jacobians[base + i];
+      if (di === 0) continue;
+      const row = i * n - base;
+      for (let j = base + i; j < base + n; j++) gram[row + j] += di * jacobians[j];
+    }
+  }
+  for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) gram[i * n + j] = gram[j * n + i];
+  return gram;
+}
+
+/**
+ * Each mode's strain at each pool point, point-major then mode: the symmetric part of its displacement gradient F
+ * as six numbers [F_xx, F_yy, F_zz, sqrt 2 e_xy, sqrt 2 e_xz, sqrt 2 e_yz] (e = (F + F^T) / 2), so that a dot product
+ * of two is e_i : e_j. The modes (count x 3m, row e holding a m + i) are already a (3 count) x m matrix U whose row
+ * 3 e + a is mode e's axis a, and a point's gradients are U times its Jacobian block (m x 3): one small product a
+ * point, four rows of U at a time (twelve running sums) into a scratch block, then folded into strains.
+ */
+function modeStrains(modes: Float64Array, count: number, jacobians: Float64Array, m: number, p: number): Float64Array {
+  const used = Math.min(count, DIAGONAL_MODES), rowsOfU = 3 * used, out = new Float64Array(p * used * 6), f = new Float64Array(rowsOfU * 3);
   for (let c = 0; c < p; c++) {
     const base = c * m * 3;
-    for (let e = 0; e < used; e++) {
-      const o = (c * used + e) * 9;
-      for (let a = 0; a < 3; a++) {
-        let f0 = 0, f1 = 0, f2 = 0;
-        for (let i = 0; i < m; i++) {
-          const u = modes[e * n + a * m + i];
-          if (u === 0) continue;
-          f0 += u * jacobians[base + 3 * i];
-          f1 += u * jacobians[base + 3 * i + 1];
-          f2 += u * jacobians[base + 3 * i + 2];
-        }
-        out[o + 3 * a] = f0;
-        out[o + 3 * a + 1] = f1;
-        out[o + 3 * a + 2] = f2;
+    let row = 0;
+    for (; row + 3 < rowsOfU; row += 4) {
+      const u0 = row * m, u1 = u0 + m, u2 = u1 + m, u3 = u2 + m;
+      let a0 = 0, a1 = 0, a2 = 0, b0 = 0, b1 = 0, b2 = 0, c0 = 0, c1 = 0, c2 = 0, d0 = 0, d1 = 0, d2 = 0;
+      for (let i = 0, j = base; i < m; i++, j += 3) {
+        const j0 = jacobians[j], j1 = jacobians[j + 1], j2 = jacobians[j + 2];
+        const x0 = modes[u0 + i], x1 = modes[u1 + i], x2 = modes[u2 + i], x3 = modes[u3 + i];
+        a0 += x0 * j0; a1 += x0 * j1; a2 += x0 * j2;
+        b0 += x1 * j0; b1 += x1 * j1; b2 += x1 * j2;
+        c0 += x2 * j0; c1 += x2 * j1; c2 += x2 * j2;
+        d0 += x3 * j0; d1 += x3 * j1; d2 += x3 * j2;
       }
+      const q = 3 * row;
+      f[q] = a0; f[q + 1] = a1; f[q + 2] = a2;
+      f[q + 3] = b0; f[q + 4] = b1; f[q + 5] = b2;
+      f[q + 6] = c0; f[q + 7] = c1; f[q + 8] = c2;
+      f[q + 9] = d0; f[q + 10] = d1; f[q + 11] = d2;
+    }
+    for (; row < rowsOfU; row++) {
+      const u0 = row * m;
+      let a0 = 0, a1 = 0, a2 = 0;
+      for (let i = 0, j = base; i < m; i++, j += 3) {
+        const x0 = modes[u0 + i];
+        a0 += x0 * jacobians[j]; a1 += x0 * jacobians[j + 1]; a2 += x0 * jacobians[j + 2];
+      }
+      f[3 * row] = a0; f[3 * row + 1] = a1; f[3 * row + 2] = a2;
+    }
+    for (let e = 0, o = c * used * 6; e < used; e++, o += 6) {
+      const g = 9 * e;
+      out[o] = f[g];
+      out[o + 1] = f[g + 4];
+      out[o + 2] = f[g + 8];
+      out[o + 3] = Math.SQRT1_2 * (f[g + 1] + f[g + 3]);
+      out[o + 4] = Math.SQRT1_2 * (f[g + 2] + f[g + 6]);
+      out[o + 5] = Math.SQRT1_2 * (f[g + 5] + f[g + 7]);
     }
   }
   return out;
 }
 
 /** The fit's matrix (point-major: rows per point) and target (the whole pool's integrals). */
-function fitRows(gradients: Float64Array, values: Float64Array, count: number, p: number, volumeEach: number): { matrix: Float32Array; target: Float64Array; rows: number } {
+function fitRows(strains: Float64Array, values: Float64Array, count: number, p: number, volumeEach: number): { matrix: Float32Array; target: Float64Array; rows: number } {
   const used = Math.min(count, DIAGONAL_MODES), paired = Math.min(used, PAIRED_MODES);
   const pairs: [number, number, number][] = [];
   for (let i = 0; i < paired; i++) for (let j = i; j < paired; j++) pairs.push([i, j, 1]);
   for (let i = paired; i < used; i++) pairs.push([i, i, DIAGONAL_WEIGHT]);
   const rows = 2 * pairs.length + 1, matrix = new Float32Array(p * rows), target = new Float64Array(rows);
-  // The pairs as flat arrays: this loop runs pool points x pairs (8,192 x 216) times.
-  const first = Int32Array.from(pairs, ([i]) => 9 * i), second = Int32Array.from(pairs, ([, j]) => 9 * j);
+  // The pairs as flat arrays: this loop runs pool points x pairs (8,192 x 216) times. With strains e (modeStrains),
+  // F_i : (F_j + F_j^T) = 2 e_i : e_j and tr F = e_xx + e_yy + e_zz.
+  const first = Int32Array.from(pairs, ([i]) => i), second = Int32Array.from(pairs, ([, j]) => j);
   const scale = Float64Array.from(pairs, ([i, j, weight]) => weight / Math.sqrt(values[i] * values[j]));
-  const volumeScale = 1 / (p * volumeEach);
+  const volumeScale = 1 / (p * volumeEach), trace = new Float64Array(used);
   for (let c = 0; c < p; c++) {
-    const o = c * rows, g = c * used * 9;
+    const o = c * rows, g = c * used * 6;
+    for (let e = 0; e < used; e++) trace[e] = strains[g + 6 * e] + strains[g + 6 * e + 1] + strains[g + 6 * e + 2];
     for (let r = 0; r < pairs.length; r++) {
-      const fi = g + first[r], fj = g + second[r];
-      let shear = 0;
-      for (let a = 0; a < 3; a++) for (let b = 0; b < 3; b++) {
-        shear += gradients[fi + 3 * a + b] * (gradients[fj + 3 * a + b] + gradients[fj + 3 * b + a]);
-      }
-      const traceI = gradients[fi] + gradients[fi + 4] + gradients[fi + 8], traceJ = gradients[fj] + gradients[fj + 4] + gradients[fj + 8];
+      const i = first[r], j = second[r], fi = g + 6 * i, fj = g + 6 * j;
+      const shear = 2 * (strains[fi] * strains[fj] + strains[fi + 1] * strains[fj + 1] + strains[fi + 2] * strains[fj + 2]
+        + strains[fi + 3] * strains[fj + 3] + strains[fi + 4] * strains[fj + 4] + strains[fi + 5] * strains[fj + 5]);
       matrix[o + 2 * r] = shear * scale[r];
-      matrix[o + 2 * r + 1] = traceI * traceJ * scale[r];
+      matrix[o + 2 * r + 1] = trace[i] * trace[j] * scale[r];
     }
     matrix[o + rows - 1] = volumeScale;
     for (let r = 0; r < rows; r++) target[r] += volumeEach * matrix[o + r];
@@ -214,11 +255,7 @@ export function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: 
   let bNorm = 0;
   for (let r = 0; r < rows; r++) bNorm += b[r] * b[r];
   bNorm = Math.sqrt(bNorm);
-  const dotColumns = (i: number, j: number) => {
-    let sum = 0;
-    for (let r = 0; r < rows; r++) sum += a[i * rows + r] * a[j * rows + r];
-    return sum;
-  };
+  const dotColumns = (i: number, j: number) => dotFloat32(a, i * rows, a, j * rows, rows);
   // Columns scaled to unit length (the unknowns become x_c |a_c|): a thin tail's points have columns thousands of
   // times longer than the body's, and unscaled normal equations lose them to rounding.
   const columnNorms = Float64Array.from({ length: p }, (_, c) => Math.sqrt(dotColumns(c, c)));
@@ -226,11 +263,7 @@ export function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: 
     const scale = columnNorms[c] > 0 ? 1 / columnNorms[c] : 0;
     for (let r = 0; r < rows; r++) a[c * rows + r] *= scale;
   }
-  const dotTarget = (i: number) => {
-    let sum = 0;
-    for (let r = 0; r < rows; r++) sum += a[i * rows + r] * b[r];
-    return sum;
-  };
+  const dotTarget = (i: number) => dotMixed(a, i * rows, b, rows);
   /** Appends point c to the factor; false when its column is (nearly) in the chosen ones' span. */
   const append = (c: number): boolean => {
     const s = chosen.length;
@@ -291,9 +324,7 @@ export function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: 
     bestGain.fill(1e-14 * bNorm);
     for (let c = offset; c < p; c += stride) {
       if (excluded[c] || x[c] > 0) continue;
-      let gain = 0;
-      const o = c * rows;
-      for (let r = 0; r < rows; r++) gain += a[o + r] * residual[r];
+      const gain = dotMixed(a, c * rows, residual, rows);
       if (gain <= bestGain[BATCH - 1]) continue;
       let at = BATCH - 1;
       while (at > 0 && gain > bestGain[at - 1]) {
@@ -354,4 +385,30 @@ export function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: 
   for (let r = 0; r < rows; r++) norm += residual[r] * residual[r];
   const indices = Int32Array.from(chosen).sort();
   return { indices, volumes: Float64Array.from(indices, (c) => x[c] / columnNorms[c]), residual: Math.sqrt(norm) / bNorm };
+}
+
+/** sum_r a[ao + r] b[bo + r] over `count` entries of two single-precision columns, four running sums. */
+function dotFloat32(a: Float32Array, ao: number, b: Float32Array, bo: number, count: number): number {
+  let s0 = 0, s1 = 0, s2 = 0, s3 = 0, r = 0;
+  for (; r + 3 < count; r += 4) {
+    s0 += a[ao + r] * b[bo + r];
+    s1 += a[ao + r + 1] * b[bo + r + 1];
+    s2 += a[ao + r + 2] * b[bo + r + 2];
+    s3 += a[ao + r + 3] * b[bo + r + 3];
+  }
+  for (; r < count; r++) s0 += a[ao + r] * b[bo + r];
+  return s0 + s1 + s2 + s3;
+}
+
+/** sum_r a[ao + r] v[r] over `count` entries (a single-precision column against a double vector), four running sums. */
+function dotMixed(a: Float32Array, ao: number, v: Float64Array, count: number): number {
+  let s0 = 0, s1 = 0, s2 = 0, s3 = 0, r = 0;
+  for (; r + 3 < count; r += 4) {
+    s0 += a[ao + r] * v[r];
+    s1 += a[ao + r + 1] * v[r + 1];
+    s2 += a[ao + r + 2] * v[r + 2];
+    s3 += a[ao + r + 3] * v[r + 3];
+  }
+  for (; r < count; r++) s0 += a[ao + r] * v[r];
+  return s0 + s1 + s2 + s3;
 }

@@ -121,16 +121,34 @@ function insideShare(inside: InsideTest, min: ArrayLike<number>, extent: number[
  */
 function cellShares(inside: InsideTest, frame: GridFrame): Float64Array {
   const [nx, ny, nz] = frame.cells, [ox, oy, oz] = frame.origin, h = frame.spacing;
-  const cornerInside = new Uint8Array((nx + 1) * (ny + 1) * (nz + 1));
+  const nodes = new Float64Array(3 * (nx + 1) * (ny + 1) * (nz + 1));
   for (let k = 0, node = 0; k <= nz; k++) for (let j = 0; j <= ny; j++) for (let i = 0; i <= nx; i++, node++) {
-    cornerInside[node] = inside.contains(ox + i * h, oy + j * h, oz + k * h) ? 1 : 0;
+    nodes[3 * node] = ox + i * h;
+    nodes[3 * node + 1] = oy + j * h;
+    nodes[3 * node + 2] = oz + k * h;
   }
+  // The nodes are the centres of the cells of a grid half a cell off (when the test can classify a grid coherently).
+  const cornerInside = inside.containsInGrid
+    ? inside.containsInGrid([nx + 1, ny + 1, nz + 1], [ox - h / 2, oy - h / 2, oz - h / 2], [h, h, h], nodes)
+    : Uint8Array.from({ length: nodes.length / 3 }, (_, node) => (inside.contains(nodes[3 * node], nodes[3 * node + 1], nodes[3 * node + 2]) ? 1 : 0));
   const share = new Float64Array(nx * ny * nz);
+  const cornersOf = new Uint8Array(nx * ny * nz), centres = new Float64Array(3 * nx * ny * nz);
+  let open = 0;
   for (let k = 0, c = 0; k < nz; k++) for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++, c++) {
     let corners = 0;
     for (let corner = 0; corner < 8; corner++) corners += cornerInside[nodeIndex(frame, i + (corner & 1), j + ((corner >> 1) & 1), k + (corner >> 2))];
-    // A cell with every corner inside is taken as inside (a hole narrower than a cell is missed either way).
-    const centre = corners === 8 || inside.contains(ox + (i + 0.5) * h, oy + (j + 0.5) * h, oz + (k + 0.5) * h);
+    cornersOf[c] = corners;
+    if (corners < 8) open++;
+    centres[3 * c] = ox + (i + 0.5) * h;
+    centres[3 * c + 1] = oy + (j + 0.5) * h;
+    centres[3 * c + 2] = oz + (k + 0.5) * h;
+  }
+  // A cell with every corner inside is taken as inside (a hole narrower than a cell is missed either way); the others
+  // by their centres, all at once when that is cheaper than one by one.
+  const centreInside = inside.containsInGrid && open > share.length / 8 ? inside.containsInGrid([nx, ny, nz], [ox, oy, oz], [h, h, h], centres) : undefined;
+  for (let c = 0; c < share.length; c++) {
+    const corners = cornersOf[c];
+    const centre = corners === 8 || (centreInside ? centreInside[c] === 1 : inside.contains(centres[3 * c], centres[3 * c + 1], centres[3 * c + 2]));
     share[c] = centre ? 0.5 + corners / 16 : 0;
   }
   return share;
