@@ -186,7 +186,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
         ...(sharedBakes ? { shareBake: (hash: string, texture?: string) => sharedBakes.publishWhole(hash, texture) } : {}),
       });
       app.use("/profiles", ...compressedFiles.folder(INPUT_PROFILES, DAY_CACHE));
-      // The skinning decoder, for browsers that evaluate the network's fields themselves (bakes made with SKINNING=model).
+      // The skinning decoder: pages refine the default fields with it, and evaluate the network's own (SKINNING=model-raw).
       app.get("/models/skinning-decoder.onnx", (req, res, next) => {
         compressedFiles.send(req, res, path.join(ROOT, "models/skinning-decoder.onnx"), DAY_CACHE, () => res.status(404).json({ error: "no skinning decoder" })).catch(next);
       });
