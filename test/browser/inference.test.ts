@@ -1,4 +1,5 @@
-// Every page decodes the skinning network itself (issue 30): the default room's bodies come with the grid fields
+// Every page decodes the skinning network itself (issue 30): a room baked with the network's finished fields
+// (SKINNING=model) sends its bodies with the grid fields
 // the physics uses, and each page's bake worker then decodes the network (onnxruntime-web) to refine its render
 // weights between the grid's nodes (shared/skinning/refined-fields.ts). On WebGPU when the browser offers an
 // adapter (this Chromium does with --enable-unsafe-webgpu: SwiftShader's, in software), on wasm otherwise; either
@@ -12,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../server/app";
 import { configurePlayground } from "../../server/room/playground-config";
 import { MODEL_DIRECTORY } from "../../server/skinning/model-provider";
+import { fieldChoice } from "../../server/skinning/weights-source";
 import { BAKE_CACHE_DIRECTORY } from "../../server/world/bake-cache";
 import { PLAYGROUND, type SceneLayout, type SoftBodySpec } from "../../shared/scene";
 import { decodeBakedBody, refinedRenderWeights, type DecoderRuntime, type OrtModule } from "../../shared/skinning";
@@ -27,7 +29,8 @@ const LAYOUT: SceneLayout = { ...PLAYGROUND, bodies: [DOUGH, CUBE], characters: 
 
 beforeAll(async () => {
   configurePlayground({ layout: LAYOUT });
-  server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "inference", log: () => undefined });
+  const model = await fieldChoice("model");
+  server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "inference", provider: model.provider, providerKey: model.providerKey, log: () => undefined });
   const ort = (await import("onnxruntime-node")) as unknown as OrtModule;
   node = { ort, decoder: await ort.InferenceSession.create(new Uint8Array(await readFile(path.join(MODEL_DIRECTORY, "skinning-decoder.onnx")))) };
 });
@@ -35,7 +38,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   // Later files in this process start their own servers with the default room.
-  configurePlayground({ layout: PLAYGROUND });
+  configurePlayground({ layout: PLAYGROUND, fields: null });
 });
 
 describe("the skinning network in every page", () => {

@@ -67,9 +67,9 @@ function decoderFor(bakeUrl: string): Promise<DecoderRuntime & { provider: Infer
 }
 
 /** The body's GPU tables from its render weights. */
-function influencesOf(baked: BakedBody, renderWeights: Float64Array, hash: string): RenderInfluences {
+function influencesOf(baked: BakedBody, renderWeights: Float64Array, hash: string, reportProgress = true): RenderInfluences {
   return splitTextureSeams(
-    computeRenderInfluences({ ...baked, renderWeights }, RENDER_INFLUENCES, (fraction) => post({ type: "progress", hash, stage: "weights", fraction })),
+    computeRenderInfluences({ ...baked, renderWeights }, RENDER_INFLUENCES, reportProgress ? (fraction) => post({ type: "progress", hash, stage: "weights", fraction }) : undefined),
     { values: baked.renderUVs, corners: baked.renderUVTriangles }, { values: baked.renderColors, corners: baked.renderColorTriangles },
   );
 }
@@ -93,7 +93,8 @@ async function refine(request: BakeRequest, baked: BakedBody, renderWeights: Flo
     });
     if (!refined) return;
     const inference = { provider: decoder.provider, ms: refined.ms, queries: refined.queries };
-    const influences = influencesOf(baked, refined.weights, request.hash);
+    // No progress: the body is on screen already, and the page's loading panel must not show it again.
+    const influences = influencesOf(baked, refined.weights, request.hash, false);
     post({ type: "refined", hash: request.hash, influences, inference }, tableBuffers(influences));
   } catch (error) {
     console.warn(`the network's refinement of ${request.hash} did not run: ${error instanceof Error ? error.message : String(error)}`);
