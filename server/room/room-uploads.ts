@@ -90,6 +90,12 @@ export class RoomUploads {
     const size = playgroundConfig().uploadSize, occupied: number[] = [];
     for (const p of this.room.placed) if (!p.leaving) occupied.push(...p.entity.proxies.bound);
     for (const u of this.baking.values()) occupied.push(u.position[0], u.position[1], u.position[2], size / 2);
+    // Props too, where they lie now: a body dropped over a block starts deep in it and is flung off the table.
+    const sphere = new Float64Array(4);
+    for (const prop of this.room.world.props) {
+      prop.obstacle.boundingSphere(sphere);
+      occupied.push(...sphere);
+    }
     const position = landingSpot(playgroundConfig().layout, size, occupied);
     // A bake whose result never arrives (its process died) must not hold its place for ever.
     const giveUp = this.room.clock.setTimeout(() => this.failed(id, "the server baking it stopped answering"), SILENT_MS);

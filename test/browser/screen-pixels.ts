@@ -37,6 +37,9 @@ export function thirds(page: Page, name: string, nearBlack: number): Promise<{ m
   })()`);
 }
 
+/** Pixels of a line: an edge seen through a body shows as at least this many steps (a muzzle-wide line is hundreds). */
+const LINE_PIXELS = 20;
+
 /** Four views from one camera: with and without a body, each with and without the things behind it. */
 export interface ShowThroughShots { all: string; bodyAlone: string; behindAlone: string; neither: string }
 
@@ -46,11 +49,12 @@ export interface ShowThroughShots { all: string; bodyAlone: string; behindAlone:
  * within `rect` (x0, y0, x1, y1, page pixels), shrunk by `inset` pixels (its antialiased edge left out). Inside it:
  * the area (pixels), the mean and the largest luminance change (0-255) the things behind make, and the largest change
  * of that difference between neighbouring pixels (a sharp edge seen through the body; a soft blur has no step) with
- * its 99.5th percentile. Steps across the body's own edges are left out: where the body alone changes by more than
+ * its 99.5th percentile, and the LINE_PIXELS-th largest (an edge seen through is a line of at least that many pixels; a
+ * lone pixel of refraction noise is not). Steps across the body's own edges are left out: where the body alone changes by more than
  * `ownEdge` between the two pixels (its texture's patches, a leg in front of its belly), what shows through it
  * changes there too, as it would through real jelly; a ghost is an edge the body itself does not have.
  */
-export function showThrough(page: Page, shots: ShowThroughShots, rect: [number, number, number, number], inset: number, ownEdge: number): Promise<{ area: number; mean: number; max: number; step: number; step995: number; largestAt: [number, number] }> {
+export function showThrough(page: Page, shots: ShowThroughShots, rect: [number, number, number, number], inset: number, ownEdge: number): Promise<{ area: number; mean: number; max: number; step: number; lineStep: number; step995: number; largestAt: [number, number] }> {
   return inPage(page, `(() => {
     const s = window.shots, all = s[${JSON.stringify(shots.all)}], body = s[${JSON.stringify(shots.bodyAlone)}];
     const behind = s[${JSON.stringify(shots.behindAlone)}], neither = s[${JSON.stringify(shots.neither)}];
@@ -93,7 +97,8 @@ export function showThrough(page: Page, shots: ShowThroughShots, rect: [number, 
     }
     steps.sort((u, v) => u - v);
     const at = (f) => steps.length ? steps[Math.min(steps.length - 1, Math.floor(f * steps.length))] : 0;
-    return { area, mean: area ? sum / area : 0, max, step: at(1), step995: at(0.995), largestAt };
+    const lineStep = steps.length ? steps[Math.max(0, steps.length - ${LINE_PIXELS})] : 0;
+    return { area, mean: area ? sum / area : 0, max, step: at(1), lineStep, step995: at(0.995), largestAt };
   })()`);
 }
 
