@@ -1,5 +1,6 @@
 // Which onnxruntime-web build this browser gets. One per page: the main thread (the characters' secondary-motion
-// networks) and the bake worker (the skinning decoder) load the same build, so its wasm is downloaded once. A browser
+// networks) and the bake worker (the skinning decoder) load the same build, and the worker gets its wasm from the
+// page (fetchRuntimeWasm), so it is downloaded once. A browser
 // that can run WebGPU from wasm (a WebGPU adapter and JSPI) gets the JSPI build, with the WebGPU and wasm execution
 // providers (a 17 MB wasm, 3.0 MB compressed); any other the plain wasm build (14 MB, 2.7 MB compressed). The
 // WebGPU builds for browsers without JSPI (27-28 MB, 4.6 MB compressed) are not shipped: those browsers use wasm.
@@ -23,10 +24,38 @@ export function hasWebGpuBuild(): Promise<boolean> {
   return webGpu;
 }
 
-/** onnxruntime-web on one thread (threads need cross-origin isolation, which the page does not ask for). */
-export async function loadOnnxRuntime(): Promise<OnnxRuntime> {
+/** The URL of the wasm runtime this page (or worker) loads. */
+export async function runtimeWasmUrl(): Promise<string> {
+  return (await hasWebGpuBuild()) ? jspiWasm : plainWasm;
+}
+
+const wasmFetches = new Map<string, Promise<ArrayBuffer>>();
+
+/**
+ * A runtime's wasm, fetched once by this thread (the page's preload answers the first fetch: the same URL, mode and
+ * credentials), for onnxruntime here and, copied, for the bake worker, which would otherwise download it again.
+ */
+export function fetchRuntimeWasm(url: string): Promise<ArrayBuffer> {
+  let bytes = wasmFetches.get(url);
+  if (!bytes) {
+    bytes = fetch(url).then((response) => {
+      if (!response.ok) throw new Error(`the onnxruntime-web runtime: HTTP ${response.status}`);
+      return response.arrayBuffer();
+    });
+    bytes.catch(() => wasmFetches.delete(url));
+    wasmFetches.set(url, bytes);
+  }
+  return bytes;
+}
+
+/**
+ * onnxruntime-web on one thread (threads need cross-origin isolation, which the page does not ask for), its wasm
+ * given by `wasmFor` (the bake worker asks the page for it).
+ */
+export async function loadOnnxRuntime(wasmFor: (url: string) => Promise<ArrayBuffer> = fetchRuntimeWasm): Promise<OnnxRuntime> {
   const ort = (await hasWebGpuBuild()) ? await import("onnxruntime-web/jspi") : await import("onnxruntime-web/wasm");
   ort.env.wasm.numThreads = 1;
+  ort.env.wasm.wasmBinary ??= await wasmFor(await runtimeWasmUrl());
   return ort;
 }
 
@@ -36,13 +65,12 @@ export async function loadOnnxRuntime(): Promise<OnnxRuntime> {
  * scripts and the bodies come first.
  */
 export async function preloadOnnxRuntime(): Promise<void> {
-  const webGpu = await hasWebGpuBuild();
   const link = document.createElement("link");
   link.rel = "preload";
   link.as = "fetch";
   // onnxruntime fetches it with credentials "same-origin", which is what an anonymous CORS preload matches.
   link.crossOrigin = "anonymous";
   link.setAttribute("fetchpriority", "low");
-  link.href = webGpu ? jspiWasm : plainWasm;
+  link.href = await runtimeWasmUrl();
   document.head.append(link);
 }

@@ -1,7 +1,8 @@
 // The page's side of the bake worker: one request per hash, progress per hash for the loading UI.
 
 import type { RenderInfluences } from "../../../shared/skinning";
-import type { BakeReply, BakeStage, Inference } from "./bake-messages";
+import { fetchRuntimeWasm } from "../onnx-runtime";
+import type { BakeReply, BakeStage, Inference, WorkerRequest } from "./bake-messages";
 
 export interface LoadedBake {
   bytes: Uint8Array;
@@ -41,7 +42,7 @@ export class BakeLoader {
     const promise = new Promise<LoadedBake>((a, b) => { resolve = a; reject = b; });
     this.requests.set(hash, { promise, resolve, reject });
     this.setProgress(hash, { stage: "download", fraction: 0 });
-    this.ensureWorker().postMessage({ hash, url: new URL(`bakes/${hash}`, this.baseUrl).href });
+    this.post({ type: "bake", hash, url: new URL(`bakes/${hash}`, this.baseUrl).href });
     return promise;
   }
 
@@ -70,7 +71,26 @@ export class BakeLoader {
     return this.worker;
   }
 
+  private post(message: WorkerRequest, transfer: Transferable[] = []): void {
+    this.ensureWorker().postMessage(message, transfer);
+  }
+
+  /** The worker's copy of the runtime the page fetched (the page's own onnxruntime keeps the original). */
+  private async sendRuntime(url: string): Promise<void> {
+    try {
+      const wasm = (await fetchRuntimeWasm(url)).slice(0);
+      this.post({ type: "runtime", url, wasm }, [wasm]);
+    } catch (error) {
+      // The worker's decoder then fails with this reason, and the bodies keep the fields they have.
+      console.warn(`onnxruntime-web's wasm for the bake worker: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
   private onReply(reply: BakeReply): void {
+    if (reply.type === "runtime-wanted") {
+      void this.sendRuntime(reply.url);
+      return;
+    }
     const request = this.requests.get(reply.hash);
     if (!request) return;
     if (reply.type === "progress") {

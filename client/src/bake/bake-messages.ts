@@ -2,10 +2,20 @@
 import type { RenderInfluences } from "../../../shared/skinning";
 
 export interface BakeRequest {
+  type: "bake";
   hash: string;
   /** Absolute URL of GET /bakes/<hash>. */
   url: string;
 }
+
+/** The onnxruntime-web wasm at `url`, as the page fetched it (the worker asked with `runtime-wanted`). */
+export interface RuntimeBytes {
+  type: "runtime";
+  url: string;
+  wasm: ArrayBuffer;
+}
+
+export type WorkerRequest = BakeRequest | RuntimeBytes;
 
 export type BakeStage = "download" | "fields" | "weights";
 
@@ -14,7 +24,9 @@ export type BakeReply =
   | { type: "ready"; hash: string; bytes: Uint8Array; influences: RenderInfluences; cached: boolean; ms: number; weightsComputed: boolean; inference?: Inference }
   /** The render weights refined by the network (refined-fields.ts), after `ready`: new tables for the same mesh. */
   | { type: "refined"; hash: string; influences: RenderInfluences; inference: Inference }
-  | { type: "error"; hash: string; message: string };
+  | { type: "error"; hash: string; message: string }
+  /** The worker needs onnxruntime-web's wasm: the page sends it (RuntimeBytes) rather than the worker downloading it again. */
+  | { type: "runtime-wanted"; url: string };
 
 /** What decoding the skinning network in this page ran on, how long it took and how many points it answered. */
 export interface Inference {

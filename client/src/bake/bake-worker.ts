@@ -4,7 +4,7 @@
 import { computeRenderInfluences, decodeBakedBody, needsDecoder, refinedRenderWeights, renderWeightsOf, splitTextureSeams, type BakedBody, type DecoderRuntime, type OrtModule, type RenderInfluences } from "../../../shared/skinning";
 import { hasWebGpuBuild, loadOnnxRuntime } from "../onnx-runtime";
 import { readCachedBake, writeCachedBake } from "./bake-cache";
-import { RENDER_INFLUENCES, type BakeReply, type BakeRequest, type Inference } from "./bake-messages";
+import { RENDER_INFLUENCES, type BakeReply, type BakeRequest, type Inference, type WorkerRequest } from "./bake-messages";
 
 const post = (reply: BakeReply, transfer: Transferable[] = []) => (self as unknown as Worker).postMessage(reply, transfer);
 
@@ -30,6 +30,16 @@ async function download(request: BakeRequest): Promise<Uint8Array> {
   return bytes;
 }
 
+const runtimeWaiters = new Map<string, (wasm: ArrayBuffer) => void>();
+
+/** onnxruntime-web's wasm from the page, which has fetched it already (or is fetching it): no second download. */
+function runtimeFromPage(url: string): Promise<ArrayBuffer> {
+  return new Promise((resolve) => {
+    runtimeWaiters.set(url, resolve);
+    post({ type: "runtime-wanted", url });
+  });
+}
+
 let decoderRuntime: Promise<DecoderRuntime & { provider: Inference["provider"] }> | undefined;
 let decoderQueue: Promise<unknown> = Promise.resolve();
 
@@ -48,7 +58,7 @@ function oneAtATime<T>(job: () => Promise<T>): Promise<T> {
  */
 function decoderFor(bakeUrl: string): Promise<DecoderRuntime & { provider: Inference["provider"] }> {
   decoderRuntime ??= (async () => {
-    const [ort, response] = await Promise.all([loadOnnxRuntime(), fetch(new URL("../models/skinning-decoder.onnx", bakeUrl))]);
+    const [ort, response] = await Promise.all([loadOnnxRuntime(runtimeFromPage), fetch(new URL("../models/skinning-decoder.onnx", bakeUrl))]);
     if (!response.ok) throw new Error(`the skinning decoder: HTTP ${response.status}`);
     const model = new Uint8Array(await response.arrayBuffer());
     // Errors only: onnxruntime warns on every WebGPU session that it keeps shape operations on the CPU, by design.
@@ -101,8 +111,17 @@ async function refine(request: BakeRequest, baked: BakedBody, renderWeights: Flo
   }
 }
 
-self.onmessage = async (event: MessageEvent<BakeRequest>) => {
-  const request = event.data;
+self.onmessage = (event: MessageEvent<WorkerRequest>) => {
+  const message = event.data;
+  if (message.type === "runtime") {
+    runtimeWaiters.get(message.url)?.(message.wasm);
+    runtimeWaiters.delete(message.url);
+  } else {
+    void bake(message);
+  }
+};
+
+async function bake(request: BakeRequest): Promise<void> {
   const started = performance.now();
   try {
     const cachedBytes = await readCachedBake(request.hash);
@@ -125,4 +144,4 @@ self.onmessage = async (event: MessageEvent<BakeRequest>) => {
   } catch (error) {
     post({ type: "error", hash: request.hash, message: error instanceof Error ? error.message : String(error) });
   }
-};
+}
