@@ -1,10 +1,11 @@
 // npm run bench:inference [-- --providers webgpu,wasm] [--json]: how long a page takes to decode the skinning
-// network for the default room's bodies (the refinement of their render weights, shared/skinning/refined-fields.ts)
-// on each onnxruntime-web execution provider. WebGPU here is SwiftShader's software adapter (Chromium with
+// network for the default room's bodies baked with the network's fields (SKINNING=model; the refinement of their
+// render weights, shared/skinning/refined-fields.ts) on each onnxruntime-web execution provider. WebGPU here is SwiftShader's software adapter (Chromium with
 // --enable-unsafe-webgpu); wasm is single-threaded. One fresh page per provider; per body the network queries and
 // the milliseconds the worker took (window.pliant.bakes[].inference).
 
 import { startServer } from "../../server/app";
+import { fieldChoice } from "../../server/skinning/weights-source";
 import { launchBrowser, waitForPage, inPage } from "../browser/browser";
 
 const argument = (name: string) => {
@@ -16,7 +17,10 @@ for (const p of providers) if (p !== "wasm" && p !== "webgpu") throw new Error(`
 
 interface Row { provider: string; body: string; vertices: number; queries: number; ms: number }
 const rows: Row[] = [];
-const server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "bench", log: () => undefined });
+// The room baked with the network's finished fields: only those carry the refinement a page decodes (the default,
+// eigen, gives the page nothing to run).
+const model = await fieldChoice("model");
+const server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "bench", log: () => undefined, provider: model.provider, providerKey: model.providerKey });
 try {
   for (const provider of providers) {
     const browser = await launchBrowser({ niced: false, webGpu: provider === "webgpu" });
