@@ -5,7 +5,7 @@
 
 import type { ClockTimer, Delayed } from "@colyseus/timer";
 import { UPLOAD_LIMITS, UploadState, type RoomState } from "../../shared/net";
-import { isMaterialName, landingSpot, MATERIALS, SoftEntity, type SceneWorld } from "../../shared/scene";
+import { isMaterialName, landingSpot, MATERIALS, SoftEntity, tableTop, type SceneWorld } from "../../shared/scene";
 import { sharedBodyShape } from "../../shared/scene/body-shape-cache";
 import { uploadColour } from "../../shared/scene/palette";
 import { STATUS_EVERY_MS } from "../uploads/baker";
@@ -90,12 +90,7 @@ export class RoomUploads {
     const size = playgroundConfig().uploadSize, occupied: number[] = [];
     for (const p of this.room.placed) if (!p.leaving) occupied.push(...p.entity.proxies.bound);
     for (const u of this.baking.values()) occupied.push(u.position[0], u.position[1], u.position[2], size / 2);
-    // Props too, where they lie now: a body dropped over a block starts deep in it and is flung off the table.
-    const sphere = new Float64Array(4);
-    for (const prop of this.room.world.props) {
-      prop.obstacle.boundingSphere(sphere);
-      occupied.push(...sphere);
-    }
+    occupied.push(...propsOnTheTable(this.room.world, size));
     const position = landingSpot(playgroundConfig().layout, size, occupied);
     // A bake whose result never arrives (its process died) must not hold its place for ever.
     const giveUp = this.room.clock.setTimeout(() => this.failed(id, "the server baking it stopped answering"), SILENT_MS);
@@ -186,4 +181,24 @@ export class RoomUploads {
     this.room.tell(`${state.name} left the table ${why}`);
     this.room.clock.setTimeout(() => this.room.remove(body, `the ${state.name} left the room`), UPLOAD_LIMITS.leavingSeconds * 1000);
   }
+}
+
+/**
+ * The bounding spheres (x, y, z, r each) of the props a body of `size` landing on the table could meet: where each
+ * lies now and where it flies home to, if either reaches the table top's height. A body dropped over a block starts
+ * deep in it and is flung off the table, again after every flight home.
+ */
+export function propsOnTheTable(world: SceneWorld, size: number): number[] {
+  const top = tableTop(world.layout);
+  if (!top) return [];
+  const out: number[] = [], sphere = new Float64Array(4);
+  const add = (x: number, y: number, z: number, r: number) => {
+    if (y + r > top.y && y - r < top.y + size) out.push(x, y, z, r);
+  };
+  for (const prop of world.props) {
+    prop.obstacle.boundingSphere(sphere);
+    add(sphere[0], sphere[1], sphere[2], sphere[3]);
+    add(prop.spec.position[0], prop.spec.position[1], prop.spec.position[2], sphere[3]);
+  }
+  return out;
 }

@@ -8,7 +8,7 @@ const GRID = 7;
 /** Kept from the table's edge beyond half the body's size, m. */
 const EDGE_MARGIN = 0.05;
 /** Clearance from other bodies (in body sizes) beyond which spots are all as good. */
-const ENOUGH_CLEARANCE = 0.5;
+export const ENOUGH_CLEARANCE = 0.5;
 /** Height above the top a new body's lowest point starts at (it settles from there), m. */
 const DROP = 0.02;
 

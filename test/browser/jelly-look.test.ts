@@ -26,11 +26,12 @@ const BEHIND = ["table", "soft-body-rubber-block", "soft-body-dough-ball", "prop
 /** Pixels left out round the cow's silhouette: its antialiased edge and the rim where refraction bends most. */
 const INSET = 4;
 /**
- * The luminance step (0-255) between neighbouring pixels of what shows through that a line of pixels reaches (see
- * showThrough), and the 99.5th percentile of all steps: above these, an edge behind the cow is seen through it as an
- * edge. (The single largest step is one pixel's refraction noise: 10.7 here, 12.3 on CI's machine.)
+ * The 20th-largest luminance step (0-255) between neighbouring pixels of what shows through (showThrough's lineStep:
+ * a ghost edge is a line of many such steps; 6.8 measured), and the 99.5th percentile of all steps (2.7 measured):
+ * above these, an edge behind the cow is seen through it as an edge. The single largest step is one pixel's
+ * refraction noise (10.7 to 12.3 from run to run), so it is reported, not judged.
  */
-const MAX_STEP = 12;
+const MAX_LINE_STEP = 10;
 const MAX_STEP_995 = 3;
 /** A luminance step (0-255) between neighbouring pixels of the cow alone above which they lie across its own edge. */
 const OWN_EDGE = 6;
@@ -112,9 +113,9 @@ describe("the jelly cow's look", () => {
   it("at full quality refracts what lies behind it, blurred: no sharp ghost, no line across it", async () => {
     const { through, refraction, view } = await lookAtTheCow("/?quality=high", { width: 1280, height: 720 });
     writeFileSync(path.join(ARTIFACTS, "jelly-cow.png"), view);
-    console.info(`jelly, full quality: ${through.area} px of cow; what lies behind changes it by ${through.mean.toFixed(1)} on average (largest ${through.max.toFixed(0)}), steps between neighbours up to ${through.step.toFixed(1)} at pixel ${through.largestAt.join(", ")}, along a line ${through.lineStep.toFixed(1)} (99.5th percentile ${through.step995.toFixed(1)})`);
+    console.info(`jelly, full quality: ${through.area} px of cow; what lies behind changes it by ${through.mean.toFixed(1)} on average (largest ${through.max.toFixed(0)}), the 20th-largest step between neighbours ${through.lineStep.toFixed(1)} (the largest ${through.step.toFixed(1)}, at pixel ${through.largestAt.join(", ")}; 99.5th percentile ${through.step995.toFixed(1)})`);
     expect(through.area).toBeGreaterThan(20_000);
-    expect(through.lineStep).toBeLessThan(MAX_STEP);
+    expect(through.lineStep).toBeLessThan(MAX_LINE_STEP);
     expect(through.step995).toBeLessThan(MAX_STEP_995);
     expect(refraction).toBe(true);
   }, 900_000);
@@ -122,10 +123,10 @@ describe("the jelly cow's look", () => {
   it("on a phone held landscape (low quality) is solid: nothing behind shows through", async () => {
     const { through, refraction, view } = await lookAtTheCow("/?quality=low", { width: 844, height: 390 });
     writeFileSync(path.join(ARTIFACTS, "jelly-cow-phone.png"), view);
-    console.info(`jelly, phone: ${through.area} px of cow; what lies behind changes it by ${through.mean.toFixed(1)} on average (largest ${through.max.toFixed(0)}), steps up to ${through.step.toFixed(1)}, along a line ${through.lineStep.toFixed(1)} (99.5th percentile ${through.step995.toFixed(1)})`);
+    console.info(`jelly, phone: ${through.area} px of cow; what lies behind changes it by ${through.mean.toFixed(1)} on average (largest ${through.max.toFixed(0)}), the 20th-largest step ${through.lineStep.toFixed(1)} (the largest ${through.step.toFixed(1)}; 99.5th percentile ${through.step995.toFixed(1)})`);
     expect(through.area).toBeGreaterThan(5_000);
     expect(through.mean).toBeLessThan(SOLID_MEAN);
-    expect(through.lineStep).toBeLessThan(MAX_STEP);
+    expect(through.lineStep).toBeLessThan(MAX_LINE_STEP);
     expect(refraction).toBe(false);
   }, 900_000);
 });

@@ -37,7 +37,10 @@ export function thirds(page: Page, name: string, nearBlack: number): Promise<{ m
   })()`);
 }
 
-/** Pixels of a line: an edge seen through a body shows as at least this many steps (a muzzle-wide line is hundreds). */
+/**
+ * An edge seen through a body is a line of steps, at least this many (the block's outline across the cow's muzzle
+ * was hundreds); fewer large steps, wherever they lie, are refraction noise.
+ */
 const LINE_PIXELS = 20;
 
 /** Four views from one camera: with and without a body, each with and without the things behind it. */
@@ -49,8 +52,8 @@ export interface ShowThroughShots { all: string; bodyAlone: string; behindAlone:
  * within `rect` (x0, y0, x1, y1, page pixels), shrunk by `inset` pixels (its antialiased edge left out). Inside it:
  * the area (pixels), the mean and the largest luminance change (0-255) the things behind make, and the largest change
  * of that difference between neighbouring pixels (a sharp edge seen through the body; a soft blur has no step) with
- * its 99.5th percentile, and the LINE_PIXELS-th largest (an edge seen through is a line of at least that many pixels; a
- * lone pixel of refraction noise is not). Steps across the body's own edges are left out: where the body alone changes by more than
+ * its 99.5th percentile, and the LINE_PIXELS-th largest (lineStep: an edge seen through is a line of at least that
+ * many steps, not necessarily joined up; a lone pixel of refraction noise is not). Steps across the body's own edges are left out: where the body alone changes by more than
  * `ownEdge` between the two pixels (its texture's patches, a leg in front of its belly), what shows through it
  * changes there too, as it would through real jelly; a ghost is an edge the body itself does not have.
  */

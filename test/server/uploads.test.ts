@@ -11,6 +11,7 @@ import { Client, type Room } from "@colyseus/sdk";
 import { describe, expect, it, vi } from "vitest";
 import { boxMesh, gltfBaseColourImage } from "../../shared/geometry";
 import { ROOM_NAME, UPLOAD_LIMITS } from "../../shared/net";
+import { ENOUGH_CLEARANCE, tableTop } from "../../shared/scene";
 import { ADMIN_TOKEN, joinClient, serverRoom, useTestServer, type TestServer } from "./helpers";
 import { upload } from "./upload-helpers";
 
@@ -341,18 +342,22 @@ it("added bodies land clear of the props on the table, not on top of them", asyn
   // each flight home (found on a phone's screen: a third upload landed beside the block).
   const roomId = await freshRoom();
   const room = serverRoom(roomId);
+  const player = await outsider(server, roomId, "player"); // an empty room closes
   const mesh = await readFile(path.join(MESHES, "cow.obj")); // baked above: the cache answers at once
-  const size = UPLOAD_LIMITS.defaultSize, sphere = new Float64Array(4);
+  const size = UPLOAD_LIMITS.defaultSize, top = tableTop(room.sceneWorld.layout)!, sphere = new Float64Array(4);
   for (let k = 0; k < 4; k++) {
     const answer = await upload(server, `token=${ADMIN_TOKEN}&room=${roomId}&name=cow%20${k + 1}`, mesh, { "Content-Type": "model/obj" });
     expect(answer.status, answer.body.error).toBe(202);
-    const spot = room.state.uploads.get(answer.body.id!)!;
+    await vi.waitFor(() => expect(room.state.bodies.has(answer.body.id!)).toBe(true), BAKED);
+    // Where it was dropped (its spawn: the landing spot), against every prop whose ball reaches the table top.
+    const spot = room.sceneWorld.bodies.find((e) => e.id === answer.body.id)!.spawn;
     for (const prop of room.sceneWorld.props) {
       prop.obstacle.boundingSphere(sphere);
-      if (sphere[1] < 0.7) continue; // on the floor
-      const gap = Math.hypot(spot.x - sphere[0], spot.z - sphere[2]) - sphere[3];
-      expect(gap, `cow ${k + 1} at (${spot.x.toFixed(2)}, ${spot.z.toFixed(2)}) beside ${prop.spec.id}`).toBeGreaterThanOrEqual(size / 2);
+      if (sphere[1] + sphere[3] < top.y) continue;
+      const gap = Math.hypot(spot[0] - sphere[0], spot[2] - sphere[2]) - sphere[3];
+      // As clear as landingSpot asks of anything when the table has room (this layout leaves room for four).
+      expect(gap, `cow ${k + 1} at (${spot[0].toFixed(2)}, ${spot[2].toFixed(2)}) beside ${prop.spec.id}`).toBeGreaterThanOrEqual(ENOUGH_CLEARANCE * size);
     }
-    await vi.waitFor(() => expect(room.state.bodies.has(answer.body.id!)).toBe(true), BAKED);
   }
+  await player.leave();
 }, 240_000);

@@ -2,7 +2,7 @@
 
 import type { RenderInfluences } from "../../../shared/skinning";
 import { fetchRuntimeWasm } from "../onnx-runtime";
-import type { BakeReply, BakeStage, Inference, WorkerRequest } from "./bake-messages";
+import type { BakeReply, BakeStage, Inference, PageToWorker } from "./bake-messages";
 
 export interface LoadedBake {
   bytes: Uint8Array;
@@ -71,7 +71,7 @@ export class BakeLoader {
     return this.worker;
   }
 
-  private post(message: WorkerRequest, transfer: Transferable[] = []): void {
+  private post(message: PageToWorker, transfer: Transferable[] = []): void {
     this.ensureWorker().postMessage(message, transfer);
   }
 
@@ -81,8 +81,8 @@ export class BakeLoader {
       const wasm = (await fetchRuntimeWasm(url)).slice(0);
       this.post({ type: "runtime", url, wasm }, [wasm]);
     } catch (error) {
-      // The worker's decoder then fails with this reason, and the bodies keep the fields they have.
-      console.warn(`onnxruntime-web's wasm for the bake worker: ${error instanceof Error ? error.message : String(error)}`);
+      // The worker's decoder fails with this reason: its bodies keep the grid's weights, or say why they cannot load.
+      this.post({ type: "runtime", url, error: error instanceof Error ? error.message : String(error) });
     }
   }
 

@@ -8,14 +8,14 @@ export interface BakeRequest {
   url: string;
 }
 
-/** The onnxruntime-web wasm at `url`, as the page fetched it (the worker asked with `runtime-wanted`). */
-export interface RuntimeBytes {
-  type: "runtime";
-  url: string;
-  wasm: ArrayBuffer;
-}
+/**
+ * The onnxruntime-web wasm at `url`, as the page fetched it (the worker asked with `runtime-wanted`), or why the page
+ * could not fetch it.
+ */
+export type RuntimeBytes = { type: "runtime"; url: string; wasm: ArrayBuffer } | { type: "runtime"; url: string; error: string };
 
-export type WorkerRequest = BakeRequest | RuntimeBytes;
+/** What the page sends the worker (what the worker sends back is a BakeReply). */
+export type PageToWorker = BakeRequest | RuntimeBytes;
 
 export type BakeStage = "download" | "fields" | "weights";
 

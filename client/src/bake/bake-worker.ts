@@ -4,7 +4,7 @@
 import { computeRenderInfluences, decodeBakedBody, needsDecoder, refinedRenderWeights, renderWeightsOf, splitTextureSeams, type BakedBody, type DecoderRuntime, type OrtModule, type RenderInfluences } from "../../../shared/skinning";
 import { hasWebGpuBuild, loadOnnxRuntime } from "../onnx-runtime";
 import { readCachedBake, writeCachedBake } from "./bake-cache";
-import { RENDER_INFLUENCES, type BakeReply, type BakeRequest, type Inference, type WorkerRequest } from "./bake-messages";
+import { RENDER_INFLUENCES, type BakeReply, type BakeRequest, type Inference, type PageToWorker, type RuntimeBytes } from "./bake-messages";
 
 const post = (reply: BakeReply, transfer: Transferable[] = []) => (self as unknown as Worker).postMessage(reply, transfer);
 
@@ -30,14 +30,26 @@ async function download(request: BakeRequest): Promise<Uint8Array> {
   return bytes;
 }
 
-const runtimeWaiters = new Map<string, (wasm: ArrayBuffer) => void>();
+const runtimeAnswers = new Map<string, { promise: Promise<ArrayBuffer>; answer: (message: RuntimeBytes) => void }>();
 
-/** onnxruntime-web's wasm from the page, which has fetched it already (or is fetching it): no second download. */
+/**
+ * onnxruntime-web's wasm from the page, which has fetched it already (or is fetching it): no second download. One
+ * question per URL at a time; a failed one is asked again next time.
+ */
 function runtimeFromPage(url: string): Promise<ArrayBuffer> {
-  return new Promise((resolve) => {
-    runtimeWaiters.set(url, resolve);
-    post({ type: "runtime-wanted", url });
+  const asked = runtimeAnswers.get(url);
+  if (asked) return asked.promise;
+  let answer!: (message: RuntimeBytes) => void;
+  const promise = new Promise<ArrayBuffer>((resolve, reject) => {
+    answer = (message) => {
+      runtimeAnswers.delete(url);
+      if ("wasm" in message) resolve(message.wasm);
+      else reject(new Error(`onnxruntime-web's runtime: ${message.error}`));
+    };
   });
+  runtimeAnswers.set(url, { promise, answer });
+  post({ type: "runtime-wanted", url });
+  return promise;
 }
 
 let decoderRuntime: Promise<DecoderRuntime & { provider: Inference["provider"] }> | undefined;
@@ -111,11 +123,10 @@ async function refine(request: BakeRequest, baked: BakedBody, renderWeights: Flo
   }
 }
 
-self.onmessage = (event: MessageEvent<WorkerRequest>) => {
+self.onmessage = (event: MessageEvent<PageToWorker>) => {
   const message = event.data;
   if (message.type === "runtime") {
-    runtimeWaiters.get(message.url)?.(message.wasm);
-    runtimeWaiters.delete(message.url);
+    runtimeAnswers.get(message.url)?.answer(message);
   } else {
     void bake(message);
   }
