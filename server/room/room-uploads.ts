@@ -188,7 +188,7 @@ export class RoomUploads {
  * lies now and where it flies home to, if either reaches the table top's height. A body dropped over a block starts
  * deep in it and is flung off the table, again after every flight home.
  */
-export function propsOnTheTable(world: SceneWorld, size: number): number[] {
+function propsOnTheTable(world: SceneWorld, size: number): number[] {
   const top = tableTop(world.layout);
   if (!top) return [];
   const out: number[] = [], sphere = new Float64Array(4);
