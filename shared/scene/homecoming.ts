@@ -4,7 +4,7 @@
 // floor have the whole room as their surface: only leaving the room (SceneWorld's respawn) brings them back.
 
 import { Quaternion } from "three";
-import { quaternionToMatrix } from "../sim";
+import { quaternionToMatrix, rigidMotionCoordinates } from "../sim";
 import type { SceneLayout } from "./layout";
 import { spliced } from "./spliced";
 
@@ -163,23 +163,16 @@ export class Homecoming {
 
 const QUATERNION = new Float64Array(4);
 const ROTATION = new Float64Array(9);
+const SHIFT = new Float64Array(3);
 
 /**
  * The reduced coordinates of a soft body moved rigidly so that its mass centroid is `centre` (world) and it is
- * turned by `rotation` about it: only the constant channel's affine handle (q_a[0..3]) moves; every other
- * coordinate is 0. `origin` and `restCentroid` are the body's frame origin and its rest centroid in that frame.
+ * turned by `rotation` about it (rigidMotionCoordinates). `origin` and `restCentroid` are the body's frame origin
+ * and its rest centroid in that frame.
  */
 export function rigidCoordinates(q: Float64Array, m: number, origin: ArrayLike<number>, restCentroid: ArrayLike<number>, centre: ArrayLike<number>, rotation: Quaternion): void {
   QUATERNION[0] = rotation.x; QUATERNION[1] = rotation.y; QUATERNION[2] = rotation.z; QUATERNION[3] = rotation.w;
   quaternionToMatrix(QUATERNION, ROTATION);
-  q.fill(0);
-  for (let a = 0; a < 3; a++) {
-    // u(X) = (R - I)(X - Xc) + d, d the centroid's displacement from rest: T_0 = [R - I | d - (R - I) Xc].
-    const g0 = ROTATION[3 * a] - (a === 0 ? 1 : 0), g1 = ROTATION[3 * a + 1] - (a === 1 ? 1 : 0), g2 = ROTATION[3 * a + 2] - (a === 2 ? 1 : 0);
-    const d = centre[a] - origin[a] - restCentroid[a];
-    q[a * m] = g0;
-    q[a * m + 1] = g1;
-    q[a * m + 2] = g2;
-    q[a * m + 3] = d - (g0 * restCentroid[0] + g1 * restCentroid[1] + g2 * restCentroid[2]);
-  }
+  for (let a = 0; a < 3; a++) SHIFT[a] = centre[a] - origin[a] - restCentroid[a];
+  rigidMotionCoordinates(q, m, restCentroid, ROTATION, SHIFT);
 }

@@ -22,6 +22,7 @@ import { Bdf2History, type Integrator } from "./integrator";
 import { extractRotation, quaternionToMatrix } from "./linalg";
 import { lameParameters, SimParameterError, validateMaterial, type Material } from "./material";
 import { LbfgsMinimiser, type Objective } from "./minimiser";
+import { FoldRelease, foldJudgedAbove, FOLD_SPEED } from "./fold-release";
 import { Preconditioner } from "./preconditioner";
 import { StepState } from "./step-state";
 import { basisRows, removeNullComponents, type Subspace, type WeightedPoints } from "./subspace";
@@ -88,6 +89,8 @@ export interface StepStats {
   refactored: boolean;
   contacts: number;
   converged: boolean;
+  /** Whether the body was found resting in a fold and put back in its rest shape before this step (fold-release.ts). */
+  foldReleased: boolean;
 }
 
 export interface Energies {
@@ -169,7 +172,9 @@ export class SoftBody {
   private readonly pointScratch = new Float64Array(3);
   private readonly quat = Float64Array.from(IDENTITY_QUATERNION);
   /** The last step's figures (one object, reused). */
-  private readonly stats: StepStats = { iterations: 0, refactored: false, contacts: 0, converged: true };
+  private readonly stats: StepStats = { iterations: 0, refactored: false, contacts: 0, converged: true, foldReleased: false };
+  private readonly foldRelease: FoldRelease;
+  private readonly centreScratch = new Float64Array(3);
 
   constructor(subspace: Subspace, material: Material, options: Partial<SolverOptions> = {}, origin: ArrayLike<number> = [0, 0, 0]) {
     this.subspace = subspace;
@@ -207,6 +212,7 @@ export class SoftBody {
     this.contactSnapshot = new ContactSnapshot(capacity);
     this.preconditioner = new Preconditioner(n, this.m, subspace.surfaceRows, capacity, this.options.factorWorkPerStep > 0 ? this.options.factorWorkPerStep : Infinity, kernels);
     this.minimiser = new LbfgsMinimiser(n);
+    this.foldRelease = new FoldRelease(subspace);
     const terms = this.terms, inertia = this.inertia, elastic = this.elastic, rotation = state.rotation, preconditioner = this.preconditioner;
     this.objective = {
       evaluate: (q, g) => {
@@ -492,6 +498,7 @@ export class SoftBody {
 
   step(): StepStats {
     const q = this.q, v = this.velocity, state = this.state, o = this.options;
+    const foldReleased = this.releaseFold();
     this.history.predict(q, v, o.dt, state);
     this.updateRotation();
     if (this.grabs.version !== this.builtGrabVersion) this.rebuildBase();
@@ -516,6 +523,8 @@ export class SoftBody {
       this.history.accept(q, v, this.qStart, state);
       this.constraint?.project(v);
       this.contact.updateNormalForces(q);
+      // The released fold's energy leaves with it: the step that settles the rest shape on its support ends still.
+      if (foldReleased) this.stopMotion();
     }
     this.external.clearPointForces();
     const stats = this.stats;
@@ -523,6 +532,7 @@ export class SoftBody {
     stats.refactored = this.preconditioner.installed !== installedBefore;
     stats.contacts = this.contact.contacts.count;
     stats.converged = result.converged;
+    stats.foldReleased = foldReleased;
     return stats;
   }
 
@@ -578,6 +588,28 @@ export class SoftBody {
     for (let i = 0; i < n; i++) this.lastCorrection[i] = q[i] - xh[i];
     this.lastConverged = result.converged;
     return result;
+  }
+
+  /**
+   * Puts a body found resting in a fold (a local minimum of the reduced elastic energy away from the rest shape,
+   * fold-release.ts) back in its rest shape where it lies. Only a body left to itself is judged: no hand, pin,
+   * push or constraint (a character's flesh is a displacement on its rig's pose). True when it did.
+   */
+  private releaseFold(): boolean {
+    if (this.constraint !== null || this.grabs.held() > 0 || this.springs.pins.length > 0 || this.external.hasPointForces) return false;
+    if (this.rmsSpeed() > FOLD_SPEED) return false;
+    const gradient = this.gradStill, q = this.q;
+    const energy = this.elasticEnergyAndGradient(q, gradient);
+    if (!(energy > foldJudgedAbove(this.totalMass, this.size))) return false;
+    const centre = this.centreScratch;
+    this.centroid(centre);
+    for (let a = 0; a < 3; a++) centre[a] -= this.origin[a];
+    if (!this.foldRelease.folded(q, energy, gradient, centre, this.quat)) return false;
+    q.set(this.foldRelease.placement);
+    this.velocity.fill(0);
+    this.contact.updateNormalForces(q);
+    this.forgetSolverHistory();
+    return true;
   }
 
   /** h~ the preconditioner is built for: a BDF2 step's (most steps are). */

@@ -210,6 +210,22 @@ export function scaleMassIntegrals(integrals: MassIntegrals, s: number): MassInt
 }
 
 /**
+ * The coordinates (3m) of the rest shape moved rigidly: turned by `rotation` (row-major 3x3) about its rest
+ * centroid `restCentroid`, which moves by `shift` (body frame). Only the constant channel's affine handle
+ * (q_a[0..3]) is non-zero: u(X) = (R - I)(X - Xc) + shift, so T_0 = [R - I | shift - (R - I) Xc].
+ */
+export function rigidMotionCoordinates(out: Float64Array, m: number, restCentroid: ArrayLike<number>, rotation: ArrayLike<number>, shift: ArrayLike<number>): void {
+  out.fill(0);
+  for (let a = 0; a < 3; a++) {
+    const g0 = rotation[3 * a] - (a === 0 ? 1 : 0), g1 = rotation[3 * a + 1] - (a === 1 ? 1 : 0), g2 = rotation[3 * a + 2] - (a === 2 ? 1 : 0);
+    out[a * m] = g0;
+    out[a * m + 1] = g1;
+    out[a * m + 2] = g2;
+    out[a * m + 3] = shift[a] - (g0 * restCentroid[0] + g1 * restCentroid[1] + g2 * restCentroid[2]);
+  }
+}
+
+/**
  * Relative mass eigenvalue below which a direction moves nothing (exact identities sit at ~1e-17, real modes above
  * 1e-10): the solver removes those directions, and keeps every other; evaluations of the body's modes use the same cut.
  */

@@ -49,6 +49,7 @@ class EnergyLedger {
   work = 0;
   excess = -Infinity;
   largest = 0;
+  foldsReleased = 0;
   private readonly start: number;
 
   constructor(private readonly body: SoftBody) {
@@ -61,7 +62,7 @@ class EnergyLedger {
     this.body.moveGrab(grab, to[0], to[1], to[2]);
     const after = spring(this.body, grab, to).force;
     for (let a = 0; a < 3; a++) this.work += 0.5 * (before[a] + after[a]) * (to[a] - from[a]);
-    this.body.step();
+    if (this.body.step().foldReleased) this.foldsReleased++;
     expect(this.body.q.every(Number.isFinite)).toBe(true);
     const total = bodyEnergy(this.body) + spring(this.body, grab, to).energy;
     this.excess = Math.max(this.excess, total - this.start - this.work);
@@ -103,17 +104,26 @@ describe("rough play", () => {
     expect(shapeError(body, loaded)).toBeLessThan(0.01);
   });
 
-  it("whipping: a hand swung +-1.4 m every other frame for 5 s feeds no energy in, and the body recovers once let go", async () => {
+  // The first swing is the one this test always had. The other two (the same hand path some frames later, and at
+  // 1.3 m) left the body resting in a fold before folds were released: 11 and 15 mm from its rest shape, holding
+  // about 0.5 J, for ever (with eigen's fields in the first, the network's in the second).
+  it.each([
+    { amplitude: 1.4, phase: 0 },
+    { amplitude: 1.3, phase: 7 },
+    { amplitude: 1.4, phase: 3 },
+  ])("whipping: a hand swung +-$amplitude m every other frame (from frame $phase) for 5 s feeds no energy in, and the body recovers once let go", async ({ amplitude, phase }) => {
     const { body, loaded } = await doughBody();
     const grab = body.grab(0, 0.1, 0, { radius: 0.1 });
     expect(grab).toBeGreaterThanOrEqual(0);
     const ledger = new EnergyLedger(body);
     let at = [0, 0.1, 0];
-    for (let i = 0; i < 300; i++) {
-      const to = [(Math.floor(i / 2) % 2 === 0 ? 1 : -1) * 1.4, 0.5 + 0.3 * Math.sin(i / 7), 0.2 * Math.cos(i / 5)];
+    for (let i = phase; i < 300 + phase; i++) {
+      const to = [(Math.floor(i / 2) % 2 === 0 ? 1 : -1) * amplitude, 0.5 + 0.3 * Math.sin(i / 7), 0.2 * Math.cos(i / 5)];
       ledger.step(grab, at, to);
       at = to;
     }
+    // A body in a hand is never judged folded: its strain is the hand's.
+    expect(ledger.foldsReleased).toBe(0);
     body.release(grab);
     expect(ledger.largest).toBeGreaterThan(100);
     expect(ledger.excess).toBeLessThan(0.02 * ledger.largest);
