@@ -13,12 +13,11 @@ export const WEIGHTS_SOURCES = ["model", "eigen", "baseline", "model-raw"] as co
 export type WeightsSource = (typeof WEIGHTS_SOURCES)[number];
 
 /**
- * The default fields: the skinning eigenmodes with 4 surface bumps. The network finished by Rayleigh-Ritz (`model`)
- * is as close to full FEM (1.131 against 1.134 over 14 held-out solids) but, made the default, the room's whole
- * suite found a body recovering less well from whipping (rough-play: 5.7 mm against 4 mm), the gallery's fox upload
- * and the page-bytes budget failing: it stays a choice until those are fixed (issue 30).
+ * The default fields: the network's, finished by Rayleigh-Ritz. As close to full FEM as the skinning eigenmodes (1.131
+ * against 1.134 over 14 held-out solids); eigen stays the reference and a choice. A mesh the network cannot handle
+ * gets eigenmodes (ritzFinishProvider's fallback), and the room says so.
  */
-export const DEFAULT_WEIGHTS: WeightsSource = "eigen";
+export const DEFAULT_WEIGHTS: WeightsSource = "model";
 
 /**
  * The fields characters are baked with: eigen, because the shipped secondary-motion networks
