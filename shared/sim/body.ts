@@ -22,7 +22,7 @@ import { Bdf2History, type Integrator } from "./integrator";
 import { extractRotation, quaternionToMatrix } from "./linalg";
 import { lameParameters, SimParameterError, validateMaterial, type Material } from "./material";
 import { LbfgsMinimiser, type Objective } from "./minimiser";
-import { FoldRelease, foldJudgedAbove, FOLD_SPEED } from "./fold-release";
+import { FoldRelease, foldJudgedAbove, FOLD_JUDGED_EVERY, FOLD_SPEED } from "./fold-release";
 import { Preconditioner } from "./preconditioner";
 import { StepState } from "./step-state";
 import { basisRows, removeNullComponents, type Subspace, type WeightedPoints } from "./subspace";
@@ -164,6 +164,8 @@ export class SoftBody {
   /** q - x_hat of the last step: the warm start of the next. */
   private readonly lastCorrection: Float64Array;
   private lastConverged = true;
+  /** Steps in a row the body has started slower than FOLD_SPEED (when it is judged for a fold). */
+  private slowSteps = 0;
   private readonly grad: Float64Array;
   private readonly gradStill: Float64Array;
   private readonly trial: Float64Array;
@@ -416,6 +418,7 @@ export class SoftBody {
   private forgetSolverHistory(): void {
     this.lastCorrection.fill(0);
     this.lastConverged = true;
+    this.slowSteps = 0;
     this.history.restart();
   }
 
@@ -596,8 +599,11 @@ export class SoftBody {
    * push or constraint (a character's flesh is a displacement on its rig's pose). True when it did.
    */
   private releaseFold(): boolean {
-    if (this.constraint !== null || this.grabs.held() > 0 || this.springs.pins.length > 0 || this.external.hasPointForces) return false;
-    if (this.rmsSpeed() > FOLD_SPEED) return false;
+    if (this.constraint !== null || this.grabs.held() > 0 || this.springs.pins.length > 0 || this.external.hasPointForces || this.rmsSpeed() > FOLD_SPEED) {
+      this.slowSteps = 0;
+      return false;
+    }
+    if (this.slowSteps++ % FOLD_JUDGED_EVERY !== 0) return false;
     const gradient = this.gradStill, q = this.q;
     const energy = this.elasticEnergyAndGradient(q, gradient);
     if (!(energy > foldJudgedAbove(this.totalMass, this.size))) return false;

@@ -15,6 +15,11 @@ import { rigidMotionCoordinates, type Subspace } from "./subspace";
 
 /** A body is judged only when its material moves slower than this (mass-weighted RMS, m/s): at rest. */
 export const FOLD_SPEED = 0.005;
+/**
+ * ...on its first slow step and every this many after (a judgement costs one elastic evaluation; a room puts a body
+ * asleep after 30 slow ticks, so it is judged three times first).
+ */
+export const FOLD_JUDGED_EVERY = 10;
 /** ...and holds more elastic energy than this share of m g size (g = 9.81 m/s^2, a scale): visibly strained. */
 const FOLD_ENERGY_SHARE = 1e-3;
 /** A fold: -g.d / 2E under this (about 1 for strain the body can relax by itself, about 0 in a fold). */
