@@ -211,8 +211,11 @@ export interface JoinSettings {
    * endpoint's /models/; without one, a character's flesh shows only while the server's solver moves it.
    */
   ort?: () => Promise<OrtModule>;
-  /** Execution providers for those networks (default onnxruntime's own). */
-  executionProviders?: string[];
+  /**
+   * Execution providers for those networks, tried in order (default onnxruntime's own), or how to choose them once a
+   * network is first needed (a page asks the browser for a WebGPU adapter then, not while it joins).
+   */
+  executionProviders?: string[] | (() => Promise<string[]>);
   /** Most time the room may take to answer the seat request, ms (SEAT_DEADLINE_MS); then the join fails. */
   seatDeadlineMs?: number;
   /**
@@ -759,6 +762,7 @@ export class PliantRoomClient {
     const material = isMaterialName(info.material) ? info.material : "jelly";
     const entity = new SoftEntity(info.id, baked, info.size, MATERIALS[material], [info.spawnX, info.spawnY, info.spawnZ], "origin");
     const body = entity.body;
+    body.releasesFolds = false; // the server's snapshots bring a released fold (SoftBody.releasesFolds)
     return {
       id: info.id, index: info.index, baked, entity, body, snapshots: [], displayQ: new Float64Array(body.n), predicting: false, lastReconcileError: NaN, reconciles: 0, lastCorrection: NaN, material,
     };
@@ -1404,15 +1408,16 @@ export class PliantRoomClient {
   }
 }
 
-/** Fetches a secondary-motion network (GET /models/NAME.onnx and .json) and opens it in `ort`. */
-function networkLoader(loadOrt: () => Promise<OrtModule>, http: string, executionProviders?: string[]): NetworkLoader {
+/** Fetches a secondary-motion network (GET /models/NAME.onnx and .json from `http`) and opens it in `ort`. */
+export function networkLoader(loadOrt: () => Promise<OrtModule>, http: string, executionProviders?: string[] | (() => Promise<string[]>)): NetworkLoader {
   return async (name) => {
     const ort = await loadOrt();
+    const providers = typeof executionProviders === "function" ? await executionProviders() : executionProviders;
     const [model, info] = await Promise.all([`${http}/models/${name}.onnx`, `${http}/models/${name}.json`].map(async (url) => {
       const response = await fetch(url);
       if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
       return url.endsWith(".json") ? response.json() : new Uint8Array(await response.arrayBuffer());
     }));
-    return SecondaryNetwork.create(ort, model as Uint8Array, info as SecondaryModelInfo, executionProviders);
+    return SecondaryNetwork.create(ort, model as Uint8Array, info as SecondaryModelInfo, providers);
   };
 }

@@ -10,6 +10,7 @@ import { BoxObstacle, PARKED, placeFingertip, SphereObstacle, propObstacle, stat
 import type { PropSpec, SceneLayout } from "./layout";
 import { PROXY_SPHERES, type SceneObstacles, type SoftEntity } from "./soft-entity";
 import { spliced } from "./spliced";
+import { FOLD_FIRST_JUDGED, FOLD_JUDGED_EVERY, FOLD_SPEED } from "../sim";
 
 export type Rapier = typeof RAPIER;
 
@@ -40,10 +41,12 @@ export const SOLVER_BUDGET_MS = 6;
 /**
  * A soft body whose material moves slower than this (mass-weighted RMS, m/s) for SLEEP_AFTER_TICKS in a row falls
  * asleep: smooth static friction lets a resting body creep by a millimetre a second, which would keep it (and its
- * snapshots) alive for ever. Anything within WAKE_MARGIN (m) of it wakes it.
+ * snapshots) alive for ever. Anything within WAKE_MARGIN (m) of it wakes it. The speed is the one at which a body
+ * is judged for a fold, and the ticks leave room for three judgements (FOLD_FIRST_JUDGED, FOLD_JUDGED_EVERY): a
+ * body asleep in a fold would never be judged again.
  */
-const SLEEP_SPEED = 0.005;
-const SLEEP_AFTER_TICKS = 30;
+const SLEEP_SPEED = FOLD_SPEED;
+const SLEEP_AFTER_TICKS = FOLD_FIRST_JUDGED + 2 * FOLD_JUDGED_EVERY + 5;
 const WAKE_MARGIN = 0.05;
 
 /** Whether two bounding spheres (x, y, z, r) come within `margin` of each other. */

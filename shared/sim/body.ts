@@ -22,7 +22,7 @@ import { Bdf2History, type Integrator } from "./integrator";
 import { extractRotation, quaternionToMatrix } from "./linalg";
 import { lameParameters, SimParameterError, validateMaterial, type Material } from "./material";
 import { LbfgsMinimiser, type Objective } from "./minimiser";
-import { FoldRelease, foldJudgedAbove, FOLD_JUDGED_EVERY, FOLD_SPEED } from "./fold-release";
+import { FoldRelease, foldJudgedAbove, FOLD_FIRST_JUDGED, FOLD_JUDGED_EVERY, FOLD_SPEED } from "./fold-release";
 import { Preconditioner } from "./preconditioner";
 import { StepState } from "./step-state";
 import { basisRows, removeNullComponents, type Subspace, type WeightedPoints } from "./subspace";
@@ -139,6 +139,12 @@ export class SoftBody {
   readonly size: number;
   /** Whether the hot loops run on the WebAssembly SIMD kernels (options.simd, where the platform has them). */
   readonly usesSimd: boolean;
+  /**
+   * Whether the body releases folds itself (fold-release.ts). A client that predicts a server's body turns it off:
+   * it replays from the server's states, whose slow steps it cannot count as the server did, so it would release a
+   * fold at other steps than the server and flicker; the server's snapshots bring it the released shape.
+   */
+  releasesFolds = true;
 
   private readonly state: StepState;
   private readonly history: Bdf2History;
@@ -603,7 +609,7 @@ export class SoftBody {
       this.slowSteps = 0;
       return false;
     }
-    if (this.slowSteps++ % FOLD_JUDGED_EVERY !== 0) return false;
+    if (!this.releasesFolds || ++this.slowSteps % FOLD_JUDGED_EVERY !== FOLD_FIRST_JUDGED) return false;
     const gradient = this.gradStill, q = this.q;
     const energy = this.elasticEnergyAndGradient(q, gradient);
     if (!(energy > foldJudgedAbove(this.totalMass, this.size))) return false;

@@ -3,7 +3,7 @@
 // 15 mm from its rest shape and holding 0.47 J with nothing pressing on it, for ever (it stayed so with gravity
 // off and 200 iterations a step), with eigen's fields and the network's alike. The continuum's only unstressed
 // shape is the rest shape, so such a state belongs to the discretisation: a body found resting in one is put back
-// in its rest shape where it lies (the best rigid placement: mass centroid kept, rotation of the mean F).
+// in its rest shape where it lies (a rigid placement: mass centroid kept, turned by the rotation of the mean F).
 //
 // A fold is told from strain the body holds for a reason (its weight on the table, a slow sag) by the elastic
 // energy's slope towards that placement. Strain that can relax by itself loses energy at once on the way:
@@ -11,14 +11,16 @@
 // jelly and dough). In a fold the energy rises first: measured -0.02 to 0.05 on the three folds found.
 
 import { extractRotation, quaternionToMatrix } from "./linalg";
-import { rigidMotionCoordinates, type Subspace } from "./subspace";
+import { removeNullComponents, rigidMotionCoordinates, type Subspace } from "./subspace";
 
 /** A body is judged only when its material moves slower than this (mass-weighted RMS, m/s): at rest. */
 export const FOLD_SPEED = 0.005;
 /**
- * ...on its first slow step and every this many after (a judgement costs one elastic evaluation; a room puts a body
- * asleep after 30 slow ticks, so it is judged three times first).
+ * ...on its FOLD_FIRST_JUDGED-th slow step and every FOLD_JUDGED_EVERY after (a judgement costs one elastic
+ * evaluation). Not on the first: a body a hand held still and let go starts moving on its own first, and strain it
+ * unwinds by itself is not a fold. A room puts a body asleep after 30 slow ticks: it is judged three times first.
  */
+export const FOLD_FIRST_JUDGED = 5;
 export const FOLD_JUDGED_EVERY = 10;
 /** ...and holds more elastic energy than this share of m g size (g = 9.81 m/s^2, a scale): visibly strained. */
 const FOLD_ENERGY_SHARE = 1e-3;
@@ -65,6 +67,7 @@ export class FoldRelease {
     quaternionToMatrix(this.quat, this.rotation);
     for (let a = 0; a < 3; a++) this.shift[a] = centroid[a] - s.restCentroid[a];
     rigidMotionCoordinates(this.placement, m, s.restCentroid, this.rotation, this.shift);
+    removeNullComponents(s, this.placement);
     let slope = 0;
     for (let i = 0; i < q.length; i++) slope += gradient[i] * (this.placement[i] - q[i]);
     return -slope < FOLD_DESCENT * 2 * energy;

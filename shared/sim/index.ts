@@ -4,4 +4,4 @@ export * from "./contacts";
 export * from "./body";
 export * from "./linalg";
 export { MAX_GRABS } from "./grabs";
-export { foldJudgedAbove, FOLD_SPEED } from "./fold-release";
+export { FoldRelease, FOLD_FIRST_JUDGED, FOLD_JUDGED_EVERY, FOLD_SPEED } from "./fold-release";
