@@ -415,11 +415,7 @@ export class PliantRoomClient {
       else waiter?.resolve(answer);
     });
     if (settings.ort) self.loadNetwork = networkLoader(settings.ort, http, settings.executionProviders);
-    const fetchBake = settings.fetchBake ?? (async (hash: string) => {
-      const response = await fetch(`${http}/bakes/${hash}`);
-      if (!response.ok) throw new Error(`bake ${hash}: HTTP ${response.status}`);
-      return new Uint8Array(await response.arrayBuffer());
-    });
+    const fetchBake = settings.fetchBake ?? ((hash: string) => fetchBakeFrom(http, hash));
     try {
       await self.waitForState().finally(seated);
       await prepareSolverKernels();
@@ -1405,6 +1401,28 @@ export class PliantRoomClient {
       }
     }
     resolve?.(result);
+  }
+}
+
+/** Attempts at a bake's GET that the connection failed (not the server's answer) before giving up. */
+const BAKE_FETCH_ATTEMPTS = 3;
+
+/**
+ * GET /bakes/HASH. A connection that fails under the request is tried again on a fresh one: Node's fetch reuses
+ * idle keep-alive sockets, and one the server has just closed answers ECONNRESET (a test's client joining a busy
+ * server hit it every time); a bake is immutable, so asking again is safe. An HTTP error is the server's answer.
+ */
+async function fetchBakeFrom(http: string, hash: string): Promise<Uint8Array> {
+  for (let attempt = 1; ; attempt++) {
+    let response: Response;
+    try {
+      response = await fetch(`${http}/bakes/${hash}`);
+      if (response.ok) return new Uint8Array(await response.arrayBuffer());
+    } catch (error) {
+      if (attempt >= BAKE_FETCH_ATTEMPTS) throw error;
+      continue;
+    }
+    throw new Error(`bake ${hash}: HTTP ${response.status}`);
   }
 }
 
