@@ -50,6 +50,18 @@ export function installDebugHooks({ connection, loader, store, emulated, quality
         return { hash, ms: bake?.ms ?? NaN, cached: bake?.cached ?? false, weightsComputed: bake?.weightsComputed ?? false, bytes: bake?.bytes.length ?? 0, vertices: bake?.influences.vertexCount ?? 0, inference: bake?.inference ?? null };
       });
     },
+    /**
+     * Runs a character's secondary-motion network (models/NAME.onnx) on these inputs (steps x its feature count) in a
+     * fresh session opened as the room's characters' are: what it ran on and its answers (steps x n).
+     */
+    async runSecondaryNetwork(name: string, features: number[], steps: number): Promise<{ provider: string; q: number[] }> {
+      const network = await connection.openSecondaryNetwork(name);
+      try {
+        return { provider: network.provider, q: Array.from(await network.run(Float32Array.from(features), steps)) };
+      } finally {
+        await network.release();
+      }
+    },
     /** The page's latest decode of the skinning network: { provider: "webgpu" | "wasm", ms, queries }, null before any. */
     get inference() {
       return loader.inference;
@@ -77,14 +89,15 @@ export function installDebugHooks({ connection, loader, store, emulated, quality
      * A character as shown now: whether it is on screen, its frame (where it stands, which way it faces), the RMS of
      * its soft part over its surface samples (m), and its surface samples in the world (3 each), with its soft part
      * and without (where the rig alone puts them); where the state says its flesh comes from, how much of what is
-     * shown is this page's own run of its network (0..1), and how many steps that run has answered.
+     * shown is this page's own run of its network (0..1), how many steps that run has answered, and what it runs on
+     * (the execution provider, its runs and their milliseconds; null before the network is open).
      */
-    character(id: string): { drawn: boolean; frame: [number, number, number]; yaw: number; softRms: number; surface: number[]; rigSurface: number[]; flesh: string; learnedWeight: number; learnedSteps: number } | null {
+    character(id: string): { drawn: boolean; frame: [number, number, number]; yaw: number; softRms: number; surface: number[]; rigSurface: number[]; flesh: string; learnedWeight: number; learnedSteps: number; learnedRuntime: { provider: string; runs: number; ms: number } | null } | null {
       const character = connection.snapshot.client?.characters.all.get(id);
       if (!character) return null;
       let mesh: THREE.Object3D | undefined;
       scene?.traverse((o) => { if (o.name === `character-${id}`) mesh = o; });
-      const samples = character.surfaceWorld.length / 3;
+      const samples = character.surfaceWorld.length / 3, network = character.learnedFlesh?.network;
       const f = character.motion.framePosition, posed = character.motion.posedSurface, rigSurface: number[] = [];
       for (let i = 0; i < samples; i++) {
         character.motion.toWorld(posed[3 * i], posed[3 * i + 1], posed[3 * i + 2], point);
@@ -93,6 +106,7 @@ export function installDebugHooks({ connection, loader, store, emulated, quality
       return {
         drawn: Boolean(mesh?.visible), frame: [f[0], f[1], f[2]], yaw: character.motion.frameYaw, softRms: displacementRms(character.surfaceRows, character.displayQ),
         surface: Array.from(character.surfaceWorld), rigSurface, flesh: character.flesh, learnedWeight: character.learnedWeight, learnedSteps: character.learnedFlesh?.answeredSteps ?? 0,
+        learnedRuntime: network ? { provider: network.provider, runs: network.runs, ms: network.ms } : null,
       };
     },
     /**

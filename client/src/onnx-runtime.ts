@@ -24,6 +24,11 @@ export function hasWebGpuBuild(): Promise<boolean> {
   return webGpu;
 }
 
+/** The execution providers this page's networks try, in order: WebGPU first where this build has it. */
+export async function pageExecutionProviders(): Promise<string[]> {
+  return (await hasWebGpuBuild()) ? ["webgpu", "wasm"] : ["wasm"];
+}
+
 /** The URL of the wasm runtime this page (or worker) loads. */
 export async function runtimeWasmUrl(): Promise<string> {
   return (await hasWebGpuBuild()) ? jspiWasm : plainWasm;

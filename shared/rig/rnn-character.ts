@@ -40,14 +40,33 @@ export function writeSecondaryFeatures(motion: RigMotion, size: number, dt: numb
 /** The network itself, streaming: each run continues from the hidden state the last one left. */
 export class SecondaryNetwork {
   private hidden: OrtTensor;
+  /** Runs so far and the milliseconds they took (what a page reports of its network). */
+  runs = 0;
+  ms = 0;
 
-  private constructor(private readonly ort: OrtModule, private readonly session: OrtSession, readonly info: SecondaryModelInfo) {
+  private constructor(
+    private readonly ort: OrtModule, private readonly session: OrtSession, readonly info: SecondaryModelInfo,
+    /** The execution provider the session runs on ("webgpu", "wasm"; "default": the runtime's own choice). */
+    readonly provider: string,
+  ) {
     this.hidden = this.zeroState();
   }
 
+  /**
+   * Opens the network on the first of `executionProviders` that takes it (one at a time, so the provider it runs
+   * on is known: a list given to onnxruntime at once falls back silently), or on the runtime's default.
+   */
   static async create(ort: OrtModule, model: Uint8Array, info: SecondaryModelInfo, executionProviders?: string[]): Promise<SecondaryNetwork> {
-    const session = await ort.InferenceSession.create(model, executionProviders ? { executionProviders } : {});
-    return new SecondaryNetwork(ort, session, info);
+    if (!executionProviders?.length) return new SecondaryNetwork(ort, await ort.InferenceSession.create(model, {}), info, "default");
+    let failure: unknown;
+    for (const provider of executionProviders) {
+      try {
+        return new SecondaryNetwork(ort, await ort.InferenceSession.create(model, { executionProviders: [provider] }), info, provider);
+      } catch (error) {
+        failure = error;
+      }
+    }
+    throw failure;
   }
 
   /** Forget the motion seen so far (a character that jumped, or one that starts again). */
@@ -60,7 +79,10 @@ export class SecondaryNetwork {
     const { featureCount, n } = this.info;
     if (features.length < steps * featureCount) throw new Error(`${steps} steps need ${steps * featureCount} inputs, got ${features.length}`);
     const input = new this.ort.Tensor("float32", features.subarray(0, steps * featureCount), [steps, 1, featureCount]);
+    const started = performance.now();
     const out = await this.session.run({ features: input, hidden: this.hidden });
+    this.ms += performance.now() - started;
+    this.runs++;
     this.hidden = out.hidden_out;
     const q = out.q.data as Float32Array;
     if (q.length !== steps * n) throw new Error(`the secondary-motion network gave ${q.length} numbers for ${steps} steps of ${n}`);

@@ -7,7 +7,8 @@ import path from "node:path";
 import { readFile } from "node:fs/promises";
 import { expect, it } from "vitest";
 import { RigMotion, surfaceRms } from "../../shared/rig";
-import { RnnCharacter, writeSecondaryFeatures } from "../../shared/rig/rnn-character";
+import { RnnCharacter, SecondaryNetwork, writeSecondaryFeatures } from "../../shared/rig/rnn-character";
+import type { OrtModule } from "../../shared/skinning";
 import { Subspace } from "../../shared/sim";
 import { toSubspaceSource } from "../../shared/skinning";
 import { rigOf } from "../../shared/skinning/baked-rig";
@@ -30,6 +31,20 @@ it("onnxruntime reproduces torch's answers and hidden state", async () => {
   expect(q.length).toBe(parity.q.length);
   expect(worst).toBeLessThan(1e-4);
   await network.release();
+});
+
+it("opened on a list of execution providers, the network runs on the first the runtime has, and says which", async () => {
+  const files = (await readSecondaryModel("fox"))!;
+  const ort = (await import("onnxruntime-node")) as unknown as OrtModule;
+  const network = await SecondaryNetwork.create(ort, files.model, files.info, ["no-such-provider", "cpu"]);
+  expect(network.provider).toBe("cpu");
+  const parity = JSON.parse(await readFile(path.join(MODELS, "secondary-fox-parity.json"), "utf8")) as { steps: number; features: number[]; q: number[] };
+  const q = await network.run(Float32Array.from(parity.features), parity.steps);
+  const scale = Math.max(...parity.q.map(Math.abs));
+  expect(Math.max(...Array.from(q, (v, i) => Math.abs(v - parity.q[i]))) / scale).toBeLessThan(1e-4);
+  expect(network.runs).toBe(1);
+  await network.release();
+  await expect(SecondaryNetwork.create(ort, files.model, files.info, ["no-such-provider"])).rejects.toThrow();
 });
 
 it("ten minutes of looping clips: finite, bounded, and the same flesh on every pass of the loop", async () => {

@@ -7,14 +7,14 @@
 // thread from taking the seat before the server gives it up), each attempt asks for a fresh seat, failures wait
 // longer each time, and the visitor is told what is wrong and what to do, with the attempt count.
 
-import { JOIN_ATTEMPTS, KICK_CLOSE_CODE, PliantRoomClient, joinWithRetries, type JoinOptions, type JoinProblem } from "../../../shared/net";
+import { JOIN_ATTEMPTS, KICK_CLOSE_CODE, PliantRoomClient, joinWithRetries, networkLoader, type JoinOptions, type JoinProblem } from "../../../shared/net";
 import type { BakeLoader } from "../bake/bake-loader";
 import type { OrtModule } from "../../../shared/skinning";
-import { loadOnnxRuntime as loadOnnxRuntimeBuild } from "../onnx-runtime";
+import { loadOnnxRuntime as loadOnnxRuntimeBuild, pageExecutionProviders } from "../onnx-runtime";
 
 /**
  * onnxruntime-web for characters' secondary-motion networks, loaded on first use (its wasm was preloaded at start):
- * the build this browser gets (../onnx-runtime), on one thread; the networks are small and run with wasm.
+ * the build this browser gets (../onnx-runtime), on one thread; the networks run on WebGPU where the page has it.
  */
 async function loadOnnxRuntime(): Promise<OrtModule> {
   return (await loadOnnxRuntimeBuild()) as unknown as OrtModule;
@@ -101,11 +101,16 @@ export class RoomConnection {
 
   private fetchBake = async (hash: string) => (await this.loader.load(hash)).bytes;
 
+  /** A fresh session of a character's secondary-motion network, opened as the room's characters' are (tests, console). */
+  openSecondaryNetwork(name: string) {
+    return networkLoader(loadOnnxRuntime, this.endpoint.replace(/^ws/, "http"), pageExecutionProviders)(name);
+  }
+
   /** One attempt: a fresh seat, asked for with the page's frames held (see the top of this file), then the room loaded. */
   private joinOnce(options: JoinOptions, roomId?: string, onStage?: (stage: "seat" | "loading") => void): Promise<PliantRoomClient> {
     onStage?.("seat");
     return PliantRoomClient.join({
-      endpoint: this.endpoint, options, roomId, fetchBake: this.fetchBake, ort: loadOnnxRuntime, executionProviders: ["wasm"],
+      endpoint: this.endpoint, options, roomId, fetchBake: this.fetchBake, ort: loadOnnxRuntime, executionProviders: pageExecutionProviders,
       whileSeating: () => this.frames?.hold() ?? (() => undefined),
       onSeated: () => onStage?.("loading"),
     });
