@@ -25,7 +25,7 @@ import { LbfgsMinimiser, type Objective } from "./minimiser";
 import { FoldRelease, foldJudgedAbove, FOLD_FIRST_JUDGED, FOLD_JUDGED_EVERY, FOLD_SPEED } from "./fold-release";
 import { Preconditioner } from "./preconditioner";
 import { StepState } from "./step-state";
-import { basisRows, removeNullComponents, type Subspace, type WeightedPoints } from "./subspace";
+import { basisRows, meanDeformationGradient, removeNullComponents, type Subspace, type WeightedPoints } from "./subspace";
 
 export type { Integrator } from "./integrator";
 
@@ -549,16 +549,8 @@ export class SoftBody {
 
   /** Rotation of the body at the prediction, from its volume-averaged deformation gradient. */
   private updateRotation(): void {
-    const f = this.fScratch, mean = this.subspace.meanJacobian, m = this.m, xh = this.state.xHat;
-    f.fill(0);
-    f[0] = f[4] = f[8] = 1;
-    for (let i = 0; i < m; i++) {
-      const d0 = mean[3 * i], d1 = mean[3 * i + 1], d2 = mean[3 * i + 2];
-      for (let a = 0; a < 3; a++) {
-        const qa = xh[a * m + i];
-        f[3 * a] += qa * d0; f[3 * a + 1] += qa * d1; f[3 * a + 2] += qa * d2;
-      }
-    }
+    const f = this.fScratch;
+    meanDeformationGradient(this.subspace, this.state.xHat, f);
     extractRotation(f, this.quat, 8);
     quaternionToMatrix(this.quat, this.state.rotation);
   }

@@ -11,7 +11,7 @@
 // jelly and dough). In a fold the energy rises first: measured -0.02 to 0.05 on the three folds found.
 
 import { extractRotation, quaternionToMatrix } from "./linalg";
-import { removeNullComponents, rigidMotionCoordinates, type Subspace } from "./subspace";
+import { meanDeformationGradient, removeNullComponents, rigidMotionCoordinates, type Subspace } from "./subspace";
 
 /** A body is judged only when its material moves slower than this (mass-weighted RMS, m/s): at rest. */
 export const FOLD_SPEED = 0.005;
@@ -51,22 +51,14 @@ export class FoldRelease {
    * `centroid` is q's mass centroid in the body frame (world minus origin); `guess` a rotation (quaternion) near q's.
    */
   folded(q: Float64Array, energy: number, gradient: Float64Array, centroid: ArrayLike<number>, guess: ArrayLike<number>): boolean {
-    const s = this.subspace, m = s.m, mean = s.meanJacobian, f = this.f;
+    const s = this.subspace, f = this.f;
     // The rotation of q's volume-averaged deformation gradient.
-    f.fill(0);
-    f[0] = f[4] = f[8] = 1;
-    for (let i = 0; i < m; i++) {
-      const d0 = mean[3 * i], d1 = mean[3 * i + 1], d2 = mean[3 * i + 2];
-      for (let a = 0; a < 3; a++) {
-        const qa = q[a * m + i];
-        f[3 * a] += qa * d0; f[3 * a + 1] += qa * d1; f[3 * a + 2] += qa * d2;
-      }
-    }
+    meanDeformationGradient(s, q, f);
     for (let k = 0; k < 4; k++) this.quat[k] = guess[k];
     extractRotation(f, this.quat, 30);
     quaternionToMatrix(this.quat, this.rotation);
     for (let a = 0; a < 3; a++) this.shift[a] = centroid[a] - s.restCentroid[a];
-    rigidMotionCoordinates(this.placement, m, s.restCentroid, this.rotation, this.shift);
+    rigidMotionCoordinates(this.placement, s.m, s.restCentroid, this.rotation, this.shift);
     removeNullComponents(s, this.placement);
     let slope = 0;
     for (let i = 0; i < q.length; i++) slope += gradient[i] * (this.placement[i] - q[i]);

@@ -209,6 +209,20 @@ export function scaleMassIntegrals(integrals: MassIntegrals, s: number): MassInt
   return { block, moment, volume: s3 * integrals.volume, centroid: integrals.centroid.map((c) => s * c) };
 }
 
+/** The volume-averaged deformation gradient of coordinates q (row-major 3x3 into f): I + q_a . meanJacobian. */
+export function meanDeformationGradient(subspace: Subspace, q: ArrayLike<number>, f: Float64Array): void {
+  const mean = subspace.meanJacobian, m = subspace.m;
+  f.fill(0);
+  f[0] = f[4] = f[8] = 1;
+  for (let i = 0; i < m; i++) {
+    const d0 = mean[3 * i], d1 = mean[3 * i + 1], d2 = mean[3 * i + 2];
+    for (let a = 0; a < 3; a++) {
+      const qa = q[a * m + i];
+      f[3 * a] += qa * d0; f[3 * a + 1] += qa * d1; f[3 * a + 2] += qa * d2;
+    }
+  }
+}
+
 /**
  * The coordinates (3m) of the rest shape moved rigidly: turned by `rotation` (row-major 3x3) about its rest
  * centroid `restCentroid`, which moves by `shift` (body frame). Only the constant channel's affine handle
