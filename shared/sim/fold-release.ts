@@ -35,7 +35,7 @@ export function foldJudgedAbove(mass: number, size: number): number {
 }
 
 export class FoldRelease {
-  /** The rigid placement of the rest shape nearest the last state judged (q coordinates). */
+  /** The rigid placement of the rest shape for the last state judged (q coordinates). */
   readonly placement: Float64Array;
   private readonly f = new Float64Array(9);
   private readonly rotation = new Float64Array(9);
