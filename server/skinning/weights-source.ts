@@ -15,8 +15,8 @@ export type WeightsSource = (typeof WEIGHTS_SOURCES)[number];
 /**
  * The default fields: the skinning eigenmodes with 4 surface bumps. The network finished by Rayleigh-Ritz (`model`)
  * is as close to full FEM (1.131 against 1.134 over 14 held-out solids), and with folds released (fold-release.ts)
- * it recovers from whipping as eigen does; made the default, a full run of the suite still failed four browser and
- * server tests (issue 30's note): it stays a choice until they are understood.
+ * it recovers from whipping as eigen does; made the default, one run of the suite under load failed four files that
+ * each pass alone with it (issue 30's note): it stays a choice until a whole quiet run passes with it.
  */
 export const DEFAULT_WEIGHTS: WeightsSource = "eigen";
 
