@@ -22,7 +22,7 @@ import { Bdf2History, type Integrator } from "./integrator";
 import { extractRotation, quaternionToMatrix } from "./linalg";
 import { lameParameters, SimParameterError, validateMaterial, type Material } from "./material";
 import { LbfgsMinimiser, type Objective } from "./minimiser";
-import { FoldRelease, foldJudgedAbove, FOLD_FIRST_JUDGED, FOLD_JUDGED_EVERY, FOLD_SPEED } from "./fold-release";
+import { FoldRelease, foldJudgedAbove } from "./fold-release";
 import { Preconditioner } from "./preconditioner";
 import { StepState } from "./step-state";
 import { basisRows, meanDeformationGradient, removeNullComponents, type Subspace, type WeightedPoints } from "./subspace";
@@ -170,8 +170,6 @@ export class SoftBody {
   /** q - x_hat of the last step: the warm start of the next. */
   private readonly lastCorrection: Float64Array;
   private lastConverged = true;
-  /** Steps in a row the body has started slower than FOLD_SPEED (when it is judged for a fold). */
-  private slowSteps = 0;
   private readonly grad: Float64Array;
   private readonly gradStill: Float64Array;
   private readonly trial: Float64Array;
@@ -424,7 +422,7 @@ export class SoftBody {
   private forgetSolverHistory(): void {
     this.lastCorrection.fill(0);
     this.lastConverged = true;
-    this.slowSteps = 0;
+    this.foldRelease.restart();
     this.history.restart();
   }
 
@@ -597,11 +595,8 @@ export class SoftBody {
    * push or constraint (a character's flesh is a displacement on its rig's pose). True when it did.
    */
   private releaseFold(): boolean {
-    if (this.constraint !== null || this.grabs.held() > 0 || this.springs.pins.length > 0 || this.external.hasPointForces || this.rmsSpeed() > FOLD_SPEED) {
-      this.slowSteps = 0;
-      return false;
-    }
-    if (!this.releasesFolds || ++this.slowSteps % FOLD_JUDGED_EVERY !== FOLD_FIRST_JUDGED) return false;
+    const leftAlone = this.releasesFolds && this.constraint === null && this.grabs.held() === 0 && this.springs.pins.length === 0 && !this.external.hasPointForces;
+    if (!this.foldRelease.due(leftAlone, leftAlone ? this.rmsSpeed() : Infinity)) return false;
     const gradient = this.gradStill, q = this.q;
     const energy = this.elasticEnergyAndGradient(q, gradient);
     if (!(energy > foldJudgedAbove(this.totalMass, this.size))) return false;

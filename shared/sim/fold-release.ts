@@ -41,9 +41,25 @@ export class FoldRelease {
   private readonly rotation = new Float64Array(9);
   private readonly quat = new Float64Array(4);
   private readonly shift = new Float64Array(3);
+  /** Steps in a row the body has started left alone and slower than FOLD_SPEED. */
+  private slowSteps = 0;
 
   constructor(private readonly subspace: Subspace) {
     this.placement = new Float64Array(subspace.n);
+  }
+
+  /** Counts a step's start (left to itself, at this speed, m/s): whether the body is to be judged at it. */
+  due(leftAlone: boolean, speed: number): boolean {
+    if (!leftAlone || speed > FOLD_SPEED) {
+      this.slowSteps = 0;
+      return false;
+    }
+    return ++this.slowSteps % FOLD_JUDGED_EVERY === FOLD_FIRST_JUDGED;
+  }
+
+  /** Starts the count again (the body's state was set from outside). */
+  restart(): void {
+    this.slowSteps = 0;
   }
 
   /**
