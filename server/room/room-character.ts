@@ -22,7 +22,7 @@ import { RnnCharacter, type SecondaryNetwork } from "../../shared/rig/rnn-charac
  * A soft part none of whose surface samples moved more than this (m) since it was last sent is left out of
  * snapshots: below what anyone can see, above the 0.1-0.2 mm the solver's flesh still stirs standing still.
  */
-const IDLE_SOFT_DISTANCE = 1e-3;
+export const IDLE_SOFT_DISTANCE = 1e-3;
 /** Obstacles within this of the character's bounding sphere are felt (m). */
 const REACH = 0.1;
 /**
