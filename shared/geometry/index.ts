@@ -19,6 +19,7 @@ export {
   sampleInterior,
   DEFAULT_INTERIOR_CANDIDATES,
   jitteredInside,
+  refinedInside,
   interiorCandidates,
   type InteriorSampleOptions,
   type InteriorSamples,
