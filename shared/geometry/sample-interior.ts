@@ -130,10 +130,10 @@ const MAX_REFINED_CELLS = 2_000_000;
 /**
  * A stratified quadrature of the solid with cut cells: a regular grid of about `target` cells over the mesh's box,
  * each split into refine^3 sub-cells with one jittered point each; a cell with any sub-point inside gives one point,
- * the centroid of its inside sub-points, standing for their volume. Against one jittered point a cell (jitteredInside)
- * a cell the surface crosses gets its share of the volume instead of all or nothing, so a thin part's mass and
- * stiffness no longer hang on where a few points fell: the same shape meshed twice, or sampled with another seed,
- * integrates the same.
+ * one of its inside sub-points drawn at random, standing for their volume. Against one jittered point a cell
+ * (jitteredInside) a cell the surface crosses gets its share of the volume instead of all or nothing, so a thin
+ * part's mass and stiffness no longer hang on where a few points fell: the same shape meshed twice integrates nearly
+ * the same. (Their centroid instead would lose the spread within the cell: a thin tube's bending moment, 0.72.)
  */
 export function refinedInside(mesh: TriangleMesh, target: number, refine: number, random: Random, inside: InsideTest): { points: Float64Array; volumes: Float64Array } {
   const coarse = boxGrid(mesh, target);
