@@ -19,7 +19,6 @@ export {
   sampleInterior,
   DEFAULT_INTERIOR_CANDIDATES,
   jitteredInside,
-  refinedInside,
   interiorCandidates,
   type InteriorSampleOptions,
   type InteriorSamples,

@@ -100,8 +100,18 @@ function checkedCandidates(mesh: TriangleMesh, count: number, target: number, ra
  * when inside: an unbiased, stratified sample of the solid, each point standing for `cellVolume`.
  */
 export function jitteredInside(mesh: TriangleMesh, target: number, random: Random, inside: InsideTest): { points: Float64Array; cellVolume: number; cells: number } {
-  const { min, n: [nx, ny, nz], cell, cells } = boxGrid(mesh, target);
-  const jitter = new Float64Array(3 * cells);
+  const { min, max } = meshBounds(mesh.positions);
+  const extent = [max[0] - min[0], max[1] - min[1], max[2] - min[2]];
+  const largest = Math.max(...extent);
+  if (!(largest > 0) || !Number.isFinite(largest)) throw new MeshError("mesh has no extent; it cannot be sampled");
+  const thinAxis = extent.findIndex((e) => e <= 1e-9 * largest);
+  if (thinAxis >= 0) {
+    throw new MeshError(`mesh is flat (zero thickness along ${"xyz"[thinAxis]}), so it has no interior to sample; give it thickness`);
+  }
+  const spacing = gridSpacing(extent, target);
+  const [nx, ny, nz] = extent.map((e) => Math.max(1, Math.round(e / spacing)));
+  const cell = [extent[0] / nx, extent[1] / ny, extent[2] / nz];
+  const cells = nx * ny * nz, jitter = new Float64Array(3 * cells);
   for (let k = 0, c = 0; k < nz; k++) {
     for (let j = 0; j < ny; j++) {
       for (let i = 0; i < nx; i++, c++) {
@@ -124,79 +134,10 @@ export function jitteredInside(mesh: TriangleMesh, target: number, random: Rando
   return { points: kept.slice(0, 3 * keptCount), cellVolume: cell[0] * cell[1] * cell[2], cells };
 }
 
-/** Fine cells at most that refinedInside classifies (~50 MB of coordinates); beyond it the grid is not refined. */
-const MAX_REFINED_CELLS = 2_000_000;
-
-/**
- * A stratified quadrature of the solid with cut cells: a regular grid of about `target` cells over the mesh's box,
- * each split into refine^3 sub-cells with one jittered point each; a cell with any sub-point inside gives one point,
- * one of its inside sub-points drawn at random, standing for their volume. Against one jittered point a cell
- * (jitteredInside) a cell the surface crosses gets its share of the volume instead of all or nothing, so a thin
- * part's mass and stiffness no longer hang on where a few points fell: the same shape meshed twice integrates nearly
- * the same. (Their centroid instead would lose the spread within the cell: a thin tube's bending moment, 0.72.)
- */
-export function refinedInside(mesh: TriangleMesh, target: number, refine: number, random: Random, inside: InsideTest): { points: Float64Array; volumes: Float64Array } {
-  const coarse = boxGrid(mesh, target);
-  const r = coarse.cells * refine ** 3 <= MAX_REFINED_CELLS ? refine : 1;
-  const [nx, ny, nz] = coarse.n, fx = nx * r, fy = ny * r, fz = nz * r;
-  const fine = [coarse.cell[0] / r, coarse.cell[1] / r, coarse.cell[2] / r];
-  const count = fx * fy * fz, jitter = new Float64Array(3 * count);
-  for (let k = 0, c = 0; k < fz; k++) {
-    for (let j = 0; j < fy; j++) {
-      for (let i = 0; i < fx; i++, c++) {
-        jitter[3 * c] = coarse.min[0] + (i + random.next()) * fine[0];
-        jitter[3 * c + 1] = coarse.min[1] + (j + random.next()) * fine[1];
-        jitter[3 * c + 2] = coarse.min[2] + (k + random.next()) * fine[2];
-      }
-    }
-  }
-  const inFine = inside.containsInGrid ? inside.containsInGrid([fx, fy, fz], coarse.min, fine, jitter) : eachPoint(inside, jitter);
-  // Per coarse cell: how many of its sub-points are inside, then one of them drawn uniformly, by a number drawn for
-  // every cell whatever the surface (two meshes of one shape draw alike where they agree).
-  const insideCount = new Int32Array(coarse.cells), draw = new Float64Array(coarse.cells), drawn = new Int32Array(coarse.cells);
-  for (let c = 0; c < coarse.cells; c++) draw[c] = random.next();
-  const coarseOf = (i: number, j: number, k: number) => Math.floor(i / r) + nx * (Math.floor(j / r) + ny * Math.floor(k / r));
-  for (let k = 0, c = 0; k < fz; k++) for (let j = 0; j < fy; j++) for (let i = 0; i < fx; i++, c++) if (inFine[c]) insideCount[coarseOf(i, j, k)]++;
-  for (let c = 0; c < coarse.cells; c++) draw[c] = Math.floor(draw[c] * insideCount[c]);
-  for (let k = 0, c = 0; k < fz; k++) {
-    for (let j = 0; j < fy; j++) {
-      for (let i = 0; i < fx; i++, c++) {
-        if (!inFine[c]) continue;
-        const o = coarseOf(i, j, k);
-        if (draw[o]-- === 0) drawn[o] = c;
-      }
-    }
-  }
-  let kept = 0;
-  for (let c = 0; c < coarse.cells; c++) if (insideCount[c] > 0) kept++;
-  const points = new Float64Array(3 * kept), volumes = new Float64Array(kept), fineVolume = fine[0] * fine[1] * fine[2];
-  for (let c = 0, q = 0; c < coarse.cells; c++) {
-    if (insideCount[c] === 0) continue;
-    points.set(jitter.subarray(3 * drawn[c], 3 * drawn[c] + 3), 3 * q);
-    volumes[q++] = insideCount[c] * fineVolume;
-  }
-  return { points, volumes };
-}
-
 function eachPoint(inside: InsideTest, points: Float64Array): Uint8Array {
   const out = new Uint8Array(points.length / 3);
   for (let c = 0; c < out.length; c++) out[c] = inside.contains(points[3 * c], points[3 * c + 1], points[3 * c + 2]) ? 1 : 0;
   return out;
-}
-
-/** A regular grid of about `target` near-cubic cells over the mesh's bounding box. */
-function boxGrid(mesh: TriangleMesh, target: number): { min: ArrayLike<number>; n: [number, number, number]; cell: [number, number, number]; cells: number } {
-  const { min, max } = meshBounds(mesh.positions);
-  const extent = [max[0] - min[0], max[1] - min[1], max[2] - min[2]];
-  const largest = Math.max(...extent);
-  if (!(largest > 0) || !Number.isFinite(largest)) throw new MeshError("mesh has no extent; it cannot be sampled");
-  const thinAxis = extent.findIndex((e) => e <= 1e-9 * largest);
-  if (thinAxis >= 0) {
-    throw new MeshError(`mesh is flat (zero thickness along ${"xyz"[thinAxis]}), so it has no interior to sample; give it thickness`);
-  }
-  const spacing = gridSpacing(extent, target);
-  const [nx, ny, nz] = extent.map((e) => Math.max(1, Math.round(e / spacing)));
-  return { min, n: [nx, ny, nz], cell: [extent[0] / nx, extent[1] / ny, extent[2] / nz], cells: nx * ny * nz };
 }
 
 /**

@@ -1,10 +1,10 @@
 // Bake: mesh -> normalised samples -> skinning fields at every point set the solver and renderer need ->
-// per-field normalisation by their volume-weighted RMS over the cubature's points or pool (METHOD.md section 2) -> cubature at
+// per-field normalisation by their RMS over the cubature's points or pool (METHOD.md section 2) -> cubature at
 // cluster centroids, or fitted to the fields (fitCubature) -> BakedBody, with the fields' compact description when the provider gives one. The render weights stay in the server's bake (CLIs, scenarios); the
 // copy clients download leaves them out when the fields are described (clientBakedBody), and the bake worker
 // evaluates them from the description.
 
-import { createInsideTest, DEFAULT_INTERIOR_CANDIDATES, farthestPoints, interiorCandidates, meshBounds, normaliseMesh, Random, refinedInside, sampleInterior, sampleSurface, thickenFlatMesh, type InteriorSamples, type TriangleMesh } from "../geometry";
+import { createInsideTest, DEFAULT_INTERIOR_CANDIDATES, farthestPoints, interiorCandidates, jitteredInside, meshBounds, normaliseMesh, Random, sampleInterior, sampleSurface, thickenFlatMesh, type InteriorSamples, type TriangleMesh } from "../geometry";
 import { BAKED_BODY_VERSION, type BakedBody } from "./baked-body";
 import { anchoredFields, type AnchorFrame } from "./anchored-prediction";
 import { NO_RIG, packRig } from "./baked-rig";
@@ -51,14 +51,12 @@ export interface BakeResult {
 const CUBATURE_POOL = 8192;
 /** Cells of the pool's grid at most (a very thin shape gets fewer pool points rather than a huge grid). */
 const MAX_POOL_GRID = 1 << 19;
-/** Sub-cells per axis of the pool's and the mass samples' cells (refinedInside: cut cells carry their share). */
-const QUADRATURE_REFINE = 2;
 
 /**
  * Bumped whenever the same mesh, fields and options bake differently (a part of bake cache keys): a change of
  * EIGEN_DEFAULTS included.
  */
-export const BAKE_RECIPE = 11;
+export const BAKE_RECIPE = 10;
 
 export const BAKE_LIMITS = Object.freeze({ maxHandles: 64, maxCubature: 4096, maxSurfaceSamples: 4096 });
 
@@ -89,19 +87,18 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
   const inside = createInsideTest(shapeMesh);
   const fit = options.fitCubature ?? FIT_CUBATURE_BY_DEFAULT;
   let anchor: AnchorFrame | undefined;
-  let interior: Pick<InteriorSamples, "points" | "volumes" | "candidates" | "candidateVolume">, fields: SkinningFields, t1: number;
-  let pool: { points: Float64Array; volumes: Float64Array } | undefined, mass: { points: Float64Array; volumes: Float64Array };
+  let interior: Pick<InteriorSamples, "points" | "volumes" | "candidates" | "candidateVolume">, fields: SkinningFields, t1: number, pool: { points: Float64Array; cellVolume: number } | undefined;
   try {
     // A fitted cubature chooses its own points: the candidates' clusters would go unused.
     interior = fit
       ? { points: new Float64Array(0), volumes: new Float64Array(0), ...interiorCandidates(shapeMesh, { count: cubatureCount, seed: seed + 2, insideTest: inside }) }
       : sampleInterior(shapeMesh, { count: cubatureCount, seed: seed + 2, insideTest: inside });
-    // The pool and the mass samples: grids sized from the candidates' share of the box so that about CUBATURE_POOL
-    // and massSamples points land inside.
-    const share = interior.candidates.length / 3 / DEFAULT_INTERIOR_CANDIDATES;
-    const cellsFor = (inside: number) => Math.round(Math.min(MAX_POOL_GRID, Math.max(inside, inside / share)));
-    if (fit) pool = refinedInside(shapeMesh, cellsFor(CUBATURE_POOL), QUADRATURE_REFINE, new Random(seed + 3), inside);
-    mass = refinedInside(shapeMesh, cellsFor(massSamples), QUADRATURE_REFINE, new Random(seed + 4), inside);
+    if (fit) {
+      // Its own jittered grid, sized from the candidates' share of the box so that about CUBATURE_POOL land inside.
+      const share = interior.candidates.length / 3 / DEFAULT_INTERIOR_CANDIDATES;
+      const target = Math.round(Math.min(MAX_POOL_GRID, Math.max(CUBATURE_POOL, CUBATURE_POOL / share)));
+      pool = jitteredInside(shapeMesh, target, new Random(seed + 3), inside);
+    }
     t1 = performance.now();
     progress("fields", 0.4);
     const rigged = shapeMesh.rig && shapeMesh.skinJoints && shapeMesh.skinWeights && shapeMesh.rig.clips.length > 0;
@@ -122,6 +119,7 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
   } finally {
     inside.dispose?.();
   }
+  const mass = subsample(interior.candidates, interior.candidateVolume, massSamples);
   if (fields.count !== handles) throw new SkinningError(`provider ${provider.name} made ${fields.count} fields, ${handles} were asked for`);
   const t2 = performance.now();
 
@@ -133,13 +131,11 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
   const np = poolPoints.length / 3;
   const poolRaw = new Float64Array(np * k), poolGradRaw = new Float64Array(np * k * 3);
   await fields.evaluate(poolPoints, poolRaw, poolGradRaw);
-  const norms = new Float64Array(k), poolVolumes = pool ? pool.volumes : interior.volumes;
-  let poolVolume = 0;
-  for (let c = 0; c < np; c++) poolVolume += poolVolumes[c];
+  const norms = new Float64Array(k);
   for (let f = 0; f < k; f++) {
     let ms = 0;
-    for (let c = 0; c < np; c++) ms += poolVolumes[c] * poolRaw[c * k + f] ** 2;
-    norms[f] = Math.sqrt(ms / poolVolume) + 1e-12;
+    for (let c = 0; c < np; c++) ms += poolRaw[c * k + f] ** 2;
+    norms[f] = Math.sqrt(ms / np) + 1e-12;
   }
   const withConstant = async (points: Float64Array, gradients?: Float64Array) => {
     const count = points.length / 3;
@@ -164,9 +160,10 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
   };
   if (pool) {
     progress("cubature", 0.8);
+    const volumeEach = pool.cellVolume;
     const chosen = np > cubatureCount
-      ? fitCubature({ handles: k + 1, positions: poolPoints, weights: poolWeights, gradients: poolGradients, volumes: pool.volumes, mass: { positions: mass.points, weights: massWeights, volumes: mass.volumes } }, cubatureCount)
-      : { indices: Int32Array.from({ length: np }, (_, i) => i), volumes: pool.volumes };
+      ? fitCubature({ handles: k + 1, positions: poolPoints, weights: poolWeights, gradients: poolGradients, volumeEach, mass: { positions: mass.points, weights: massWeights, volumes: mass.volumes } }, cubatureCount)
+      : { indices: Int32Array.from({ length: np }, (_, i) => i), volumes: new Float64Array(np).fill(volumeEach) };
     cubature = {
       positions: pick(poolPoints, chosen.indices, 3),
       volumes: chosen.volumes,
@@ -233,6 +230,18 @@ export function normalisedWithConstant(
     }
   }
   return out;
+}
+
+/** Evenly strided subset of the candidates, each carrying its share of the total volume. */
+function subsample(points: Float64Array, volumeEach: number, limit: number): { points: Float64Array; volumes: Float64Array } {
+  const n = points.length / 3;
+  const count = Math.min(n, limit);
+  const out = new Float64Array(3 * count);
+  for (let k = 0; k < count; k++) {
+    const i = Math.floor((k * n) / count);
+    out.set(points.subarray(3 * i, 3 * i + 3), 3 * k);
+  }
+  return { points: out, volumes: new Float64Array(count).fill((volumeEach * n) / count) };
 }
 
 function checkCount(name: string, value: number, min: number, max: number): void {

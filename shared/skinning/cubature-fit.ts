@@ -22,7 +22,7 @@ export interface CubaturePool {
   weights: Float64Array;
   gradients: Float64Array;
   /** Volume each pool point stands for. */
-  volumes: Float64Array;
+  volumeEach: number;
   /** The mass samples' positions (3 N), weights (N x handles) and volumes: the modes are vibration modes. */
   mass: { positions: Float64Array; weights: Float64Array; volumes: Float64Array };
 }
@@ -60,7 +60,7 @@ export function fitCubature(pool: CubaturePool, count: number): FittedCubature {
   const jacobians = jacobianBlocks(pool, pool.handles);
   const modes = vibrationModes(pool, jacobians, m);
   const strains = modeStrains(modes.vectors, modes.count, jacobians, m, p);
-  const { matrix, target, rows } = fitRows(strains, modes.values, modes.count, p, pool.volumes);
+  const { matrix, target, rows } = fitRows(strains, modes.values, modes.count, p, pool.volumeEach);
   return nonNegativeLeastSquares(matrix, target, rows, p, count);
 }
 
@@ -71,7 +71,7 @@ export function fitCubature(pool: CubaturePool, count: number): FittedCubature {
  */
 function vibrationModes(pool: CubaturePool, jacobians: Float64Array, m: number): { vectors: Float64Array; values: Float64Array; count: number } {
   // Test directions need not be exact modes: a subset of the pool gives them at a quarter of the cost.
-  const p = pool.positions.length / 3, stride = Math.max(1, Math.floor(p / MODE_POINTS)), n = 3 * m;
+  const p = pool.positions.length / 3, stride = Math.max(1, Math.floor(p / MODE_POINTS)), v = pool.volumeEach * stride, n = 3 * m;
   // Mass block and its whitening W = U diag(d)^-1/2 over its range.
   const massBlock = new Float64Array(m * m), rows = basisRows(pool.mass, pool.handles);
   for (let s = 0; s < pool.mass.volumes.length; s++) {
@@ -94,7 +94,7 @@ function vibrationModes(pool: CubaturePool, jacobians: Float64Array, m: number):
   });
   // T_ab = sum_p v D_p[:, a] D_p[:, b]^T, projected: W^T T_ab W (r x r) for all nine (a, b). All nine come from one
   // symmetric Gram matrix G = sum_p v d_p d_p^T of the flattened Jacobians (d_p[3 i + a] = D_p[i, a]), one pass.
-  const gram = jacobianGram(jacobians, p, m, stride, pool.volumes);
+  const gram = jacobianGram(jacobians, p, m, stride, v);
   const projected: Float64Array[] = [];
   const t = new Float64Array(m * m), tw = new Float64Array(m * r), n3 = 3 * m;
   for (let a = 0; a < 3; a++) for (let b = 0; b < 3; b++) {
@@ -142,13 +142,13 @@ function congruence(w: Float64Array, t: Float64Array, m: number, r: number, scra
 }
 
 /**
- * sum over every stride-th point of stride v d d^T (3m x 3m, both triangles), v the point's volume and d its
- * flattened Jacobian block. The upper triangle is accumulated row by row (a contiguous inner loop), then mirrored.
+ * sum over every stride-th point of v d d^T (3m x 3m, both triangles), d the point's flattened Jacobian block.
+ * The upper triangle is accumulated row by row (a contiguous inner loop), then mirrored.
  */
-function jacobianGram(jacobians: Float64Array, p: number, m: number, stride: number, volumes: Float64Array): Float64Array {
+function jacobianGram(jacobians: Float64Array, p: number, m: number, stride: number, v: number): Float64Array {
   const n = 3 * m, gram = new Float64Array(n * n);
   for (let c = 0; c < p; c += stride) {
-    const base = c * n, v = stride * volumes[c];
+    const base = c * n;
     for (let i = 0; i < n; i++) {
       const di = v * jacobians[base + i];
       if (di === 0) continue;
@@ -212,7 +212,7 @@ function modeStrains(modes: Float64Array, count: number, jacobians: Float64Array
 }
 
 /** The fit's matrix (point-major: rows per point) and target (the whole pool's integrals). */
-function fitRows(strains: Float64Array, values: Float64Array, count: number, p: number, volumes: Float64Array): { matrix: Float32Array; target: Float64Array; rows: number } {
+function fitRows(strains: Float64Array, values: Float64Array, count: number, p: number, volumeEach: number): { matrix: Float32Array; target: Float64Array; rows: number } {
   const used = Math.min(count, DIAGONAL_MODES), paired = Math.min(used, PAIRED_MODES);
   const pairs: [number, number, number][] = [];
   for (let i = 0; i < paired; i++) for (let j = i; j < paired; j++) pairs.push([i, j, 1]);
@@ -222,9 +222,7 @@ function fitRows(strains: Float64Array, values: Float64Array, count: number, p: 
   // F_i : (F_j + F_j^T) = 2 e_i : e_j and tr F = e_xx + e_yy + e_zz.
   const first = Int32Array.from(pairs, ([i]) => i), second = Int32Array.from(pairs, ([, j]) => j);
   const scale = Float64Array.from(pairs, ([i, j, weight]) => weight / Math.sqrt(values[i] * values[j]));
-  let total = 0;
-  for (let c = 0; c < p; c++) total += volumes[c];
-  const volumeScale = 1 / total, trace = new Float64Array(used);
+  const volumeScale = 1 / (p * volumeEach), trace = new Float64Array(used);
   for (let c = 0; c < p; c++) {
     const o = c * rows, g = c * used * 6;
     for (let e = 0; e < used; e++) trace[e] = strains[g + 6 * e] + strains[g + 6 * e + 1] + strains[g + 6 * e + 2];
@@ -236,7 +234,7 @@ function fitRows(strains: Float64Array, values: Float64Array, count: number, p: 
       matrix[o + 2 * r + 1] = trace[i] * trace[j] * scale[r];
     }
     matrix[o + rows - 1] = volumeScale;
-    for (let r = 0; r < rows; r++) target[r] += volumes[c] * matrix[o + r];
+    for (let r = 0; r < rows; r++) target[r] += volumeEach * matrix[o + r];
   }
   return { matrix, target, rows };
 }
