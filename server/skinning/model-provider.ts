@@ -5,6 +5,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { createModelProvider, SkinningError, type OrtModule, type SkinningFieldProvider } from "../../shared/skinning";
+import { countedRuns } from "./native-runs";
 
 /** models/, or SKINNING_MODEL_DIR (evaluating another export of the network with the same tools). */
 export const MODEL_DIRECTORY = path.resolve(process.env.SKINNING_MODEL_DIR || path.join(import.meta.dirname, "../../models"));
@@ -61,6 +62,6 @@ async function load(directory: string): Promise<SkinningFieldProvider> {
     }
   };
   const [encoder, decoder] = await Promise.all([read("skinning-encoder.onnx"), read("skinning-decoder.onnx")]);
-  const ort = (await import("onnxruntime-node")) as unknown as OrtModule;
+  const ort = countedRuns((await import("onnxruntime-node")) as unknown as OrtModule);
   return createModelProvider(ort, { encoder, decoder });
 }

@@ -31,6 +31,8 @@ export interface BakeJob extends JobBase {
 }
 
 export type WorkerJob = ReadJob | BakeJob;
+/** Asks a worker to end: it refuses new inference, waits for the runs in flight, and exits (native-runs.ts). */
+export interface StopMessage { kind: "stop" }
 
 export type BakeWorkerReply =
   /** The worker's thread (its Linux task id, or 0 where there is none): the baker reads its CPU time. */

@@ -14,7 +14,8 @@ import { isWeightsSource, providerFor } from "../skinning/weights-source";
 import { bakeByHash, bakeKey, cachedBake, ROOM_BAKE_OPTIONS, type CachedBake } from "../world/bake-cache";
 import { keepTexture, pruneUploads, touch, UPLOAD_BAKE_DIRECTORY } from "./upload-store";
 import { textureRefusal, uploadTexture } from "./upload-texture";
-import type { BakeJob, BakeWorkerReply, ReadJob, WorkerJob } from "./bake-messages";
+import { stopNativeRuns } from "../skinning/native-runs";
+import type { BakeJob, BakeWorkerReply, ReadJob, StopMessage, WorkerJob } from "./bake-messages";
 
 const providers = new Map<string, Promise<SkinningFieldProvider>>();
 
@@ -107,6 +108,8 @@ function lowerThisThreadsPriority(): number {
 
 reply({ id: 0, type: "thread", task: lowerThisThreadsPriority() });
 let queue = Promise.resolve();
-parentPort!.on("message", (job: WorkerJob) => {
-  queue = queue.then(() => (job.kind === "read" ? read(job) : bake(job)));
+parentPort!.on("message", (job: WorkerJob | StopMessage) => {
+  // Stopping is not queued behind the jobs: the job on hand fails at its next inference, and the thread ends.
+  if (job.kind === "stop") void stopNativeRuns().then(() => process.exit(0));
+  else queue = queue.then(() => (job.kind === "read" ? read(job) : bake(job)));
 });

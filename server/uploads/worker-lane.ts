@@ -5,10 +5,15 @@
 
 import { readFileSync } from "node:fs";
 import { Worker } from "node:worker_threads";
-import type { BakeWorkerReply, WorkerJob } from "./bake-messages";
+import type { BakeWorkerReply, StopMessage, WorkerJob } from "./bake-messages";
 
 /** A worker's own heap limit, MB: a file that needs more fails its upload, not the server. */
 const WORKER_HEAP_MB = 3072;
+/**
+ * How long a worker asked to stop may take to end by itself (ms): it waits for its inference in flight, a batch of
+ * well under a second. Past this it is busy in its own code, with no native run in flight, and is terminated.
+ */
+const STOP_GRACE_MS = 5000;
 /** Linux's clock ticks per second in /proc's CPU times (USER_HZ, 100 on every architecture Node runs on). */
 const CLOCK_TICKS = 100;
 
@@ -68,14 +73,14 @@ export class WorkerLane {
     const used = this.cpuSeconds() - first.cpuAtStart;
     if (!(used > this.cpuLimitSeconds)) return;
     this.stopReason = `its bake was stopped after ${Math.round(used)} s of computing time (the limit is ${this.cpuLimitSeconds} s): the file is too costly to bake`;
-    void this.worker.terminate();
+    void stopWorker(this.worker);
   }
 
   async close(): Promise<void> {
     this.closing = true;
     const worker = this.worker;
     this.worker = undefined;
-    await worker?.terminate();
+    if (worker) await stopWorker(worker);
     this.jobs.clear();
   }
 
@@ -146,4 +151,18 @@ export class WorkerLane {
     for (const waiting of this.jobs.values()) this.ensureWorker().postMessage(waiting.message);
     this.startFirst();
   }
+}
+
+/**
+ * Ends a worker without aborting the process: terminating a thread while onnxruntime-node runs in it throws past
+ * the thread's end (native-runs.ts), so it is asked first, and terminated only if it has not ended in STOP_GRACE_MS.
+ */
+export async function stopWorker(worker: Worker): Promise<void> {
+  if (worker.threadId < 0) return;
+  const ended = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+  worker.postMessage({ kind: "stop" } satisfies StopMessage);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), STOP_GRACE_MS)));
+  if ((await Promise.race([ended, late])) === "late") await worker.terminate();
+  clearTimeout(timer);
 }
