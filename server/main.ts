@@ -1,7 +1,7 @@
 // npm start: serves the client and the playground room on http://HOST:PORT (env PORT, default 2567; HOST,
 // default 0.0.0.0 so headsets on the local network can join). REDIS_URL enables scale-out, ADMIN_TOKEN fixes
 // the admin token (otherwise one is generated and printed), SKINNING=model|eigen|baseline|model-raw picks the fields (default
-// eigen; model is the network finished by Rayleigh-Ritz: server/skinning/weights-source.ts), CUBATURE=clusters|fitted how their cubature is made. ALLOWED_ORIGINS lists
+// model, the network finished by Rayleigh-Ritz; eigen the reference: server/skinning/weights-source.ts), CUBATURE=clusters|fitted how their cubature is made. ALLOWED_ORIGINS lists
 // other web origins that may call the matchmaking endpoints; RECONNECT_SECONDS is how long a dropped client's seat waits;
 // IDLE_RESET_MINUTES how long nobody may touch anything before the table is reset (0: never); ATTRACT_WOBBLE_SECONDS
 // how often a body of an idle room watched by a kiosk bounces (0: never); UPLOAD_SIZE the largest extent uploaded meshes

@@ -13,13 +13,12 @@ export const WEIGHTS_SOURCES = ["model", "eigen", "baseline", "model-raw"] as co
 export type WeightsSource = (typeof WEIGHTS_SOURCES)[number];
 
 /**
- * The default fields: the skinning eigenmodes with 4 surface bumps. The network finished by Rayleigh-Ritz (`model`)
- * is as close to full FEM (1.131 against 1.134 over 14 held-out solids), and with folds released (fold-release.ts)
- * it recovers from whipping as eigen does, and the room's suite passes with it but once: a test process running
- * uploads' bakes aborted on a Napi::Error, likely a bake worker terminated while onnxruntime-node ran the network in
- * it (issue 30's note). It stays a choice until bake workers are shown to stop without that.
+ * The default fields: the network's, finished by Rayleigh-Ritz. As close to full FEM as the skinning eigenmodes (1.131
+ * against 1.134 over 14 held-out solids) and, with folds released (fold-release.ts), as good in the room; eigen stays
+ * the reference and a choice. A mesh the network cannot handle gets eigenmodes (ritzFinishProvider's fallback), and
+ * the room says so.
  */
-export const DEFAULT_WEIGHTS: WeightsSource = "eigen";
+export const DEFAULT_WEIGHTS: WeightsSource = "model";
 
 /**
  * The fields characters are baked with: eigen, because the shipped secondary-motion networks
