@@ -33,6 +33,11 @@ export function countedRuns(ort: OrtModule): OrtModule {
   };
 }
 
+/** Whether the thread has been asked to stop (its work then ends unanswered: the one who stopped it says why). */
+export function nativeRunsStopping(): boolean {
+  return stopping;
+}
+
 /** Refuses new runs from now on; resolves once none is in flight (then the thread may end). */
 export function stopNativeRuns(): Promise<void> {
   stopping = true;

@@ -14,7 +14,7 @@ import { isWeightsSource, providerFor } from "../skinning/weights-source";
 import { bakeByHash, bakeKey, cachedBake, ROOM_BAKE_OPTIONS, type CachedBake } from "../world/bake-cache";
 import { keepTexture, pruneUploads, touch, UPLOAD_BAKE_DIRECTORY } from "./upload-store";
 import { textureRefusal, uploadTexture } from "./upload-texture";
-import { stopNativeRuns } from "../skinning/native-runs";
+import { nativeRunsStopping, stopNativeRuns } from "../skinning/native-runs";
 import type { BakeJob, BakeWorkerReply, ReadJob, StopMessage, WorkerJob } from "./bake-messages";
 
 const providers = new Map<string, Promise<SkinningFieldProvider>>();
@@ -57,6 +57,8 @@ async function bake(job: BakeJob): Promise<void> {
     }, UPLOAD_BAKE_DIRECTORY);
     await finish(job, job.mesh, baked);
   } catch (error) {
+    // Stopped (its CPU time, or the server closing): the lane tells the job why, once the thread has ended.
+    if (nativeRunsStopping()) return;
     // What the bake refuses (a mesh with no inside, say) is the file's fault too.
     reply({ id: job.id, type: "failed", reason: error instanceof Error ? error.message : String(error), bad: error instanceof SkinningError || error instanceof MeshError });
   }
