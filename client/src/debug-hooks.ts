@@ -54,10 +54,10 @@ export function installDebugHooks({ connection, loader, store, emulated, quality
      * Runs a character's secondary-motion network (models/NAME.onnx) on these inputs (steps x its feature count) in a
      * fresh session opened as the room's characters' are: what it ran on and its answers (steps x n).
      */
-    async runSecondaryNetwork(name: string, features: number[], steps: number): Promise<{ provider: string; q: number[] }> {
+    async runSecondaryNetwork(name: string, features: number[], steps: number): Promise<{ provider: string; declined: string[]; q: number[] }> {
       const network = await connection.openSecondaryNetwork(name);
       try {
-        return { provider: network.provider, q: Array.from(await network.run(Float32Array.from(features), steps)) };
+        return { provider: network.provider, declined: network.declined, q: Array.from(await network.run(Float32Array.from(features), steps)) };
       } finally {
         await network.release();
       }

@@ -1436,6 +1436,8 @@ export function networkLoader(loadOrt: () => Promise<OrtModule>, http: string, e
       if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
       return url.endsWith(".json") ? response.json() : new Uint8Array(await response.arrayBuffer());
     }));
-    return SecondaryNetwork.create(ort, model as Uint8Array, info as SecondaryModelInfo, providers);
+    const network = await SecondaryNetwork.create(ort, model as Uint8Array, info as SecondaryModelInfo, providers);
+    if (network.declined.length) console.warn(`${name} runs on ${network.provider}: ${network.declined.join("; ")}`);
+    return network;
   };
 }

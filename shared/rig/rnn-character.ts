@@ -11,6 +11,7 @@ import { handleCount, type BakedBody } from "../skinning/baked-body";
 import type { Rig } from "./rig";
 import { KINEMATIC_FEATURES, RigMotion } from "./rig-motion";
 import { FleshLimit } from "./flesh-limit";
+import { inTurn } from "../skinning/ort-turns";
 
 /** What the trained network says of itself (models/secondary-*.json). */
 export interface SecondaryModelInfo {
@@ -48,6 +49,8 @@ export class SecondaryNetwork {
     private readonly ort: OrtModule, private readonly session: OrtSession, readonly info: SecondaryModelInfo,
     /** The execution provider the session runs on ("webgpu", "wasm"; "default": the runtime's own choice). */
     readonly provider: string,
+    /** The providers tried before it and why each declined ("webgpu: <its error>"). */
+    readonly declined: string[] = [],
   ) {
     this.hidden = this.zeroState();
   }
@@ -57,13 +60,15 @@ export class SecondaryNetwork {
    * on is known: a list given to onnxruntime at once falls back silently), or on the runtime's default.
    */
   static async create(ort: OrtModule, model: Uint8Array, info: SecondaryModelInfo, executionProviders?: string[]): Promise<SecondaryNetwork> {
-    if (!executionProviders?.length) return new SecondaryNetwork(ort, await ort.InferenceSession.create(model, {}), info, "default");
+    if (!executionProviders?.length) return new SecondaryNetwork(ort, await inTurn(ort, () => ort.InferenceSession.create(model, {})), info, "default");
     let failure: unknown;
+    const declined: string[] = [];
     for (const provider of executionProviders) {
       try {
-        return new SecondaryNetwork(ort, await ort.InferenceSession.create(model, { executionProviders: [provider] }), info, provider);
+        return new SecondaryNetwork(ort, await inTurn(ort, () => ort.InferenceSession.create(model, { executionProviders: [provider] })), info, provider, declined);
       } catch (error) {
         failure = error;
+        declined.push(`${provider}: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
     throw failure;
@@ -79,18 +84,21 @@ export class SecondaryNetwork {
     const { featureCount, n } = this.info;
     if (features.length < steps * featureCount) throw new Error(`${steps} steps need ${steps * featureCount} inputs, got ${features.length}`);
     const input = new this.ort.Tensor("float32", features.subarray(0, steps * featureCount), [steps, 1, featureCount]);
-    const started = performance.now();
-    const out = await this.session.run({ features: input, hidden: this.hidden });
-    this.ms += performance.now() - started;
-    this.runs++;
-    this.hidden = out.hidden_out;
+    const out = await inTurn(this.ort, async () => {
+      const started = performance.now();
+      const answer = await this.session.run({ features: input, hidden: this.hidden });
+      this.ms += performance.now() - started;
+      this.runs++;
+      this.hidden = answer.hidden_out;
+      return answer;
+    });
     const q = out.q.data as Float32Array;
     if (q.length !== steps * n) throw new Error(`the secondary-motion network gave ${q.length} numbers for ${steps} steps of ${n}`);
     return q;
   }
 
   async release(): Promise<void> {
-    await this.session.release?.();
+    await inTurn(this.ort, async () => this.session.release?.());
   }
 
   private zeroState(): OrtTensor {

@@ -7,6 +7,7 @@ export * from "./voxel-solid";
 export * from "./baked-body";
 export * from "./bake";
 export * from "./onnx-provider";
+export { inTurn } from "./ort-turns";
 export * from "./quality";
 export * from "./orthonormal";
 export * from "./render-influences";

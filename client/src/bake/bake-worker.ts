@@ -1,7 +1,7 @@
 // The bake worker: fetches a baked body (or finds it in IndexedDB), decodes it and builds the GPU skinning tables
 // of its render mesh, reporting progress, so that the page's main thread never does per-vertex work.
 
-import { computeRenderInfluences, decodeBakedBody, needsDecoder, refinedRenderWeights, renderWeightsOf, splitTextureSeams, type BakedBody, type DecoderRuntime, type OrtModule, type RenderInfluences } from "../../../shared/skinning";
+import { computeRenderInfluences, decodeBakedBody, inTurn, needsDecoder, refinedRenderWeights, renderWeightsOf, splitTextureSeams, type BakedBody, type DecoderRuntime, type OrtModule, type RenderInfluences } from "../../../shared/skinning";
 import { hasWebGpuBuild, loadOnnxRuntime } from "../onnx-runtime";
 import { readCachedBake, writeCachedBake } from "./bake-cache";
 import { RENDER_INFLUENCES, type BakeReply, type BakeRequest, type Inference, type PageToWorker, type RuntimeBytes } from "./bake-messages";
@@ -53,15 +53,6 @@ function runtimeFromPage(url: string): Promise<ArrayBuffer> {
 }
 
 let decoderRuntime: Promise<DecoderRuntime & { provider: Inference["provider"] }> | undefined;
-let decoderQueue: Promise<unknown> = Promise.resolve();
-
-/** Runs the decoder's jobs one at a time: onnxruntime-web's WebGPU session refuses a run while another is in flight. */
-function oneAtATime<T>(job: () => Promise<T>): Promise<T> {
-  const result = decoderQueue.then(job);
-  decoderQueue = result.catch(() => undefined);
-  return result;
-}
-
 /**
  * The skinning network's decoder in onnxruntime-web, loaded once and only for bakes that need or refine with it, in
  * the build the page's main thread loads too (../onnx-runtime): on WebGPU when this browser got the WebGPU-capable
@@ -108,7 +99,7 @@ function tableBuffers(influences: RenderInfluences): ArrayBuffer[] {
 async function refine(request: BakeRequest, baked: BakedBody, renderWeights: Float64Array): Promise<void> {
   try {
     const decoder = await decoderFor(request.url);
-    const refined = await oneAtATime(async () => {
+    const refined = await inTurn(decoder.ort, async () => {
       const started = performance.now();
       const weights = await refinedRenderWeights(baked, renderWeights, decoder);
       return weights && { ...weights, ms: performance.now() - started };
@@ -143,7 +134,7 @@ async function bake(request: BakeRequest): Promise<void> {
     const decoder = baked.renderWeights.length === 0 && needsDecoder(baked.fieldKind) ? await decoderFor(request.url) : undefined;
     const weigh = () => renderWeightsOf(baked, (fraction) => post({ type: "progress", hash: request.hash, stage: "fields", fraction }), decoder);
     const decodeStarted = performance.now();
-    const renderWeights = decoder ? await oneAtATime(weigh) : await weigh();
+    const renderWeights = decoder ? await inTurn(decoder.ort, weigh) : await weigh();
     // The network's own fields (SKINNING=model-raw) are decoded at every render vertex.
     const inference = decoder ? { provider: decoder.provider, ms: performance.now() - decodeStarted, queries: baked.renderPositions.length / 3 } : undefined;
     const influences = influencesOf(baked, renderWeights, request.hash);
