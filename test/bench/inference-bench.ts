@@ -1,8 +1,10 @@
 // npm run bench:inference [-- --providers webgpu,wasm] [--json]: how long a page takes to decode the skinning
 // network for the default room's bodies baked with the network's fields (SKINNING=model; the refinement of their
-// render weights, shared/skinning/refined-fields.ts) on each onnxruntime-web execution provider. WebGPU here is SwiftShader's software adapter (Chromium with
+// render weights, shared/skinning/refined-fields.ts) on each onnxruntime-web execution provider, and to run the
+// fox's secondary-motion network. WebGPU here is SwiftShader's software adapter (Chromium with
 // --enable-unsafe-webgpu); wasm is single-threaded. One fresh page per provider; per body the network queries and
-// the milliseconds the worker took (window.pliant.bakes[].inference).
+// the milliseconds the worker took (window.pliant.bakes[].inference); for the fox, its page's runs so far and their
+// milliseconds (window.pliant.character("fox").learnedRuntime), read once it has run RUNS times.
 
 import { startServer } from "../../server/app";
 import { fieldChoice } from "../../server/skinning/weights-source";
@@ -16,9 +18,11 @@ const providers = (argument("--providers") ?? "wasm,webgpu").split(",");
 for (const p of providers) if (p !== "wasm" && p !== "webgpu") throw new Error(`--providers lists wasm and webgpu, not ${p}`);
 
 interface Row { provider: string; body: string; vertices: number; queries: number; ms: number }
-const rows: Row[] = [];
-// The room baked with the network's finished fields: only those carry the refinement a page decodes (the default,
-// eigen, gives the page nothing to run).
+interface CharacterRow { provider: string; character: string; runs: number; ms: number }
+const RUNS = 20;
+const rows: Row[] = [], characterRows: CharacterRow[] = [];
+// The room baked with the network's finished fields, whatever SKINNING says: only those carry the refinement a page
+// decodes (eigen's give the page nothing to run).
 const model = await fieldChoice("model");
 const server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "bench", log: () => undefined, provider: model.provider, providerKey: model.providerKey });
 try {
@@ -37,6 +41,10 @@ try {
         if (bake.inference.provider !== provider) throw new Error(`asked for ${provider}, the page ran ${bake.inference.provider}`);
         rows.push({ provider, body: body.id, vertices: bake.vertices, queries: bake.inference.queries, ms: bake.inference.ms });
       }
+      await waitForPage(page, `(window.pliant.character("fox")?.learnedRuntime?.runs ?? 0) >= ${RUNS}`, 1_800_000);
+      const fox = await inPage<{ provider: string; runs: number; ms: number }>(page, `window.pliant.character("fox").learnedRuntime`);
+      if (fox.provider !== provider) throw new Error(`asked for ${provider}, the fox's network ran on ${fox.provider}`);
+      characterRows.push({ provider, character: "fox", runs: fox.runs, ms: fox.ms });
     } finally {
       await browser.close();
     }
@@ -46,8 +54,10 @@ try {
 }
 
 if (process.argv.includes("--json")) {
-  process.stdout.write(`${JSON.stringify(rows)}\n`);
+  process.stdout.write(`${JSON.stringify({ decoder: rows, secondary: characterRows })}\n`);
 } else {
   process.stdout.write("| provider | body | drawn vertices | network queries | ms | queries per ms |\n|---|---|---|---|---|---|\n");
   for (const r of rows) process.stdout.write(`| ${r.provider} | ${r.body} | ${r.vertices} | ${r.queries} | ${r.ms.toFixed(0)} | ${(r.queries / r.ms).toFixed(2)} |\n`);
+  process.stdout.write("\n| provider | character | secondary-motion runs | ms a run (mean) |\n|---|---|---|---|\n");
+  for (const r of characterRows) process.stdout.write(`| ${r.provider} | ${r.character} | ${r.runs} | ${(r.ms / r.runs).toFixed(2)} |\n`);
 }
