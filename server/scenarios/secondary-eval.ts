@@ -6,8 +6,8 @@
 // at the rate it was trained at (60 Hz) and is compared there; it is the shipped network, trained beforehand by
 // `npm run train:secondary` on the clips it names (never on the held-out one).
 
-import { FloorContact, type Material } from "../../shared/sim";
-import { CharacterBody, SpringCharacter, surfaceRms, type SpringModel } from "../../shared/rig";
+import { displacementAt, FloorContact, type Material } from "../../shared/sim";
+import { CharacterBody, fitFloppiness, SpringCharacter, surfaceRms, VelocitySkinning, type SpringModel } from "../../shared/rig";
 import { RnnCharacter } from "../../shared/rig/rnn-character";
 import { createSecondaryNetwork, type SecondaryModelFiles } from "../characters/secondary-model";
 import type { Subspace } from "../../shared/sim";
@@ -48,6 +48,11 @@ export interface SecondaryEval {
   springs: LayerScore & { complementary: true };
   /** The spring layer without the per-frame projection onto the complement (its cheapest form). */
   springsFree: LayerScore;
+  /**
+   * Velocity skinning's floppy term (shared/rig/velocity-skinning.ts), the free baseline: its floppiness (s) fitted
+   * to the solver on the training clips.
+   */
+  velocitySkinning: LayerScore & { floppiness: number };
   /** The learned layer (null when no network was given, or when it was trained on the test clip: `rnnSkipped` says). */
   rnn: (LayerScore & { trainedOn: string[]; sizes: number[]; parameters: number | null }) | null;
   rnnSkipped?: string;
@@ -90,6 +95,8 @@ export async function evaluateSecondary(options: SecondaryOptions): Promise<Seco
   const zero: Trace = { q: reference.q.map((q) => new Float64Array(q.length)), ms: [] };
   const none = errors(subspace, zero, reference);
   const rnn = await rnnScore(options, subspace, reference);
+  options.onProgress?.(`velocity skinning, fitted on ${options.train.join(", ")}`);
+  const velocitySkinning = velocitySkinningScore(options, subspace, reference);
 
   const rates: RateRow[] = RATES_HZ.map((hz) => {
     options.onProgress?.(`both layers at ${hz} Hz`);
@@ -99,7 +106,7 @@ export async function evaluateSecondary(options: SecondaryOptions): Promise<Seco
   });
   return {
     mesh: options.mesh, train: options.train, test: options.test, none,
-    sim: { msPerFrame: median(reference.ms) }, springs: { ...score(springs), complementary: true }, springsFree: score(free),
+    sim: { msPerFrame: median(reference.ms) }, springs: { ...score(springs), complementary: true }, springsFree: score(free), velocitySkinning,
     rnn: rnn.score, ...(rnn.skipped ? { rnnSkipped: rnn.skipped } : {}), rates,
     springModel: { directions: model.basis.count, fitSeconds: round(fitSeconds, 2) },
   };
@@ -109,11 +116,11 @@ function clipSampler(names: string[], name: string) {
   if (!names.includes(name)) throw new Error(`no clip "${name}": the rig has ${names.join(", ")}`);
 }
 
-function solverTrace(options: SecondaryOptions, hz: number): Trace {
+function solverTrace(options: SecondaryOptions, hz: number, clipName = options.test): Trace {
   const { loaded, material, damping } = options, dt = 1 / hz;
   const character = new CharacterBody(loaded.baked, loaded.size, material, { dt, damping });
-  clipSampler(character.rig.clips.map((c) => c.name), options.test);
-  const clip = character.rig.clips.find((c) => c.name === options.test)!;
+  clipSampler(character.rig.clips.map((c) => c.name), clipName);
+  const clip = character.rig.clips.find((c) => c.name === clipName)!;
   character.body.addContactSurface(new FloorContact(character.motion.lowestPoint(clip)));
   return play(hz, clip.duration, (t) => character.pose.sample(clip, t), () => character.step(), () => character.body.q);
 }
@@ -123,6 +130,49 @@ function springTrace(options: SecondaryOptions, model: SpringModel, hz: number, 
   clipSampler(character.motion.rig.clips.map((c) => c.name), options.test);
   const clip = character.motion.rig.clips.find((c) => c.name === options.test)!;
   return play(hz, clip.duration, (t) => character.pose.sample(clip, t), () => character.step(dt), () => character.q);
+}
+
+/** Velocity skinning on `clipName` at `floppiness`: each step's surface displacements and velocities. */
+function velocityTrace(options: SecondaryOptions, floppiness: number, clipName: string): Trace & { displacements: Float64Array[]; velocities: Float64Array[] } {
+  const layer = new VelocitySkinning(options.loaded.baked, options.loaded.size, floppiness), dt = 1 / REFERENCE_HZ;
+  clipSampler(layer.motion.rig.clips.map((c) => c.name), clipName);
+  const clip = layer.motion.rig.clips.find((c) => c.name === clipName)!;
+  const displacements: Float64Array[] = [], velocities: Float64Array[] = [];
+  const trace = play(REFERENCE_HZ, clip.duration, (t) => layer.pose.sample(clip, t), () => {
+    layer.step(dt);
+    displacements.push(Float64Array.from(layer.displacement));
+    velocities.push(Float64Array.from(layer.velocity));
+  }, () => layer.displacement);
+  return { ...trace, displacements, velocities };
+}
+
+function velocitySkinningScore(options: SecondaryOptions, subspace: Subspace, reference: Trace): SecondaryEval["velocitySkinning"] {
+  const velocities: Float64Array[] = [], targets: Float64Array[] = [];
+  for (const clip of options.train) {
+    const solved = solverTrace(options, REFERENCE_HZ, clip);
+    velocities.push(...velocityTrace(options, 0, clip).velocities);
+    targets.push(...solved.q.map((q) => surfaceDisplacements(subspace, q)));
+  }
+  const floppiness = fitFloppiness(velocities, targets);
+  const trace = velocityTrace(options, floppiness, options.test);
+  const solverDisplacements = new Float64Array(subspace.surfaceRest.length);
+  const scored = splitRms(reference.q.length, (s) => {
+    const reached = surfaceDisplacements(subspace, reference.q[s], solverDisplacements), shown = trace.displacements[s];
+    let sum = 0;
+    for (let i = 0; i < reached.length; i++) sum += (shown[i] - reached[i]) ** 2;
+    return sum / (reached.length / 3);
+  });
+  return { ...scored, msPerFrame: median(trace.ms), floppiness: round(floppiness, 6) };
+}
+
+/** The soft displacement B q at every surface sample (3 each). */
+const at = new Float64Array(3);
+function surfaceDisplacements(subspace: Subspace, q: Float64Array, out = new Float64Array(subspace.surfaceRest.length)): Float64Array {
+  for (let i = 0; i < out.length / 3; i++) {
+    displacementAt(subspace.surfaceRows, q, i, at);
+    out.set(at, 3 * i);
+  }
+  return out;
 }
 
 async function rnnScore(options: SecondaryOptions, subspace: Subspace, reference: Trace): Promise<{ score: SecondaryEval["rnn"]; skipped?: string }> {
@@ -173,15 +223,22 @@ function play(hz: number, duration: number, pose: (t: number) => void, step: () 
 }
 
 function errors(subspace: Subspace, trace: Trace, reference: Trace): { rmsErrorMm: number; stopErrorMm: number } {
-  const playing = Math.round(PLAY_SECONDS * REFERENCE_HZ), difference = new Float64Array(subspace.n);
-  let play2 = 0, stop2 = 0;
-  for (let s = 0; s < reference.q.length; s++) {
+  const difference = new Float64Array(subspace.n);
+  return splitRms(reference.q.length, (s) => {
     for (let i = 0; i < difference.length; i++) difference[i] = trace.q[s][i] - reference.q[s][i];
-    const e = surfaceRms(subspace, difference) ** 2;
-    if (s < playing) play2 += e;
-    else stop2 += e;
+    return surfaceRms(subspace, difference) ** 2;
+  });
+}
+
+/** RMS (mm) of a per-step mean square error (m^2) over the steps while the clip plays, and over those after the stop. */
+function splitRms(steps: number, meanSquare: (step: number) => number): { rmsErrorMm: number; stopErrorMm: number } {
+  const playing = Math.round(PLAY_SECONDS * REFERENCE_HZ);
+  let play2 = 0, stop2 = 0;
+  for (let s = 0; s < steps; s++) {
+    if (s < playing) play2 += meanSquare(s);
+    else stop2 += meanSquare(s);
   }
-  return { rmsErrorMm: round(1000 * Math.sqrt(play2 / playing), 4), stopErrorMm: round(1000 * Math.sqrt(stop2 / (reference.q.length - playing)), 4) };
+  return { rmsErrorMm: round(1000 * Math.sqrt(play2 / playing), 4), stopErrorMm: round(1000 * Math.sqrt(stop2 / (steps - playing)), 4) };
 }
 
 function atCommonInstants(subspace: Subspace, trace: Trace, hz: number, reference: Trace): { errorMm: number; peakSoftRmsMm: number; finite: boolean } {

@@ -14,3 +14,4 @@ export { SpringCharacter, type SpringModel } from "./spring-character";
 export { FramedSurface } from "./framed-surface";
 export { ACCELERATION_WINDOW } from "./rig-motion";
 export { CharacterSkin } from "./character-skin";
+export { VelocitySkinning, fitFloppiness } from "./velocity-skinning";
