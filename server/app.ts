@@ -10,6 +10,7 @@ import { networkInterfaces } from "node:os";
 import path from "node:path";
 import { matchMaker, Server, LocalPresence, type Presence } from "@colyseus/core";
 import { WebSocketTransport } from "@colyseus/ws-transport";
+import { countClientBytes, type ClientBytes } from "./client-bytes";
 import express from "express";
 import { LIMITS, ROOM_NAME, UPLOAD_LIMITS } from "../shared/net";
 import type { SkinningFieldProvider } from "../shared/skinning";
@@ -80,7 +81,8 @@ export interface RunningServer {
   /** Addresses a headset on the local network can open. */
   urls: string[];
   /** Bytes written so far to each connected WebSocket (benchmarks). */
-  socketBytesWritten(): number[];
+  /** Bytes written to clients' WebSockets since the server started, closed ones included, and the sockets open now. */
+  clientBytes(): ClientBytes;
   close(): Promise<void>;
 }
 
@@ -127,6 +129,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   /** Known once listening (port 0 picks one); requests come after that. */
   let listeningPort = settings.port;
   const transport = new WebSocketTransport({ maxPayload: LIMITS.maxPayload, ...(settings.tls ? { server: createHttpsServer(settings.tls) } : {}) });
+  const clientBytes = countClientBytes(transport);
   const server = new Server({
     transport, presence, driver, gracefullyShutdown: false, greet: false, publicAddress: settings.publicAddress,
     logger: colyseusLogger(log),
@@ -212,10 +215,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     adminToken,
     publicRoomId,
     urls: lanUrls(settings.host, port, settings.tls ? "https" : "http"),
-    socketBytesWritten: () => {
-      const clients = (transport as unknown as { wss: { clients: Set<{ _socket?: { bytesWritten: number } }> } }).wss.clients;
-      return [...clients].map((ws) => ws._socket?.bytesWritten ?? 0);
-    },
+    clientBytes,
     close: async () => {
       await server.gracefullyShutdown(false);
       await baker.close();

@@ -56,7 +56,7 @@ await sleep(warmup * 1000);
 
 const stats = room.stats;
 const ticksBefore = stats.count, overrunsBefore = stats.overruns, escapesBefore = room.sceneWorld.escapes;
-const bytesBefore = server.socketBytesWritten().reduce((a, b) => a + b, 0);
+const bytesBefore = server.clientBytes().total;
 const cpuBefore = process.cpuUsage();
 const memory: { rss: number; heap: number }[] = [];
 const started = performance.now();
@@ -80,8 +80,7 @@ while (performance.now() - started < seconds * 1000) {
 const elapsed = (performance.now() - started) / 1000;
 durations.sort((a, b) => a - b);
 const cpu = process.cpuUsage(cpuBefore);
-const sockets = server.socketBytesWritten();
-const bytesPerClientSecond = (sockets.reduce((a, b) => a + b, 0) - bytesBefore) / sockets.length / elapsed;
+const bytesPerClientSecond = (server.clientBytes().total - bytesBefore) / (players + spectators) / elapsed;
 const finite = room.sceneWorld.bodies.every((e) => e.body.q.every(Number.isFinite));
 const minute = Math.min(60, Math.floor(memory.length / 2));
 const meanHeap = (part: typeof memory) => part.reduce((a, b) => a + b.heap, 0) / Math.max(1, part.length);
