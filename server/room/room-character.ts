@@ -6,7 +6,7 @@
 // the floor keeps its network's flesh (and snapshots carry only its pose). Standing still, it falls silent: its pose
 // is sent when it changes, and the solver's soft part when it moved visibly since last sent, as bodies are.
 
-import { LIMITS, type CharacterMode, type SnapshotWriter } from "../../shared/net";
+import { grabRadius, LIMITS, type CharacterMode, type SnapshotWriter } from "../../shared/net";
 import { CharacterBody, FramedSurface } from "../../shared/rig";
 import { displacementAt } from "../../shared/sim";
 import { saturate } from "../../shared/rig/flesh-limit";
@@ -222,7 +222,7 @@ export class RoomCharacter {
     const p = this.point, motion = this.character.motion;
     if (Math.hypot(point[0] - this.bound[0], point[1] - this.bound[1], point[2] - this.bound[2]) > this.bound[3] + LIMITS.grabSlack) return `the point is not on the ${this.id}`;
     motion.toFrame(point[0], point[1], point[2], p);
-    const grab = this.character.body.grab(p[0], p[1], p[2], { radius: Math.max(LIMITS.grabSlack, 0.08 * this.spec.size) });
+    const grab = this.character.body.grab(p[0], p[1], p[2], { radius: grabRadius(this.spec.size) });
     if (grab < 0) return `the point is not on the ${this.id}'s surface`;
     const held: HeldCharacterGrab = { grab, samples: Int32Array.from(this.character.body.grabbedSamples(grab).samples), offset: new Float64Array(3), target: Float64Array.from(point) };
     this.grabbedPoint(held, this.anchor);

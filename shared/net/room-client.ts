@@ -35,7 +35,7 @@ import { decodeBakedBody, type BakedBody } from "../skinning";
 import { NetworkSimulator, PERFECT_NETWORK, type NetworkConditions } from "./network-conditions";
 import { RoundTrips } from "./round-trips";
 import { SEAT_DEADLINE_MS } from "./join-attempts";
-import { HANDS, LIMITS, MESSAGES, ROOM_NAME, SEQ_MODULUS, TICK_RATE, unwrapSeq, type AckMessage, type GrabHeldMessage, type GrabResultMessage, type Hand, type JoinOptions, type NoticeMessage, type Pose, type SetMaterialMessage, type UploadTicketMessage } from "./protocol";
+import { grabRadius, HANDS, LIMITS, MESSAGES, ROOM_NAME, SEQ_MODULUS, TICK_RATE, unwrapSeq, type AckMessage, type GrabHeldMessage, type GrabResultMessage, type Hand, type JoinOptions, type NoticeMessage, type Pose, type SetMaterialMessage, type UploadTicketMessage } from "./protocol";
 
 /** An upload ticket the room handed out (the answer to `upload-ticket` without an error). */
 type UploadTicket = Extract<UploadTicketMessage, { ticket: string }>;
@@ -932,7 +932,7 @@ export class PliantRoomClient {
         // little off where the server's do, and snapshots correct the difference.
         const grab = exact
           ? body.body.grabExactly(material.samples, material.offsets, target[0], target[1], target[2])
-          : body.body.grab(target[0], target[1], target[2], { radius: Math.max(LIMITS.grabSlack, 0.08 * body.body.size) });
+          : body.body.grab(target[0], target[1], target[2], { radius: grabRadius(body.entity.size) });
         if (grab >= 0) this.replicas.set(key, { body, grab, slot: state.slot, exact });
       } catch {
         // The solver's grab slots are full (or the samples do not fit the body): the server's corrections carry this pull.
@@ -961,7 +961,7 @@ export class PliantRoomClient {
         this.endCoasting(body, prediction);
         let grab = -1;
         try {
-          grab = body.body.grab(input.point[0], input.point[1], input.point[2], { radius: Math.max(LIMITS.grabSlack, 0.08 * body.body.size) });
+          grab = body.body.grab(input.point[0], input.point[1], input.point[2], { radius: grabRadius(body.entity.size) });
         } catch {
           // No free grab slot in the solver: the server's state will show the grab.
         }

@@ -120,7 +120,7 @@ export interface StateConstraint {
   projectGradient(gradient: Float64Array): void;
 }
 
-/** Default grab radius as a share of the body's diagonal. */
+/** Grab radius as a share of a body's size: the solver's default over its rest diagonal; a room's over its placed size (grabRadius, shared/net). */
 export const GRAB_RADIUS_FRACTION = 0.08;
 
 export class SoftBody {
