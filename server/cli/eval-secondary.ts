@@ -1,21 +1,23 @@
-// npm run eval:secondary -- --mesh RIGGED.glb [--train Walk,Survey] [--test Run] [--json]
+// npm run eval:secondary -- --mesh RIGGED.glb [--train CLIPS] [--test Run] [--json]
 // The layers of secondary motion against the solver on a held-out clip (server/scenarios/secondary-eval.ts).
 // stdout carries only the result (JSON with --json, a table otherwise); progress goes to stderr.
 
 import { CHARACTER_SIZE, FLESH } from "../../shared/rig/character-defaults";
 import { loadBody } from "../scenarios/body-from-mesh";
+import { rigOf } from "../../shared/skinning/baked-rig";
 import { CHARACTER_WEIGHTS } from "../skinning/weights-source";
 import { evaluateSecondary } from "../scenarios/secondary-eval";
 import { readSecondaryModel, secondaryModelName } from "../characters/secondary-model";
 import { integerFlag, numberFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-support";
 
-const USAGE = `usage: npm run eval:secondary -- --mesh RIGGED.glb [--train Walk,Survey] [--test Run] [--weights eigen|model|baseline|model-raw]
+const USAGE = `usage: npm run eval:secondary -- --mesh RIGGED.glb [--train CLIPS] [--test Run] [--weights eigen|model|baseline|model-raw]
        [--handles 16] [--cubature 256] [--size ${CHARACTER_SIZE}] [--score-trained-clip] [--json]
+  --train: the clips the springs and velocity skinning are fitted on, comma-separated (default: every clip but --test)
   --score-trained-clip: score the network on --test even when it was trained on that clip (how well it learned it)`;
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), {
-    mesh: { type: "string" }, train: { type: "string", default: "Walk,Survey" }, test: { type: "string", default: "Run" },
+    mesh: { type: "string" }, train: { type: "string" }, test: { type: "string", default: "Run" },
     weights: { type: "string", default: CHARACTER_WEIGHTS }, handles: { type: "string" }, cubature: { type: "string" }, size: { type: "string" },
     "score-trained-clip": { type: "boolean", default: false }, json: { type: "boolean", default: false }, help: { type: "boolean" },
   });
@@ -24,14 +26,19 @@ async function main(): Promise<void> {
     return;
   }
   if (typeof flags.mesh !== "string") throw new UsageError("--mesh is required");
-  const train = String(flags.train).split(",").map((c) => c.trim()).filter(Boolean), test = String(flags.test);
-  if (train.length === 0) throw new UsageError("--train needs at least one clip");
-  if (train.includes(test)) throw new UsageError(`--test ${test} is also a training clip: the comparison is on a held-out clip`);
+  const test = String(flags.test);
+  const named = typeof flags.train === "string" ? flags.train.split(",").map((c) => c.trim()).filter(Boolean) : null;
+  if (named && named.length === 0) throw new UsageError("--train needs at least one clip");
+  if (named?.includes(test)) throw new UsageError(`--test ${test} is also a training clip: the comparison is on a held-out clip`);
   const loaded = await loadBody({
     mesh: flags.mesh, weights: weightsFlag(flags), handles: integerFlag(flags, "handles", 16, 1, 64), cubature: integerFlag(flags, "cubature", 256, 8, 4096),
     size: numberFlag(flags, "size", CHARACTER_SIZE, (v) => v > 0 && v <= 100, "must be in (0, 100] m"),
   });
   if (loaded.baked.rigJointNodes.length === 0) throw new UsageError(`${flags.mesh} has no rig: a skinned glTF with clips is needed`);
+  const clips = rigOf(loaded.baked)!.clips.map((c) => c.name);
+  for (const clip of [test, ...(named ?? [])]) if (!clips.includes(clip)) throw new UsageError(`${flags.mesh} has no clip "${clip}": it has ${clips.join(", ")}`);
+  const train = named ?? clips.filter((c) => c !== test);
+  if (train.length === 0) throw new UsageError(`${flags.mesh} has no clip but ${test} to fit the springs on`);
   const material = { youngsModulus: FLESH.youngsModulus, poissonRatio: FLESH.poissonRatio, density: FLESH.density };
   const secondary = await readSecondaryModel(secondaryModelName(flags.mesh));
   const result = await evaluateSecondary({ loaded, mesh: flags.mesh, material, damping: FLESH.damping, train, test, secondary, scoreTrainedClip: flags["score-trained-clip"] === true, onProgress: (what) => process.stderr.write(`${what}...\n`) });

@@ -181,6 +181,7 @@ async function rnnScore(options: SecondaryOptions, subspace: Subspace, reference
   const info = files.info;
   if (info.clips.includes(options.test) && !options.scoreTrainedClip) return { score: null, skipped: `the network was trained on ${info.clips.join(", ")}, which include the test clip ${options.test}` };
   if (Math.abs(info.dt - 1 / REFERENCE_HZ) > 1e-9) return { score: null, skipped: `the network steps at ${1 / info.dt} Hz, the reference at ${REFERENCE_HZ} Hz` };
+  if (info.n !== subspace.n) return { score: null, skipped: `the network answers ${info.n} coordinates; this bake has ${subspace.n} (it was trained on another bake of the mesh)` };
   options.onProgress?.(`the learned layer on ${options.test}`);
   const network = await createSecondaryNetwork(files);
   try {

@@ -75,3 +75,29 @@ describe("npm run bake", () => {
     expect(stderr).toMatch(/no such file/);
   });
 });
+
+describe("npm run eval:secondary", () => {
+  const FOX = "../shared/assets/characters/fox.glb";
+
+  it("fits on every clip but the held-out one by default, reports velocity skinning, and skips a network made for another bake with the reason", async () => {
+    const { code, stdout } = await cli("eval-secondary.ts", ["--mesh", FOX, "--test", "Run", "--weights", "baseline", "--handles", "8", "--cubature", "128", "--json"]);
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout);
+    expect(result.train).toEqual(["Survey", "Walk"]);
+    for (const layer of ["none", "springs", "springsFree", "velocitySkinning"]) {
+      expect(Number.isFinite(result[layer].rmsErrorMm), layer).toBe(true);
+      expect(Number.isFinite(result[layer].stopErrorMm), layer).toBe(true);
+    }
+    expect(Number.isFinite(result.velocitySkinning.floppiness)).toBe(true);
+    // The shipped network answers the shipped bake's 204 coordinates, not this one's.
+    expect(result.rnn).toBeNull();
+    expect(result.rnnSkipped).toMatch(/answers 204 coordinates; this bake has 108/);
+  }, 180_000);
+
+  it("exits 2 naming the clips the mesh has when asked for one it lacks", async () => {
+    const { code, stderr, stdout } = await cli("eval-secondary.ts", ["--mesh", FOX, "--test", "Jump", "--weights", "baseline", "--handles", "8", "--cubature", "128"]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/has no clip "Jump": it has Survey, Walk, Run/);
+    expect(stdout).toBe("");
+  }, 180_000);
+});
