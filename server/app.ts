@@ -80,7 +80,6 @@ export interface RunningServer {
   publicRoomId: string;
   /** Addresses a headset on the local network can open. */
   urls: string[];
-  /** Bytes written so far to each connected WebSocket (benchmarks). */
   /** Bytes written to clients' WebSockets since the server started, closed ones included, and the sockets open now. */
   clientBytes(): ClientBytes;
   close(): Promise<void>;

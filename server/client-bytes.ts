@@ -12,8 +12,10 @@ interface SocketServer {
 }
 
 export interface ClientBytes {
-  /** Bytes written to every client socket so far, open or closed. */
+  /** Bytes written to every client socket so far, open or closed; never less than an earlier answer. */
   total: number;
+  /** Of those, the ones written to sockets that have closed. */
+  closed: number;
   /** Sockets open now. */
   open: number;
 }
@@ -21,12 +23,15 @@ export interface ClientBytes {
 /** Starts counting on `transport` (@colyseus/ws-transport's, whose `wss` is the ws server); call before clients connect. */
 export function countClientBytes(transport: unknown): () => ClientBytes {
   const server = (transport as { wss: SocketServer }).wss;
-  let closed = 0;
+  let closed = 0, total = 0;
   // ws drops a closing socket from `clients` before this listener runs, and keeps its `_socket` with the final count.
   server.on("connection", (socket) => socket.once("close", () => { closed += socket._socket?.bytesWritten ?? 0; }));
   return () => {
     let open = 0;
     for (const socket of server.clients) open += socket._socket?.bytesWritten ?? 0;
-    return { total: closed + open, open: server.clients.size };
+    // An open socket's count includes what still waits in its buffer, which a socket destroyed with data pending
+    // drops from it: the total holds what it once said rather than go back.
+    total = Math.max(total, closed + open);
+    return { total, closed, open: server.clients.size };
   };
 }

@@ -132,18 +132,14 @@ function springTrace(options: SecondaryOptions, model: SpringModel, hz: number, 
   return play(hz, clip.duration, (t) => character.pose.sample(clip, t), () => character.step(dt), () => character.q);
 }
 
-/** Velocity skinning on `clipName` at `floppiness`: each step's surface displacements and velocities. */
-function velocityTrace(options: SecondaryOptions, floppiness: number, clipName: string): Trace & { displacements: Float64Array[]; velocities: Float64Array[] } {
+/** Velocity skinning on `clipName` at `floppiness`: each step's surface displacements (trace.q), and velocities. */
+function velocityTrace(options: SecondaryOptions, floppiness: number, clipName: string): Trace & { velocities: Float64Array[] } {
   const layer = new VelocitySkinning(options.loaded.baked, options.loaded.size, floppiness), dt = 1 / REFERENCE_HZ;
   clipSampler(layer.motion.rig.clips.map((c) => c.name), clipName);
   const clip = layer.motion.rig.clips.find((c) => c.name === clipName)!;
-  const displacements: Float64Array[] = [], velocities: Float64Array[] = [];
-  const trace = play(REFERENCE_HZ, clip.duration, (t) => layer.pose.sample(clip, t), () => {
-    layer.step(dt);
-    displacements.push(Float64Array.from(layer.displacement));
-    velocities.push(Float64Array.from(layer.velocity));
-  }, () => layer.displacement);
-  return { ...trace, displacements, velocities };
+  const velocities: Float64Array[] = [];
+  const trace = play(REFERENCE_HZ, clip.duration, (t) => layer.pose.sample(clip, t), () => layer.step(dt), () => layer.displacement, () => velocities.push(Float64Array.from(layer.velocity)));
+  return { ...trace, velocities };
 }
 
 function velocitySkinningScore(options: SecondaryOptions, subspace: Subspace, reference: Trace): SecondaryEval["velocitySkinning"] {
@@ -157,7 +153,7 @@ function velocitySkinningScore(options: SecondaryOptions, subspace: Subspace, re
   const trace = velocityTrace(options, floppiness, options.test);
   const solverDisplacements = new Float64Array(subspace.surfaceRest.length);
   const scored = splitRms(reference.q.length, (s) => {
-    const reached = surfaceDisplacements(subspace, reference.q[s], solverDisplacements), shown = trace.displacements[s];
+    const reached = surfaceDisplacements(subspace, reference.q[s], solverDisplacements), shown = trace.q[s];
     let sum = 0;
     for (let i = 0; i < reached.length; i++) sum += (shown[i] - reached[i]) ** 2;
     return sum / (reached.length / 3);
@@ -209,8 +205,11 @@ async function playAsync(hz: number, duration: number, pose: (t: number) => void
   return trace;
 }
 
-/** Plays a clip for PLAY_SECONDS then holds, at `hz`: pose, step, record (the rig's sampling counts in the cost). */
-function play(hz: number, duration: number, pose: (t: number) => void, step: () => void, q: () => Float64Array): Trace {
+/**
+ * Plays a clip for PLAY_SECONDS then holds, at `hz`: pose, step, record q and whatever `record` keeps (the rig's
+ * sampling counts in the cost, the records do not).
+ */
+function play(hz: number, duration: number, pose: (t: number) => void, step: () => void, q: () => Float64Array, record?: () => void): Trace {
   const dt = 1 / hz, playing = Math.round(PLAY_SECONDS * hz), steps = playing + Math.round(HOLD_SECONDS * hz);
   const trace: Trace = { q: [], ms: [] };
   for (let s = 0; s < steps; s++) {
@@ -219,6 +218,7 @@ function play(hz: number, duration: number, pose: (t: number) => void, step: () 
     step();
     trace.ms.push(performance.now() - start);
     trace.q.push(Float64Array.from(q()));
+    record?.();
   }
   return trace;
 }

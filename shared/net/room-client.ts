@@ -1436,7 +1436,8 @@ export function networkLoader(loadOrt: () => Promise<OrtModule>, http: string, e
       if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
       return url.endsWith(".json") ? response.json() : new Uint8Array(await response.arrayBuffer());
     }));
-    const network = await SecondaryNetwork.create(ort, model as Uint8Array, info as SecondaryModelInfo, providers);
+    // A page's onnxruntime-web takes one request at a time: its characters' networks take turns.
+    const network = await SecondaryNetwork.create(ort, model as Uint8Array, info as SecondaryModelInfo, providers, { inTurns: true });
     if (network.declined.length) console.warn(`${name} runs on ${network.provider}: ${network.declined.join("; ")}`);
     return network;
   };

@@ -41,6 +41,8 @@ export function writeSecondaryFeatures(motion: RigMotion, size: number, dt: numb
 /** The network itself, streaming: each run continues from the hidden state the last one left. */
 export class SecondaryNetwork {
   private hidden: OrtTensor;
+  /** Counts resets, so that a run started before one does not hand its state to the motion after it. */
+  private resets = 0;
   /** Runs so far and the milliseconds they took (what a page reports of its network). */
   runs = 0;
   ms = 0;
@@ -50,32 +52,36 @@ export class SecondaryNetwork {
     /** The execution provider the session runs on ("webgpu", "wasm"; "default": the runtime's own choice). */
     readonly provider: string,
     /** The providers tried before it and why each declined ("webgpu: <its error>"). */
-    readonly declined: string[] = [],
+    readonly declined: string[],
+    private readonly inTurns: boolean,
   ) {
     this.hidden = this.zeroState();
   }
 
   /**
    * Opens the network on the first of `executionProviders` that takes it (one at a time, so the provider it runs
-   * on is known: a list given to onnxruntime at once falls back silently), or on the runtime's default.
+   * on is known: a list given to onnxruntime at once falls back silently), or on the runtime's default. With
+   * `inTurns` (onnxruntime-web, which takes one request at a time) everything it asks of `ort` waits its turn
+   * behind the other networks' (ort-turns.ts); onnxruntime-node runs them side by side.
    */
-  static async create(ort: OrtModule, model: Uint8Array, info: SecondaryModelInfo, executionProviders?: string[]): Promise<SecondaryNetwork> {
-    if (!executionProviders?.length) return new SecondaryNetwork(ort, await inTurn(ort, () => ort.InferenceSession.create(model, {})), info, "default");
-    let failure: unknown;
+  static async create(ort: OrtModule, model: Uint8Array, info: SecondaryModelInfo, executionProviders?: string[], options: { inTurns?: boolean } = {}): Promise<SecondaryNetwork> {
+    const inTurns = options.inTurns === true;
+    const opened = (sessionOptions: Record<string, unknown>) => turn(ort, inTurns, () => ort.InferenceSession.create(model, sessionOptions));
+    if (!executionProviders?.length) return new SecondaryNetwork(ort, await opened({}), info, "default", [], inTurns);
     const declined: string[] = [];
     for (const provider of executionProviders) {
       try {
-        return new SecondaryNetwork(ort, await inTurn(ort, () => ort.InferenceSession.create(model, { executionProviders: [provider] })), info, provider, declined);
+        return new SecondaryNetwork(ort, await opened({ executionProviders: [provider] }), info, provider, declined, inTurns);
       } catch (error) {
-        failure = error;
         declined.push(`${provider}: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-    throw failure;
+    throw new Error(`no execution provider opened the secondary-motion network (${declined.join("; ")})`);
   }
 
   /** Forget the motion seen so far (a character that jumped, or one that starts again). */
   reset(): void {
+    this.resets++;
     this.hidden = this.zeroState();
   }
 
@@ -84,12 +90,14 @@ export class SecondaryNetwork {
     const { featureCount, n } = this.info;
     if (features.length < steps * featureCount) throw new Error(`${steps} steps need ${steps * featureCount} inputs, got ${features.length}`);
     const input = new this.ort.Tensor("float32", features.subarray(0, steps * featureCount), [steps, 1, featureCount]);
-    const out = await inTurn(this.ort, async () => {
+    const resets = this.resets;
+    // The state is read when the run starts (after any run queued before it) and kept only if no reset came since.
+    const out = await turn(this.ort, this.inTurns, async () => {
       const started = performance.now();
-      const answer = await this.session.run({ features: input, hidden: this.hidden });
+      const answer = await this.session.run({ features: input, hidden: resets === this.resets ? this.hidden : this.zeroState() });
       this.ms += performance.now() - started;
       this.runs++;
-      this.hidden = answer.hidden_out;
+      if (resets === this.resets) this.hidden = answer.hidden_out;
       return answer;
     });
     const q = out.q.data as Float32Array;
@@ -98,12 +106,17 @@ export class SecondaryNetwork {
   }
 
   async release(): Promise<void> {
-    await inTurn(this.ort, async () => this.session.release?.());
+    await turn(this.ort, this.inTurns, async () => this.session.release?.());
   }
 
   private zeroState(): OrtTensor {
     return new this.ort.Tensor("float32", new Float32Array(this.info.hidden), [1, 1, this.info.hidden]);
   }
+}
+
+/** `work` in its turn on `ort` (inTurn) when the runtime takes one request at a time, else at once. */
+function turn<T>(ort: OrtModule, inTurns: boolean, work: () => Promise<T>): Promise<T> {
+  return inTurns ? inTurn(ort, work) : work();
 }
 
 /** Steps a room may queue while a run is in flight; more means the runtime has stalled, and the oldest are dropped. */

@@ -18,7 +18,6 @@ export class VelocitySkinning {
   readonly velocity: Float64Array;
   private readonly world: Float64Array;
   private readonly previousWorld: Float64Array;
-  private readonly here = new Float64Array(3);
   private readonly before = new Float64Array(3);
   private seen = false;
 
@@ -48,16 +47,16 @@ export class VelocitySkinning {
     const motion = this.motion, posed = motion.posedSurface, world = this.world, previous = this.previousWorld;
     motion.advance();
     previous.set(world);
-    for (let i = 0; i < posed.length; i += 3) motion.toWorld(posed[i], posed[i + 1], posed[i + 2], world, i);
-    const k = this.floppiness, here = this.here, before = this.before;
+    const k = this.floppiness, before = this.before;
     for (let i = 0; i < posed.length; i += 3) {
+      motion.toWorld(posed[i], posed[i + 1], posed[i + 2], world, i);
       if (!this.seen) {
         this.velocity[i] = this.velocity[i + 1] = this.velocity[i + 2] = 0;
       } else {
-        // Both positions seen from the frame as it is now: its translation cancels, its turn applies to both.
-        motion.toFrame(world[i], world[i + 1], world[i + 2], here);
+        // The last world position seen from the frame as it is now: the frame's translation cancels, its turn
+        // applies to both (the sample now is `posed` in that frame).
         motion.toFrame(previous[i], previous[i + 1], previous[i + 2], before);
-        for (let a = 0; a < 3; a++) this.velocity[i + a] = (here[a] - before[a]) / dt;
+        for (let a = 0; a < 3; a++) this.velocity[i + a] = (posed[i + a] - before[a]) / dt;
       }
       for (let a = 0; a < 3; a++) this.displacement[i + a] = -k * this.velocity[i + a];
     }

@@ -39,5 +39,6 @@ it("a frame carried at a steady velocity makes every sample lag by -k v in the f
     still.step(1 / hz);
   }
   expect(Math.max(...still.displacement.map(Math.abs))).toBeLessThan(1e-12);
-  expect(fitFloppiness([still.velocity], [still.displacement])).toBe(0);
+  // Nothing moving says nothing about the lag: the fit gives 0, whatever the targets.
+  expect(fitFloppiness([new Float64Array(6)], [Float64Array.of(1, 2, 3, 4, 5, 6)])).toBe(0);
 }, 120_000);

@@ -13,10 +13,11 @@ it("bytes written to clients keep counting a client that left, and grow while th
   await waitUntilShown(leaving);
   const counted = server.server.clientBytes;
   expect(counted().open).toBe(2);
-  const before = counted().total;
+  const before = counted().total, closedBefore = counted().closed;
   expect(before).toBeGreaterThan(0);
   await leaving.stop();
   await vi.waitFor(() => expect(counted().open).toBe(1), { timeout: 20_000, interval: 20 });
+  expect(counted().closed, "bytes counted for sockets that closed").toBeGreaterThan(closedBefore);
   const afterLeaving = counted().total;
   expect(afterLeaving, "the total once a client left against just before, bytes").toBeGreaterThanOrEqual(before);
   // Snapshots go on to the one that stayed.
