@@ -267,4 +267,4 @@ it("a page with a WebGPU adapter opens the fox's network on WebGPU, and sessions
   } finally {
     await browser.close();
   }
-}, 420_000);
+}, 600_000);
