@@ -4,6 +4,7 @@ export * from "./snapshot";
 export * from "./state";
 export * from "./network-conditions";
 export * from "./room-client";
+export { networkLoader } from "./network-loader";
 export * from "./mesh-upload";
 export * from "./client-characters";
 export * from "./join-attempts";

@@ -41,7 +41,7 @@ import { grabRadius, HANDS, LIMITS, MESSAGES, ROOM_NAME, SEQ_MODULUS, TICK_RATE,
 type UploadTicket = Extract<UploadTicketMessage, { ticket: string }>;
 import { decodeSnapshot, type DecodedSnapshot } from "./snapshot";
 import { ClientCharacters, type CharacterInfo, type NetworkLoader } from "./client-characters";
-import { SecondaryNetwork, type SecondaryModelInfo } from "../rig/rnn-character";
+import { networkLoader } from "./network-loader";
 import type { OrtModule } from "../skinning/onnx-provider";
 
 export const INTERPOLATION_DELAY_MS = 100;
@@ -1424,21 +1424,4 @@ async function fetchBakeFrom(http: string, hash: string): Promise<Uint8Array> {
     }
     throw new Error(`bake ${hash}: HTTP ${response.status}`);
   }
-}
-
-/** Fetches a secondary-motion network (GET /models/NAME.onnx and .json from `http`) and opens it in `ort`. */
-export function networkLoader(loadOrt: () => Promise<OrtModule>, http: string, executionProviders?: string[] | (() => Promise<string[]>)): NetworkLoader {
-  return async (name) => {
-    const ort = await loadOrt();
-    const providers = typeof executionProviders === "function" ? await executionProviders() : executionProviders;
-    const [model, info] = await Promise.all([`${http}/models/${name}.onnx`, `${http}/models/${name}.json`].map(async (url) => {
-      const response = await fetch(url);
-      if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-      return url.endsWith(".json") ? response.json() : new Uint8Array(await response.arrayBuffer());
-    }));
-    // A page's onnxruntime-web takes one request at a time: its characters' networks take turns.
-    const network = await SecondaryNetwork.create(ort, model as Uint8Array, info as SecondaryModelInfo, providers, { inTurns: true });
-    if (network.declined.length) console.warn(`${name} runs on ${network.provider}: ${network.declined.join("; ")}`);
-    return network;
-  };
 }
