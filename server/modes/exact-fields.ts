@@ -11,8 +11,8 @@ const CHUNK = 8192;
 
 /**
  * Grid cells over the box of a dense quadrature (denseQuadrature): about 50,000 points inside the bunny. Its own
- * sampling still moves the bunny's lowest frequencies by up to 2 % from seed to seed (thin ears; 7 % for the bake's
- * 8,192-point pool); compare two fields on one quadrature to see their difference alone.
+ * sampling still moves the bunny's lowest frequencies by up to 2 % from seed to seed (thin ears; the bake's 8,192-point
+ * pool moves them by up to 8 %); compare two fields on one quadrature to see their difference alone.
  */
 const DENSE_CELLS = 200_000;
 
