@@ -14,6 +14,7 @@ import { modelProvider } from "../skinning/model-provider";
 import { reducedModes } from "../modes/reduced-modes";
 import { DEFAULT_MAX_TETS, femModes, type FemModes } from "../modes/fem-modes";
 import { denseQuadrature, exactlyIntegrated } from "../modes/exact-fields";
+import { rigComplementarity, type RigComplementarity } from "../modes/rig-overlap";
 import { loadBody, loadMesh } from "../scenarios/body-from-mesh";
 import { DEFAULT_WEIGHTS } from "../skinning/weights-source";
 import { integerFlag, numberFlag, parseFlags, runCli, UsageError, weightsFlag } from "./cli-support";
@@ -24,12 +25,17 @@ const RITZ_SPANS: Record<string, Pick<RitzFinishOptions, "coordinateProducts" | 
   "xw-p2": { coordinateProducts: true, polynomialDegree: 2, fieldSquares: false },
   "xw-p3": { coordinateProducts: true, polynomialDegree: 3, fieldSquares: false },
   "xw-p2-w2": { coordinateProducts: true, polynomialDegree: 2, fieldSquares: true },
+  "xw-p3-w2": { coordinateProducts: true, polynomialDegree: 3, fieldSquares: true },
 };
+
+/** Chebyshev iterations of complementary fields by default: their constrained modes converge more slowly. */
+const COMPLEMENTARY_ITERATIONS = 2;
 
 const USAGE = `usage: npm run eval:modes -- --mesh PATH|box:LxWxH|heldout:N [--weights model|eigen|baseline|model-raw] [--handles 16] [--cubature 256]
        [--E 1e5] [--nu 0.35] [--rho 1000] [--size 0.3] [--modes 6] [--fem] [--exact] [--max-tets ${DEFAULT_MAX_TETS}]
        [--clusters] [--eigen-cells ${EIGEN_DEFAULTS.targetCells}] [--local-fields ${EIGEN_DEFAULTS.localFields}]
-       [--ritz-span fields] [--ritz-iterations ${RITZ_FINISH_DEFAULTS.iterations}] [--ritz-degree ${RITZ_FINISH_DEFAULTS.chebyshevDegree}] [--fem-cache DIR] [--json]
+       [--ritz-span fields] [--ritz-iterations ${RITZ_FINISH_DEFAULTS.iterations}] [--ritz-degree ${RITZ_FINISH_DEFAULTS.chebyshevDegree}] [--complementary] [--clip NAME]
+       [--fem-cache DIR] [--json]
   --exact            the fields integrated over a dense grid of the solid (no cubature error) without --fem; with --fem
                      they are integrated over the FEM mesh anyway
   --clusters         cubature at the clusters' centroids instead of fitted to the fields
@@ -39,6 +45,9 @@ const USAGE = `usage: npm run eval:modes -- --mesh PATH|box:LxWxH|heldout:N [--w
                      ${Object.keys(RITZ_SPANS).join(", ")} (xw: each field times each coordinate; pN: polynomials to degree N; w2: fields squared)
   --ritz-iterations  for --weights model, Chebyshev-filtered subspace iterations after the first Rayleigh-Ritz
   --ritz-degree      their filter's degree
+  --complementary    for --weights model and a rigged mesh: fields complementary to its rig (each mass-orthogonal to every
+                     joint subtree's share times every quadratic; span xw-p3-w2 and ${COMPLEMENTARY_ITERATIONS} iterations unless given)
+  --clip             a rigged mesh's clip over which the rig's overlap with the fields is measured (default: its first)
   --fem-cache        a directory keeping FEM references by mesh, material, size, modes and --max-tets (reused when there)`;
 
 async function main(): Promise<void> {
@@ -48,6 +57,7 @@ async function main(): Promise<void> {
     fem: { type: "boolean", default: false }, exact: { type: "boolean", default: false }, "max-tets": { type: "string" }, json: { type: "boolean", default: false }, help: { type: "boolean" },
     clusters: { type: "boolean", default: false }, "eigen-cells": { type: "string" }, "local-fields": { type: "string" },
     "ritz-span": { type: "string" }, "ritz-iterations": { type: "string" }, "ritz-degree": { type: "string" }, "fem-cache": { type: "string" },
+    complementary: { type: "boolean", default: false }, clip: { type: "string" },
   });
   if (flags.help) {
     process.stdout.write(`${USAGE}\n`);
@@ -69,14 +79,25 @@ async function main(): Promise<void> {
   const gridded = weights === "eigen" || weights === "model";
   for (const flag of ["eigen-cells", "local-fields"]) if (flags[flag] !== undefined && !gridded) throw new UsageError(`--${flag} is for --weights model or eigen`);
   for (const flag of ["ritz-span", "ritz-iterations", "ritz-degree"]) if (flags[flag] !== undefined && weights !== "model") throw new UsageError(`--${flag} is for --weights model`);
-  const spanName = typeof flags["ritz-span"] === "string" ? flags["ritz-span"] : RITZ_FINISH_DEFAULTS.coordinateProducts ? "xw-p2" : "fields";
+  const complementary = flags.complementary === true;
+  if (complementary && weights !== "model") throw new UsageError("--complementary is for --weights model");
+  // Complementary fields leave out every quadratic on every limb: the network's own span is too narrow for them.
+  const spanName = typeof flags["ritz-span"] === "string" ? flags["ritz-span"] : complementary ? "xw-p3-w2" : RITZ_FINISH_DEFAULTS.coordinateProducts ? "xw-p2" : "fields";
   if (!(spanName in RITZ_SPANS)) throw new UsageError(`--ritz-span must be one of ${Object.keys(RITZ_SPANS).join(", ")}`);
   const ritz: RitzFinishOptions = {
     targetCells: eigenCells, localFields, ...RITZ_SPANS[spanName],
-    iterations: integerFlag(flags, "ritz-iterations", RITZ_FINISH_DEFAULTS.iterations, 0, 32),
+    iterations: integerFlag(flags, "ritz-iterations", complementary ? COMPLEMENTARY_ITERATIONS : RITZ_FINISH_DEFAULTS.iterations, 0, 32),
+    complementary,
     chebyshevDegree: integerFlag(flags, "ritz-degree", RITZ_FINISH_DEFAULTS.chebyshevDegree, 1, 64),
   };
   const fitCubature = flags.clusters !== true;
+  if (complementary || flags.clip !== undefined) {
+    const { mesh } = await loadMesh(flags.mesh);
+    if (!mesh.rig || !mesh.skinJoints) throw new UsageError(`--${complementary ? "complementary" : "clip"} needs a rigged mesh (a glTF with a skin); ${flags.mesh} has none`);
+    if (typeof flags.clip === "string" && !mesh.rig.clips.some((c) => c.name === flags.clip)) {
+      throw new UsageError(`${flags.mesh} has no clip "${flags.clip}"; it has ${mesh.rig.clips.map((c) => c.name).join(", ") || "none"}`);
+    }
+  }
 
   process.stderr.write(`baking ${flags.mesh} (${weights}, ${handles} handles, ${cubature} cubature)...\n`);
   let provider: SkinningFieldProvider | undefined = weights === "eigen" ? eigenProviderWith({ targetCells: eigenCells, localFields }) : undefined;
@@ -98,11 +119,13 @@ async function main(): Promise<void> {
   const result: Record<string, unknown> = {
     mesh: flags.mesh, weights, handles, cubature, fittedCubature: fitCubature, cubaturePoints: loaded.baked.cubatureVolumes.length,
     ...(gridded ? { eigenCells, localFields } : {}),
-    ...(weights === "model" ? { ritzSpan: spanName, ritzIterations: ritz.iterations, ritzDegree: ritz.chebyshevDegree } : {}),
+    ...(weights === "model" ? { ritzSpan: spanName, ritzIterations: ritz.iterations, ritzDegree: ritz.chebyshevDegree, complementary } : {}),
     E: material.youngsModulus, nu: material.poissonRatio, rho: material.density,
     size: loaded.size, frequenciesHz: reduced.frequenciesHz.slice(0, modes), nearZero: reduced.nearZero, bakeMs: loaded.bakeMs,
     bakeTimings: loaded.timings, ...(loaded.fallback ? { fallback: loaded.fallback } : {}), ...(ritzFields ? { ritzTimings: ritzFields.timings, ritzSpanRank: ritzFields.spanRank } : {}),
   };
+  const rig = rigComplementarity(loaded.baked, typeof flags.clip === "string" ? flags.clip : undefined);
+  if (rig) result.rig = rig;
   if (flags.fem) {
     // The same solid the bake saw, in the body's metres.
     const { mesh } = await loadMesh(flags.mesh);
@@ -152,7 +175,13 @@ async function main(): Promise<void> {
     process.stdout.write(`FEM (${fem.mesher}, ${fem.tets} quadratic tets) ${hz(fem.frequenciesHz)} Hz; ratio reduced/FEM ${ratios.map((r) => r.toFixed(3)).join(", ")} (mean ${mean(ratios)})\n`);
     const exact = result.exact as { frequenciesHz: number[]; ratios: number[] } | undefined;
     if (exact) process.stdout.write(`fields integrated exactly ${hz(exact.frequenciesHz)} Hz; ratio to FEM ${exact.ratios.map((r) => r.toFixed(3)).join(", ")} (mean ${mean(exact.ratios)})\n`);
-  } else if (result.exact) {
+  }
+  if (result.rig) {
+    const { bind, clip } = result.rig as RigComplementarity;
+    process.stdout.write(`rig: its motion overlaps the learned fields' directions ${bind.learnedOverlap.toFixed(3)} (all directions ${bind.rigOverlap.toFixed(3)}) at the bind pose; the exact projection leaves ${bind.complementary} of ${bind.subspace} directions`);
+    process.stdout.write(clip ? `; over ${clip.name} ${clip.learnedOverlap.mean.toFixed(3)} (at most ${clip.learnedOverlap.max.toFixed(3)}), ${clip.complementary.min}-${clip.complementary.max} left\n` : "\n");
+  }
+  if (!result.fem && result.exact) {
     process.stdout.write(`fields integrated over a dense grid ${hz((result.exact as { frequenciesHz: number[] }).frequenciesHz)} Hz\n`);
   }
 }

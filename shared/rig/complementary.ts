@@ -21,8 +21,15 @@ export interface Complementarity {
   /** Columns of J and the rank of their projection into the subspace. */
   rigColumns: number;
   rigRank: number;
-  /** Subspace directions complementary to the rig at the pose. */
+  /** Subspace directions complementary to the rig at the pose: what the exact projection leaves. */
   complementary: number;
+  /**
+   * How much of the rig's motion at the pose the subspace's directions can make (the mean squared cosine of their
+   * principal angles, in the mass metric; 0: complementary, 1: all of it): the whole subspace's, and the learned
+   * handles' alone (the constant handle's affine motions always share the rig's root motion).
+   */
+  rigOverlap: number;
+  learnedOverlap: number;
 }
 
 /**
@@ -38,8 +45,10 @@ export function complementaryDirections(body: BakedBody, pose: RigPose): Complem
   const fields = new Float64Array(3 * samples * columns);
   basis.evaluate(rest, joints, weights, fields);
 
-  // Per component, the mass block A = sum vol b b^T and the right-hand sides sum vol b g_c for every column.
-  const a = new Float64Array(m * m), rhs = new Float64Array(3 * m * columns), b = new Float64Array(m);
+  // Per component, the mass block A = sum vol b b^T and the right-hand sides sum vol b g_c for every column; and
+  // J's own mass Gram matrix, sum vol g_p . g_q.
+  const a = new Float64Array(m * m), rhs = new Float64Array(3 * m * columns), b = new Float64Array(m), own = new Float64Array(columns * columns);
+  const g = new Float64Array(3 * columns);
   for (let i = 0; i < samples; i++) {
     const vol = body.massVolumes[i], x = body.massPositions[3 * i], y = body.massPositions[3 * i + 1], z = body.massPositions[3 * i + 2];
     for (let hh = 0; hh < h; hh++) {
@@ -49,27 +58,52 @@ export function complementaryDirections(body: BakedBody, pose: RigPose): Complem
     for (let r = 0; r < m; r++) for (let c = 0; c < m; c++) a[r * m + c] += vol * b[r] * b[c];
     for (let col = 0; col < columns; col++) {
       for (let comp = 0; comp < 3; comp++) {
-        const g = fields[col * 3 * samples + 3 * i + comp] / body.scale; // normalised units, as the basis rows
-        if (g === 0) continue;
+        const value = fields[col * 3 * samples + 3 * i + comp] / body.scale; // normalised units, as the basis rows
+        g[3 * col + comp] = value;
+        if (value === 0) continue;
         const o = (col * 3 + comp) * m;
-        for (let r = 0; r < m; r++) rhs[o + r] += vol * b[r] * g;
+        for (let r = 0; r < m; r++) rhs[o + r] += vol * b[r] * value;
       }
     }
+    for (let p = 0; p < columns; p++) {
+      const gp = 3 * p;
+      if (g[gp] === 0 && g[gp + 1] === 0 && g[gp + 2] === 0) continue;
+      for (let q = p; q < columns; q++) own[p * columns + q] += vol * (g[gp] * g[3 * q] + g[gp + 1] * g[3 * q + 1] + g[gp + 2] * g[3 * q + 2]);
+    }
   }
-  // The Gram matrix of the projected columns in the mass metric: G = R^T A^-1 R per component, summed. With
-  // A = V diag(l) V^T: A^-1 = V diag(1/l) V^T, dropping directions no sample moves (l ~ 0).
-  const values = new Float64Array(m), vectors = new Float64Array(m * m);
-  symmetricEigenSorted(Float64Array.from(a), m, values, vectors);
-  const largest = Math.max(...values), projected = new Float64Array(3 * m * columns);
+  for (let p = 0; p < columns; p++) for (let q = 0; q < p; q++) own[p * columns + q] = own[q * columns + p];
+  const gram = projectedGram(a, rhs, m, columns, 0), learnedGram = projectedGram(a, rhs, m, columns, 4);
+  const gramValues = new Float64Array(columns), gramVectors = new Float64Array(columns * columns);
+  symmetricEigenSorted(Float64Array.from(gram), columns, gramValues, gramVectors);
+  const top = Math.max(...gramValues);
+  let rank = 0;
+  for (const value of gramValues) if (value > RANK_TOLERANCE * top) rank++;
+  return {
+    subspace: n, rigColumns: columns, rigRank: rank, complementary: n - rank,
+    rigOverlap: overlap(own, gram, columns), learnedOverlap: overlap(own, learnedGram, columns),
+  };
+}
+
+/**
+ * The Gram matrix, in the mass metric, of J's columns projected into the directions of handles `from / 4` on
+ * (0: the whole subspace; 4: the learned handles, without the constant one): G = R^T A^-1 R per component, summed,
+ * over that block of A. With A = V diag(l) V^T: A^-1 = V diag(1/l) V^T, dropping directions no sample moves.
+ */
+function projectedGram(a: Float64Array, rhs: Float64Array, m: number, columns: number, from: number): Float64Array {
+  const d = m - from, block = new Float64Array(d * d);
+  for (let r = 0; r < d; r++) for (let c = 0; c < d; c++) block[r * d + c] = a[(r + from) * m + c + from];
+  const values = new Float64Array(d), vectors = new Float64Array(d * d);
+  symmetricEigenSorted(block, d, values, vectors);
+  const largest = Math.max(...values), projected = new Float64Array(3 * d * columns);
   for (let col = 0; col < columns; col++) {
     for (let comp = 0; comp < 3; comp++) {
-      const o = (col * 3 + comp) * m;
+      const o = (col * 3 + comp) * m, p = (col * 3 + comp) * d;
       // Coordinates of R in the eigenbasis, scaled by 1/sqrt(l): then G is their plain dot products.
-      for (let e = 0; e < m; e++) {
+      for (let e = 0; e < d; e++) {
         if (!(values[e] > RANK_TOLERANCE * largest)) continue;
         let dot = 0;
-        for (let r = 0; r < m; r++) dot += vectors[r * m + e] * rhs[o + r];
-        projected[o + e] = dot / Math.sqrt(values[e]);
+        for (let r = 0; r < d; r++) dot += vectors[r * d + e] * rhs[o + from + r];
+        projected[p + e] = dot / Math.sqrt(values[e]);
       }
     }
   }
@@ -77,16 +111,35 @@ export function complementaryDirections(body: BakedBody, pose: RigPose): Complem
   for (let p = 0; p < columns; p++) {
     for (let q = p; q < columns; q++) {
       let dot = 0;
-      for (let k = 0; k < 3 * m; k++) dot += projected[p * 3 * m + k] * projected[q * 3 * m + k];
+      for (let k = 0; k < 3 * d; k++) dot += projected[p * 3 * d + k] * projected[q * 3 * d + k];
       gram[p * columns + q] = gram[q * columns + p] = dot;
     }
   }
-  const gramValues = new Float64Array(columns), gramVectors = new Float64Array(columns * columns);
-  symmetricEigenSorted(gram, columns, gramValues, gramVectors);
-  const top = Math.max(...gramValues);
-  let rank = 0;
-  for (const value of gramValues) if (value > RANK_TOLERANCE * top) rank++;
-  return { subspace: n, rigColumns: columns, rigRank: rank, complementary: n - rank };
+  return gram;
+}
+
+/**
+ * The mean squared cosine of the principal angles between the rig's motions and a set of subspace directions:
+ * trace(G_J^+ G) / rank(G_J), G_J the rig columns' own mass Gram and G their projections' (projectedGram). 1 when
+ * every motion of the rig lies in those directions, 0 when they are complementary to all of it.
+ */
+function overlap(own: Float64Array, projected: Float64Array, columns: number): number {
+  const values = new Float64Array(columns), vectors = new Float64Array(columns * columns);
+  symmetricEigenSorted(Float64Array.from(own), columns, values, vectors);
+  const top = Math.max(...values);
+  let trace = 0, rank = 0;
+  for (let e = 0; e < columns; e++) {
+    if (!(values[e] > RANK_TOLERANCE * top)) continue;
+    rank++;
+    let quadratic = 0;
+    for (let p = 0; p < columns; p++) {
+      const vp = vectors[p * columns + e];
+      if (vp === 0) continue;
+      for (let q = 0; q < columns; q++) quadratic += vp * projected[p * columns + q] * vectors[q * columns + e];
+    }
+    trace += quadratic / values[e];
+  }
+  return rank > 0 ? trace / rank : 0;
 }
 
 /** A server bake's mass samples in the rig's units (3 per sample). */

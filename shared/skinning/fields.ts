@@ -2,6 +2,7 @@
 // later) hands the bake an object that evaluates them at any points of the normalised shape.
 
 import type { InsideTest } from "../geometry";
+import type { RigRegions } from "./rig-regions";
 
 /** What a provider may look at: the shape in normalised coordinates (largest extent [-1, 1]). */
 export interface ShapeSamples {
@@ -12,6 +13,8 @@ export interface ShapeSamples {
   interiorPoints: Float64Array;
   /** The solid itself, for providers that discretise its volume: its inside test and bounding box. */
   solid?: { inside: InsideTest; min: ArrayLike<number>; max: ArrayLike<number> };
+  /** A rigged mesh's joint regions at its vertices (rig-regions.ts), for fields complementary to its rig. */
+  rigRegions?: RigRegions;
 }
 
 /** K scalar fields over the normalised shape (the constant channel is not one of them). */

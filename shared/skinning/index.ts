@@ -16,3 +16,4 @@ export * from "./field-description";
 export { rigOf, packRig, type BakedRigInfo, type BakedRigArrays } from "./baked-rig";
 export * from "./ritz-finish";
 export * from "./refined-fields";
+export { subtreeShares, type RigRegions } from "./rig-regions";

@@ -14,6 +14,9 @@ import { MODEL_DESCRIPTION } from "./onnx-provider";
 import { describeRefinement, networkCombination } from "./refined-fields";
 import { GridFields } from "./grid-fields";
 import { voxelSolid, type GridFrame, type VoxelSolid } from "./voxel-solid";
+import { complementaryConstraints, type RigRegions } from "./rig-regions";
+import { meshBounds } from "../geometry";
+import { NearestPointGrid } from "../geometry/nearest-point-grid";
 
 export interface RitzFinishOptions {
   targetCells?: number;
@@ -33,6 +36,13 @@ export interface RitzFinishOptions {
   chebyshevDegree?: number;
   /** Block size of the iterations: the lowest modes kept plus this many guard vectors. */
   guardVectors?: number;
+  /**
+   * Fields complementary to a rigged mesh's rig (PhysSkin++'s complementarity, by construction rather than by a
+   * loss): the lowest modes among fields mass-orthogonal to every joint subtree's share times every polynomial of
+   * degree two (rig-regions.ts), so that no handle direction overlaps a motion of the rig at its bind pose. Needs
+   * the shape's rigRegions.
+   */
+  complementary?: boolean;
 }
 
 /**
@@ -51,6 +61,7 @@ export const RITZ_FINISH_DEFAULTS = Object.freeze({
   targetCells: EIGEN_DEFAULTS.targetCells, maxCellsPerAxis: EIGEN_DEFAULTS.maxCellsPerAxis,
   localFields: EIGEN_DEFAULTS.localFields, localReach: EIGEN_DEFAULTS.localReach,
   coordinateProducts: false, polynomialDegree: 0, fieldSquares: false, iterations: 2, chebyshevDegree: 8, guardVectors: 8,
+  complementary: false,
 });
 
 /** Milliseconds per stage of a finish. */
@@ -96,7 +107,7 @@ export function ritzFinishProvider(inner: SkinningFieldProvider, fallback?: Skin
       try {
         // All the network's fields span the start, whatever the body keeps of them.
         const network = await inner.fieldsFor(shape, inner.fieldCount ?? count);
-        return await createRitzFields(shape.solid, network, count, options);
+        return await createRitzFields(shape.solid, network, count, options, shape.rigRegions);
       } catch (error) {
         // What the network or its finish refuses for this shape (a SkinningError); any other failure is a fault to
         // see, not to bake around (the fallback's bake is cached under the network's key).
@@ -120,7 +131,7 @@ export function ritzFinishProvider(inner: SkinningFieldProvider, fallback?: Skin
 }
 
 export async function createRitzFields(
-  solidOf: NonNullable<ShapeSamples["solid"]>, network: SkinningFields, count: number, options: RitzFinishOptions = {},
+  solidOf: NonNullable<ShapeSamples["solid"]>, network: SkinningFields, count: number, options: RitzFinishOptions = {}, regions?: RigRegions,
 ): Promise<RitzFields> {
   if (!Number.isInteger(count) || count < 1) throw new SkinningError(`handle count must be a positive integer, got ${count}`);
   const settings = { ...RITZ_FINISH_DEFAULTS, ...options };
@@ -137,12 +148,16 @@ export async function createRitzFields(
   const local = Math.max(0, Math.min(Math.floor(count / 2), Math.floor(settings.localFields)));
   const modeCount = count - local;
   const constant = constantOf(solid);
+  if (settings.complementary && !regions) throw new SkinningError("complementary fields need a rigged mesh (its skin's regions)");
+  // What every field is kept M-orthogonal to: the constant (the handle it belongs to), and for complementary fields
+  // the rig's motions at its bind pose.
+  const deflate = [constant, ...(settings.complementary && regions ? rigConstraints(solid, positions, regions, constant) : [])];
   const span = enlargedSpan(solid, positions, raw, k, settings);
-  let pairs = rayleighRitz(solid.stiffness, solid.mass, span.data, span.width, { deflate: [constant], keep: modeCount + settings.guardVectors });
+  let pairs = rayleighRitz(solid.stiffness, solid.mass, span.data, span.width, { deflate, keep: modeCount + settings.guardVectors });
   if (pairs.count < modeCount) throw new SkinningError(`the network's fields span only ${pairs.rank} directions, fewer than ${modeCount} modes`);
   const spanRank = pairs.rank;
   const t3 = performance.now();
-  pairs = subspaceIterations(solid, constant, pairs, modeCount, settings);
+  pairs = subspaceIterations(solid, deflate, pairs, modeCount, settings);
   const t4 = performance.now();
 
   const modes: Float64Array[] = [];
@@ -151,7 +166,7 @@ export async function createRitzFields(
     for (let i = 0; i < n; i++) v[i] = pairs.vectors[i * pairs.count + f];
     modes.push(v);
   }
-  const bumps = local > 0 ? massOrthonormalised(cgBumps(solid, local, settings.localReach), [constant, ...modes], solid.mass) : [];
+  const bumps = local > 0 ? massOrthonormalised(cgBumps(solid, local, settings.localReach), [...deflate, ...modes], solid.mass) : [];
   const t5 = performance.now();
   const vectors = [...modes, ...bumps];
   const values = Float64Array.from([...pairs.values.subarray(0, modeCount), ...bumps.map((b) => rayleigh(solid, b))]);
@@ -171,6 +186,13 @@ export async function createRitzFields(
     refinement = { network: described, combination: networkCombination(raw, finished, solid.mass, k, count) };
   }
   return new RitzFields(solid, data, known, values, timings, spanRank, refinement);
+}
+
+/** The rig's constraints at the solid's unknowns, each unknown with the shares of its nearest vertex. */
+function rigConstraints(solid: VoxelSolid, positions: Float64Array, regions: RigRegions, constant: Float64Array): Float64Array[] {
+  const bounds = meshBounds(regions.vertices), spacing = solid.spacing;
+  const grid = new NearestPointGrid(regions.vertices, { min: [bounds.min[0] - spacing, bounds.min[1] - spacing, bounds.min[2] - spacing], max: [bounds.max[0] + spacing, bounds.max[1] + spacing, bounds.max[2] + spacing] }, spacing);
+  return complementaryConstraints(positions, solid.mass, regions, [constant], (x, y, z) => grid.nearest(x, y, z));
 }
 
 function constantOf(solid: VoxelSolid): Float64Array {
@@ -223,7 +245,7 @@ function monomialExponents(degree: number): Int32Array {
  * the previous one together.
  */
 function subspaceIterations(
-  solid: VoxelSolid, constant: Float64Array, start: RitzPairs, modeCount: number,
+  solid: VoxelSolid, deflate: Float64Array[], start: RitzPairs, modeCount: number,
   settings: { iterations: number; chebyshevDegree: number; guardVectors: number },
 ): RitzPairs {
   let pairs = start;
@@ -237,7 +259,7 @@ function subspaceIterations(
     const span = joinBlocks(n, [{ data: x, width: block }, { data: filtered, width: block }]);
     // Keep up to the full block, not only as many as came in: a start narrower than the block (the network's 16
     // fields for 12 modes and 8 guards) grows to it, and the guards are what let the highest kept modes converge.
-    pairs = rayleighRitz(solid.stiffness, solid.mass, span.data, span.width, { deflate: [constant], keep: modeCount + settings.guardVectors });
+    pairs = rayleighRitz(solid.stiffness, solid.mass, span.data, span.width, { deflate, keep: modeCount + settings.guardVectors });
   }
   return pairs;
 }
