@@ -49,6 +49,17 @@ async function main(): Promise<void> {
     ...result.groups.map((g) => row(g.name, g.frames, g.raw, g.anchored)),
     row("all", result.frames, result.raw, result.anchored),
   ];
+  const groupNames = result.rawBind.groups.map((g) => g.name);
+  const relative = (groups: { name: string; reconstruction: { relative: number } }[]) => groups.map((g) => g.reconstruction.relative).join(" | ");
+  lines.push(
+    "",
+    "Anchor rules (the anchored network's fields on the rule's frame): the other frames' subspace distance to them, and the share of each frame's",
+    "non-affine deformation their subspace misses (reconstruction, 0 exact, 1 no better than one affine map), mean and per group:",
+    `| rule | frame | subspace distance | reconstruction | rms / size | ${groupNames.join(" | ")} |`,
+    `|---|---|---|---|---|${groupNames.map(() => "---|").join("")}`,
+    ...result.rules.map((r) => `| ${r.rule} | ${r.group} t=${r.t} | ${r.anchored.subspaceDistance} | ${r.reconstruction.relative} | ${r.reconstruction.rms} | ${relative(r.groups)} |`),
+    `| shipped network, bind pose | rest | | ${result.rawBind.reconstruction.relative} | ${result.rawBind.reconstruction.rms} | ${relative(result.rawBind.groups)} |`,
+  );
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 

@@ -17,6 +17,7 @@ import { subspaceDistance, temporalL1, type FieldTable } from "../../shared/skin
 import type { SkinningFieldProvider } from "../../shared/skinning/fields";
 import { clipTimes, edgeStrainEnergy, frameView, isRiggedMesh, ShapePoser, type RiggedShape } from "../../shared/skinning/posed-frames";
 import { createSoftBody, loadBody, loadMesh, type LoadedBody } from "./body-from-mesh";
+import { reconstruction, surfaceArea, type Reconstruction } from "./anchor-rules";
 
 export interface PoseInvarianceOptions {
   mesh: string;
@@ -61,12 +62,32 @@ export interface GroupResult {
   anchored: Agreement;
 }
 
+/** One anchor rule's frame, how the other frames' predictions agree with its, and how well its subspace reproduces them. */
+export interface AnchorRuleResult {
+  rule: AnchorRule;
+  group: string;
+  t: number;
+  /** The anchored network's other frames against this frame's prediction. */
+  anchored: Agreement;
+  /** Means over every frame (reconstruction in anchor-rules.ts), and per group. */
+  reconstruction: Reconstruction;
+  groups: { name: string; reconstruction: Reconstruction }[];
+}
+
+export type AnchorRule = "bind" | "largestArea" | "consensus" | "leastStrain";
+
 export interface PoseInvarianceResult {
   mesh: string;
   kind: "rig" | "solver";
   raw: Agreement;
   anchored: Agreement;
   anchor: AnchorChoice & { group: string; t: number; chosenBy: string };
+  /**
+   * SPRig's anchor rules compared with the anchored network (anchor-rules.ts); rawBind: the shipped network's
+   * rest-pose fields, what a bake without anchoring uses.
+   */
+  rules: AnchorRuleResult[];
+  rawBind: { reconstruction: Reconstruction; groups: { name: string; reconstruction: Reconstruction }[] };
   /** Frames compared (raw: all; anchored: all but the anchor). */
   frames: number;
   groups: GroupResult[];
@@ -140,12 +161,37 @@ export async function evaluatePoseInvariance(options: PoseInvarianceOptions): Pr
   const allRaw = frames.map((_, i) => agreement(rawTables[i], rawRest));
   const allAnchored = frames.flatMap((_, i) => (i === choice.index ? [] : [agreement(anchoredTables[i], anchorTable)]));
   const anchorFrame = frames[choice.index];
+
+  // The anchor rules: each frame's prediction by the anchored network (the rest pose's too), and which frame each picks.
+  const anchoredRest = options.anchored === options.raw ? rawRest : await predict(options.anchored, rest, false);
+  const areas = frames.map((f) => surfaceArea(f.vertices, triangles));
+  const largest = areas.indexOf(Math.max(...areas));
+  const picks: [AnchorRule, number][] = [["bind", -1], ["largestArea", largest], ["consensus", choice.index], ...(choice.leastStrain ? [["leastStrain", choice.leastStrain.index] as [AnchorRule, number]] : [])];
+  const groupNames = [...new Set(frames.map((f) => f.group))];
+  const reconstructions = (table: FieldTable) => {
+    const each = frames.map((f) => reconstruction(table, rest.points, f.points));
+    return {
+      reconstruction: meanReconstruction(each),
+      groups: groupNames.map((name) => ({ name, reconstruction: meanReconstruction(each.filter((_, i) => frames[i].group === name)) })),
+    };
+  };
+  const rules = picks.map(([rule, index]): AnchorRuleResult => {
+    const table = index < 0 ? anchoredRest : anchoredTables[index];
+    const frame = index < 0 ? rest : frames[index];
+    return {
+      rule, group: frame.group, t: round(frame.t),
+      anchored: meanAgreementOf(frames.flatMap((_, i) => (i === index ? [] : [agreement(anchoredTables[i], table)]))),
+      ...reconstructions(table),
+    };
+  });
   return {
     mesh: options.mesh,
     kind: rigged ? "rig" : "solver",
     raw: meanAgreementOf(allRaw),
     anchored: meanAgreementOf(allAnchored),
     anchor: { ...choice, group: anchorFrame.group, t: round(anchorFrame.t), chosenBy: "least mean subspace distance to the other frames' predictions (the medoid); leastStrain is the least-deformed candidate" },
+    rules,
+    rawBind: reconstructions(rawRest),
     frames: frames.length,
     groups,
     materialPoints: rest.points.length / 3,
@@ -156,6 +202,11 @@ export async function evaluatePoseInvariance(options: PoseInvarianceOptions): Pr
 
 function agreement(frame: FieldTable, reference: FieldTable): Agreement {
   return { temporalL1: temporalL1(frame, reference), subspaceDistance: subspaceDistance(frame, reference) };
+}
+
+function meanReconstruction(list: Reconstruction[]): Reconstruction {
+  const n = Math.max(1, list.length);
+  return { relative: round(list.reduce((a, x) => a + x.relative, 0) / n), rms: round(list.reduce((a, x) => a + x.rms, 0) / n) };
 }
 
 function meanAgreementOf(list: Agreement[]): Agreement {

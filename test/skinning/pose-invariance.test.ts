@@ -14,6 +14,7 @@ import { minimumAssignment, subspaceDistance, temporalL1, type FieldTable } from
 import { frameView } from "../../shared/skinning/posed-frames";
 import { readMeshFile } from "../../server/mesh-file";
 import { evaluatePoseInvariance } from "../../server/scenarios/pose-invariance";
+import { reconstruction, surfaceArea } from "../../server/scenarios/anchor-rules";
 import { MODEL_DIRECTORY, modelProvider, POSE_CONSISTENT_DIRECTORY } from "../../server/skinning/model-provider";
 import { parityError } from "./parity";
 
@@ -59,6 +60,38 @@ describe("field agreement", () => {
   });
 });
 
+describe("anchor rules' measures", () => {
+  // Rest points in a 1 x 0.5 x 0.25 block; fields: two smooth functions of position.
+  const count = 500, rest = new Float64Array(3 * count).map((_, i) => [1, 0.5, 0.25][i % 3] * Math.sin(12.9898 * i + 1) ** 2);
+  const fields: FieldTable = { values: new Float64Array(2 * count), count, k: 2 };
+  for (let i = 0; i < count; i++) {
+    fields.values[2 * i] = Math.sin(3 * rest[3 * i]);
+    fields.values[2 * i + 1] = rest[3 * i + 1] ** 2;
+  }
+
+  it("a deformation the fields' handles make is reproduced exactly, an affine map is reproduced by any fields, and no fields at all miss what is not affine", () => {
+    // posed = sum_h w_h A_h [X; 1], A_h fixed 3 x 4 matrices.
+    const posed = new Float64Array(3 * count);
+    for (let i = 0; i < count; i++) {
+      const w = [1, fields.values[2 * i], fields.values[2 * i + 1]], x = [rest[3 * i], rest[3 * i + 1], rest[3 * i + 2], 1];
+      for (let h = 0; h < 3; h++) for (let a = 0; a < 3; a++) for (let b = 0; b < 4; b++) posed[3 * i + a] += w[h] * 0.1 * Math.cos(h + 2 * a + 3 * b) * x[b];
+    }
+    const exact = reconstruction(fields, rest, posed);
+    expect(exact.relative).toBeLessThan(1e-6);
+    expect(exact.rms).toBeLessThan(1e-9);
+    const affine = rest.map((v, i) => 2 * v + 0.3 * rest[i - (i % 3) + ((i + 1) % 3)] + 5);
+    expect(reconstruction(fields, rest, affine).rms).toBeLessThan(1e-9);
+    // Fields that are zero add no direction: the fit is the affine one.
+    expect(reconstruction({ ...fields, values: new Float64Array(2 * count) }, rest, posed).relative).toBeCloseTo(1, 9);
+  });
+
+  it("a surface's area is the sum of its triangles'", () => {
+    // A unit square in z = 0 as two triangles, and a right triangle of legs 2 and 3.
+    expect(surfaceArea([0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0], [0, 1, 2, 0, 2, 3])).toBeCloseTo(1, 12);
+    expect(surfaceArea([0, 0, 0, 2, 0, 0, 0, 0, 3], [0, 1, 2])).toBeCloseTo(3, 12);
+  });
+});
+
 describe("the network on deformed frames (onnxruntime-node)", () => {
   it("a rigid motion of the rest pose leaves the prediction at the material points unchanged", async () => {
     const provider = await modelProvider();
@@ -90,6 +123,16 @@ describe("the network on deformed frames (onnxruntime-node)", () => {
     expect(result.raw.subspaceDistance).toBeGreaterThan(0.2);
     expect(result.anchored.subspaceDistance).toBeLessThan(result.raw.subspaceDistance);
     expect(result.anchor.group).toBe("Walk");
+    // SPRig's anchor rules, each with its frame and how well its subspace reproduces every frame.
+    expect(result.rules.map((r) => r.rule)).toEqual(["bind", "largestArea", "consensus", "leastStrain"]);
+    expect(result.rules[0].group).toBe("rest");
+    expect(result.rules.find((r) => r.rule === "consensus")!.t).toBe(result.anchor.t);
+    for (const r of [...result.rules, result.rawBind]) {
+      // The fields add to an affine map: better than one, far from exact on a walking fox.
+      expect(r.reconstruction.relative).toBeGreaterThan(0.01);
+      expect(r.reconstruction.relative).toBeLessThan(0.9);
+      expect(r.groups.map((g) => g.name)).toEqual(["Walk"]);
+    }
   });
 
   it("a rigged mesh baked with the network predicts on its anchor frame and carries the fields back to the bind pose", async () => {
