@@ -140,16 +140,16 @@ function RoomContents({ client, loader, players }: { client: PliantRoomClient; l
   // A body's weights refined by the network after it was first drawn (bake-loader.ts).
   useSyncExternalStore(loader.subscribe, () => loader.version);
   const leaving = useLeavingBodies(client);
-  const infos = client.room.state as { bodies: Map<string, { id: string; bake: string; size: number; texture: string; color: string }> };
+  const infos = client.room.state;
   return (
     <>
       {[...client.bodies.values()].map((body) => {
-        const info = infos.bodies.get(body.id);
+        const info = infos?.bodies?.get(body.id);
         const bake = info && loader.get(info.bake);
         return bake && info ? <SoftBodyMesh key={`${body.id}:${body.material}`} body={body} bake={bake} size={info.size} texture={info.texture} colour={info.color} leaving={leaving.includes(body.id)} /> : null;
       })}
       {[...client.characters.all.values()].map((character) => {
-        const info = (client.room.state as { characters?: Map<string, { bake: string; texture: string }> }).characters?.get(character.id);
+        const info = client.room.state?.characters?.get(character.id);
         const bake = info && loader.get(info.bake);
         return bake && info ? <CharacterMesh key={character.id} character={character} bake={bake} texture={info.texture} /> : null;
       })}

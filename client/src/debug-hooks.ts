@@ -231,7 +231,7 @@ export function installDebugHooks({ connection, loader, store, emulated, quality
     },
     /** Id of the body called `name` in the room (added bodies are named after their file), or null. */
     bodyNamed(name: string): string | null {
-      const bodies = (connection.snapshot.client?.room.state as { bodies?: Map<string, { name: string }> } | undefined)?.bodies;
+      const bodies = connection.snapshot.client?.room.state?.bodies;
       for (const [id, body] of bodies ?? []) if (body.name === name) return id;
       return null;
     },

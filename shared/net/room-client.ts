@@ -26,7 +26,7 @@
 // again, fading over. Remote bodies are shown INTERPOLATION_DELAY_MS in the past, between the two snapshots
 // around that time.
 
-import { Client, type FetchFn, type Room } from "@colyseus/sdk";
+import { Client, type FetchFn } from "@colyseus/sdk";
 import { MATERIALS, PLAYGROUND, SoftEntity, grabSlipLimit, isMaterialName, type MaterialName, type SceneLayout } from "../scene";
 import { PredictedScene } from "../scene/predicted-scene";
 import type { SoftBody } from "../sim";
@@ -40,6 +40,7 @@ import { grabRadius, HANDS, LIMITS, MESSAGES, ROOM_NAME, SEQ_MODULUS, TICK_RATE,
 /** An upload ticket the room handed out (the answer to `upload-ticket` without an error). */
 type UploadTicket = Extract<UploadTicketMessage, { ticket: string }>;
 import { decodeSnapshot, type DecodedSnapshot } from "./snapshot";
+import type { PliantRoom, RoomState } from "./state";
 import { ClientCharacters, type CharacterInfo, type NetworkLoader } from "./client-characters";
 import { networkLoader } from "./network-loader";
 import type { OrtModule } from "../skinning/onnx-provider";
@@ -269,8 +270,6 @@ export interface ReconcileEvent {
 }
 
 type BodyInfo = { id: string; index: number; bake: string; size: number; material: string; spawnX: number; spawnY: number; spawnZ: number };
-type PropInfo = { index: number; shape: string; size: number };
-type GrabInfo = { slot: number; body: string; owner: string; x: number; y: number; z: number };
 
 /** How long a client waits before fetching a body's bake again after a failure, ms. */
 const BAKE_RETRY_MS = 3000;
@@ -366,7 +365,7 @@ export class PliantRoomClient {
   private dqScratch = new Float64Array(0);
   private dvScratch = new Float64Array(0);
 
-  private constructor(readonly room: Room, network: NetworkConditions) {
+  private constructor(readonly room: PliantRoom, network: NetworkConditions) {
     this.network = new NetworkSimulator(network);
     this.roundTrips = new RoundTrips(room);
   }
@@ -382,7 +381,7 @@ export class PliantRoomClient {
       clearTimeout(seatingTimer);
     };
     const seatingTimer = setTimeout(seated, settings.seatDeadlineMs ?? SEAT_DEADLINE_MS);
-    let room: Room;
+    let room: PliantRoom;
     try {
       room = await PliantRoomClient.takeSeat(settings);
     } catch (error) {
@@ -426,7 +425,7 @@ export class PliantRoomClient {
       throw error;
     }
     // The characters first: the held snapshots carry theirs, which they keep while their bakes arrive.
-    const syncCharacters = () => self.characters.sync((room.state as { characters?: Map<string, CharacterInfo> }).characters, Date.now());
+    const syncCharacters = () => self.characters.sync(room.state?.characters, Date.now());
     syncCharacters();
     ready = true;
     for (const bytes of early) self.applySnapshot(bytes);
@@ -458,14 +457,14 @@ export class PliantRoomClient {
    * everything heavy comes after). A room that does not answer the request within the seat deadline fails the join
    * (as a network error: the room is not answering).
    */
-  private static takeSeat(settings: JoinSettings): Promise<Room> {
+  private static takeSeat(settings: JoinSettings): Promise<PliantRoom> {
     const deadlineMs = settings.seatDeadlineMs ?? SEAT_DEADLINE_MS;
     const fetchFn: FetchFn = (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(deadlineMs) }).catch((error: unknown) => {
       throw error instanceof DOMException && error.name === "TimeoutError" ? new TypeError(`no answer within ${deadlineMs} ms`) : error;
     });
     const client = new Client(settings.endpoint, { fetchFn });
     const options = settings.options ?? {};
-    return settings.roomId ? client.joinById(settings.roomId, options) : settings.create ? client.create(ROOM_NAME, options) : client.join(ROOM_NAME, options);
+    return settings.roomId ? client.joinById<RoomState>(settings.roomId, options) : settings.create ? client.create<RoomState>(ROOM_NAME, options) : client.join<RoomState>(ROOM_NAME, options);
   }
 
   get sessionId(): string {
@@ -666,7 +665,7 @@ export class PliantRoomClient {
     return new Promise((resolve, reject) => {
       const left = (code: number) => reject(new Error(`the room closed before its state arrived (code ${code})`));
       const check = () => {
-        const state = this.room.state as { bodies?: { size: number } } | undefined;
+        const state = this.room.state;
         if (!state?.bodies || state.bodies.size === 0) return;
         this.room.onStateChange.remove(check);
         this.room.onLeave.remove(left);
@@ -687,8 +686,8 @@ export class PliantRoomClient {
   /** Builds the bodies the room has and this client lacks, and drops those the room no longer has. */
   private syncBodies(): void {
     if (this.closed) return;
-    const state = this.room.state as { bodies?: Map<string, BodyInfo> };
-    if (!state.bodies) return;
+    const state = this.room.state;
+    if (!state?.bodies) return;
     const now = Date.now();
     for (const info of state.bodies.values()) {
       if (this.bodies.has(info.id) || this.arriving.has(info.id) || (this.retryAt.get(info.id) ?? 0) > now) continue;
@@ -711,7 +710,7 @@ export class PliantRoomClient {
     }
     this.arriving.delete(info.id);
     this.retryAt.delete(info.id);
-    const now = (this.room.state as { bodies?: Map<string, BodyInfo> }).bodies?.get(info.id);
+    const now = this.room.state?.bodies?.get(info.id);
     if (this.closed || !now || now.bake !== info.bake || this.bodies.has(info.id)) return;
     const entry = this.clientBody(info, baked);
     this.scene.addEntity(entry.entity);
@@ -765,7 +764,7 @@ export class PliantRoomClient {
   }
 
   private async buildBodies(fetchBake: (hash: string) => Promise<Uint8Array>, layout: SceneLayout): Promise<void> {
-    const state = this.room.state as { bodies: Map<string, BodyInfo>; props?: Map<string, PropInfo> };
+    const state = this.room.state;
     const entities: SoftEntity[] = [];
     for (const info of [...state.bodies.values()].sort((a, b) => a.index - b.index)) {
       const entry = this.clientBody(info, decodeBakedBody(await fetchBake(info.bake)));
@@ -830,7 +829,7 @@ export class PliantRoomClient {
 
   /** A player or an admin changed a body's material: predict with the new one. */
   private syncMaterials(): void {
-    const states = (this.room.state as { bodies?: Map<string, { material: string }> }).bodies;
+    const states = this.room.state?.bodies;
     for (const body of this.bodies.values()) {
       const material = states?.get(body.id)?.material;
       if (!material || material === body.material || !isMaterialName(material)) continue;
@@ -907,7 +906,7 @@ export class PliantRoomClient {
 
   /** Mirrors other people's grabs on a predicted body: created where their hand is now, moved with it, dropped when they let go. */
   private syncReplicas(body: ClientBody): void {
-    const grabs = (this.room.state as { grabs?: Map<string, GrabInfo> }).grabs;
+    const grabs = this.room.state?.grabs;
     if (!grabs) return;
     for (const [key, replica] of this.replicas) {
       const state = grabs.get(key);
@@ -1352,7 +1351,7 @@ export class PliantRoomClient {
 
   /** A body's material as the room state has it now ("jelly" for a body it does not know). */
   materialOf(body: string): MaterialName {
-    const material = (this.room.state as { bodies?: Map<string, { material: string }> }).bodies?.get(body)?.material;
+    const material = this.room.state?.bodies?.get(body)?.material;
     return isMaterialName(material) ? material : "jelly";
   }
 

@@ -1,6 +1,7 @@
 // The room's synchronised state (Colyseus schema): who is here and what the room holds. It changes rarely
 // (joins, grabs, material changes); the fast-moving numbers travel in binary snapshots (snapshot.ts).
 
+import type { Room } from "@colyseus/sdk";
 import { schema, t, type SchemaType } from "@colyseus/schema";
 
 export const PlayerState = schema({
@@ -123,3 +124,6 @@ export const RoomState = schema({
   idleResetMinutes: t.float32().default(0),
 }, "RoomState");
 export type RoomState = SchemaType<typeof RoomState>;
+
+/** A client's room, its state typed: what pages, the admin page, the client and tests read. */
+export type PliantRoom = Room<unknown, RoomState>;

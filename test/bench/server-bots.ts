@@ -9,7 +9,7 @@
 //   tsx test/bench/server-bots.ts ENDPOINT ROOM_ID PLAYERS SPECTATORS SECONDS [ROUGH]
 
 import { Client, type Room } from "@colyseus/sdk";
-import { decodeSnapshot } from "../../shared/net";
+import { decodeSnapshot, type RoomState } from "../../shared/net";
 
 const [endpoint, roomId, players, spectators, seconds, rough] = process.argv.slice(2);
 const until = Date.now() + Number(seconds) * 1000;
@@ -34,7 +34,7 @@ function tracker(room: Room) {
 }
 
 async function player(client: Client, n: number): Promise<void> {
-  const room = await client.joinById(roomId, { name: `bot ${n}`, role: "player" });
+  const room = await client.joinById<RoomState>(roomId, { name: `bot ${n}`, role: "player" });
   const centreOf = tracker(room);
   let seq = 0;
   const head = [Math.sin(n), 1.6, 1 + Math.cos(n)];
@@ -47,7 +47,7 @@ async function player(client: Client, n: number): Promise<void> {
     });
   }, 1000 / 72);
   while (Date.now() < until) {
-    const bodies = [...((room.state as { bodies?: Map<string, BodyInfo> } | undefined)?.bodies?.values() ?? [])];
+    const bodies = [...(room.state?.bodies?.values() ?? [])];
     if (bodies.length === 0) { await sleep(100); continue; }
     const body = bodies[Math.floor(Math.random() * bodies.length)];
     const start = centreOf(body);
@@ -83,7 +83,7 @@ async function player(client: Client, n: number): Promise<void> {
 }
 
 async function spectator(client: Client, n: number): Promise<void> {
-  const room = await client.joinById(roomId, { name: `viewer ${n}`, role: "spectator" });
+  const room = await client.joinById<RoomState>(roomId, { name: `viewer ${n}`, role: "spectator" });
   room.onMessage("*", () => {});
   while (Date.now() < until) await sleep(200);
   await room.leave();
@@ -92,7 +92,7 @@ async function spectator(client: Client, n: number): Promise<void> {
 /** A visitor after another: joins as a spectator, looks for a moment, leaves. */
 async function churn(client: Client): Promise<void> {
   for (let n = 0; Date.now() < until; n++) {
-    const room = await client.joinById(roomId, { name: `passer-by ${n}`, role: "spectator" });
+    const room = await client.joinById<RoomState>(roomId, { name: `passer-by ${n}`, role: "spectator" });
     room.onMessage("*", () => {});
     await sleep(500);
     await room.leave();
@@ -102,7 +102,7 @@ async function churn(client: Client): Promise<void> {
 
 /** A headset on bad Wi-Fi: its socket drops without a goodbye every 15 s, and the SDK gets its seat back. */
 async function flaky(client: Client): Promise<void> {
-  const room = await client.joinById(roomId, { name: "flaky", role: "player" });
+  const room = await client.joinById<RoomState>(roomId, { name: "flaky", role: "player" });
   room.onMessage("*", () => {});
   room.reconnection.minUptime = 1000;
   while (Date.now() < until) {
@@ -114,7 +114,7 @@ async function flaky(client: Client): Promise<void> {
 
 /** A client that sends rubbish as fast as it may without being kicked. */
 async function misbehaving(client: Client): Promise<void> {
-  const room = await client.joinById(roomId, { name: "mallory", role: "player" });
+  const room = await client.joinById<RoomState>(roomId, { name: "mallory", role: "player" });
   room.onMessage("*", () => {});
   let seq = 0;
   for (let tick = 0; Date.now() < until; tick++) {

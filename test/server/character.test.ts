@@ -6,7 +6,7 @@
 
 import { Client } from "@colyseus/sdk";
 import { expect, it, vi } from "vitest";
-import { decodeSnapshot, MESSAGES, type CharacterSnapshot, type DecodedSnapshot } from "../../shared/net";
+import { decodeSnapshot, MESSAGES, type CharacterSnapshot, type DecodedSnapshot, type RoomState } from "../../shared/net";
 import { PARKED, PLAYGROUND } from "../../shared/scene";
 import { CHARACTER_GRAB_SLIP } from "../../shared/rig/character-defaults";
 import { configurePlayground } from "../../server/room/playground-config";
@@ -29,11 +29,11 @@ function foxEntries(watch: Watch, index: number): CharacterSnapshot[] {
 }
 
 it("a spectator sees the fox walk its loop around the table, its pose and soft part in snapshots", async () => {
-  const spectator = await new Client(server.endpoint).join("playground", { role: "spectator", name: "Watcher" });
+  const spectator = await new Client(server.endpoint).join<RoomState>("playground", { role: "spectator", name: "Watcher" });
   const watch = watchSnapshots(spectator);
   try {
-    await vi.waitFor(() => expect((spectator.state as { characters?: Map<string, unknown> }).characters?.size).toBe(1), { timeout: 20_000 });
-    const fox = (spectator.state as { characters: Map<string, { index: number; bake: string; clips: string; mode: string; size: number }> }).characters.get("fox")!;
+    await vi.waitFor(() => expect(spectator.state.characters?.size).toBe(1), { timeout: 20_000 });
+    const fox = spectator.state.characters.get("fox")!;
     expect(fox.clips.split(",").sort()).toEqual(["Run", "Survey", "Walk"]);
     expect(fox.mode).toBe("auto");
     expect(fox.size).toBeCloseTo(FOX.size, 5);
@@ -134,7 +134,7 @@ it("a player grabs the walking fox and its flesh stretches; a fingertip dents it
 }, 120_000);
 
 it("an admin stops the fox where it stands and makes it run; bad character commands are refused and change nothing", async () => {
-  const admin = await new Client(server.endpoint).join("playground", { role: "spectator", name: "Admin", adminToken: ADMIN_TOKEN });
+  const admin = await new Client(server.endpoint).join<RoomState>("playground", { role: "spectator", name: "Admin", adminToken: ADMIN_TOKEN });
   const notices: { kind: string; message: string }[] = [];
   admin.onMessage(MESSAGES.notice, (n: { kind: string; message: string }) => notices.push(n));
   const room = serverRoom(admin.roomId), fox = room.roomCharacters[0];

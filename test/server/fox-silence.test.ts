@@ -5,7 +5,7 @@
 
 import { Client } from "@colyseus/sdk";
 import { expect, it, vi } from "vitest";
-import { decodeSnapshot, MESSAGES, SNAPSHOT_RATE, type DecodedSnapshot } from "../../shared/net";
+import { decodeSnapshot, MESSAGES, SNAPSHOT_RATE, type DecodedSnapshot, type RoomState } from "../../shared/net";
 import { PLAYGROUND } from "../../shared/scene";
 import { IDLE_SOFT_DISTANCE } from "../../server/room/room-character";
 import { displacementAt, type Subspace } from "../../shared/sim";
@@ -17,8 +17,7 @@ const FLOOR_PROPS = PLAYGROUND.props.filter((p) => p.position[1] - p.size < 0.01
 /** Room seconds without a snapshot that count as silent. */
 const SILENT_SECONDS = 3;
 
-type FoxState = { index: number; flesh: string };
-const foxState = (room: { state: unknown }) => (room.state as { characters?: Map<string, FoxState> }).characters?.get("fox");
+const foxState = (room: { state: RoomState }) => room.state?.characters?.get("fox");
 
 interface Received { snapshot: DecodedSnapshot; bytes: number }
 
@@ -41,7 +40,7 @@ function watchSnapshots(room: { onMessage(type: string, listener: (bytes: Uint8A
 
 it("walking its whole loop past the props on the floor, the fox keeps its network's flesh: snapshots carry its pose only", async () => {
   expect(FLOOR_PROPS.length).toBeGreaterThan(0);
-  const spectator = await new Client(server.endpoint).join("playground", { role: "spectator", name: "Watcher" });
+  const spectator = await new Client(server.endpoint).join<RoomState>("playground", { role: "spectator", name: "Watcher" });
   const room = serverRoom(spectator.roomId), fox = room.roomCharacters[0];
   try {
     await vi.waitFor(() => expect(foxState(spectator)?.flesh).toBe("rnn"), { timeout: 20_000, interval: 20 });
@@ -83,7 +82,7 @@ it("walking its whole loop past the props on the floor, the fox keeps its networ
 }, 240_000);
 
 it("stopped, the fox falls silent; with a prop pressed against its leg the solver holds its flesh, which settles and falls silent too", async () => {
-  const admin = await new Client(server.endpoint).join("playground", { role: "spectator", name: "Admin", adminToken: ADMIN_TOKEN });
+  const admin = await new Client(server.endpoint).join<RoomState>("playground", { role: "spectator", name: "Admin", adminToken: ADMIN_TOKEN });
   const room = serverRoom(admin.roomId), fox = room.roomCharacters[0], world = room.sceneWorld;
   const page = await joinClient(server, { roomId: admin.roomId, options: { role: "spectator", name: "Page" } });
   const watch = watchSnapshots(page.room);

@@ -6,7 +6,7 @@
 
 import { Client } from "@colyseus/sdk";
 import { expect, it, vi } from "vitest";
-import { decodeSnapshot, MESSAGES, type DecodedSnapshot } from "../../shared/net";
+import { decodeSnapshot, MESSAGES, type DecodedSnapshot, type RoomState } from "../../shared/net";
 import { displacementRms } from "../../shared/sim";
 import type { OrtModule } from "../../shared/skinning";
 import { surfaceRms } from "../../shared/rig";
@@ -20,8 +20,7 @@ configurePlayground({ layout: { ...PLAYGROUND, props: [] } });
 const server = useTestServer();
 const loadOrt = async () => (await import("onnxruntime-node")) as unknown as OrtModule;
 
-type FoxState = { index: number; network: string; flesh: string };
-const foxState = (room: { state: unknown }) => (room.state as { characters?: Map<string, FoxState> }).characters?.get("fox");
+const foxState = (room: { state: RoomState }) => room.state?.characters?.get("fox");
 
 function watchSnapshots(room: { onMessage(type: string, listener: (bytes: Uint8Array) => void): () => void }) {
   const snapshots: DecodedSnapshot[] = [];
@@ -30,7 +29,7 @@ function watchSnapshots(room: { onMessage(type: string, listener: (bytes: Uint8A
 }
 
 it("untouched, the fox's flesh comes from its network: named in the state, served at /models/, left out of snapshots", async () => {
-  const spectator = await new Client(server.endpoint).join("playground", { role: "spectator", name: "Watcher" });
+  const spectator = await new Client(server.endpoint).join<RoomState>("playground", { role: "spectator", name: "Watcher" });
   const watch = watchSnapshots(spectator);
   try {
     await vi.waitFor(() => expect(foxState(spectator)?.flesh).toBe("rnn"), { timeout: 20_000 });
@@ -110,7 +109,7 @@ it("a hand hands the flesh to the solver, whose soft part snapshots carry again;
 }, 120_000);
 
 it("a clip the network never learned (Run, held out) is left to the solver, and walking again hands the flesh back", async () => {
-  const admin = await new Client(server.endpoint).join("playground", { role: "spectator", name: "Admin", adminToken: ADMIN_TOKEN });
+  const admin = await new Client(server.endpoint).join<RoomState>("playground", { role: "spectator", name: "Admin", adminToken: ADMIN_TOKEN });
   const room = serverRoom(admin.roomId), fox = room.roomCharacters[0];
   const watch = watchSnapshots(admin);
   try {

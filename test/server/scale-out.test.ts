@@ -88,11 +88,11 @@ it("clients entering through either process share one room", async () => {
     expect(b.room.roomId).toBe(a.room.roomId);
     expect(c.room.roomId).toBe(a.room.roomId);
     await vi.waitFor(() => {
-      const names = [...(a.room.state as { players: Map<string, { name: string }> }).players.values()].map((p) => p.name).sort();
+      const names = [...a.room.state.players.values()].map((p) => p.name).sort();
       expect(names).toEqual(["by id via B", "via A", "via B"]);
     }, { timeout: 30_000, interval: 50 });
     // Every body's bake can be fetched through either process (the second has none of them on its disk).
-    for (const body of (a.room.state as { bodies: Map<string, { bake: string }> }).bodies.values()) {
+    for (const body of a.room.state.bodies.values()) {
       for (const endpoint of endpoints) expect((await fetch(`${endpoint.replace(/^ws/, "http")}/bakes/${body.bake}`)).status).toBe(200);
     }
     // And the world flows to everyone: snapshots with the bodies arrived through both processes.
@@ -113,7 +113,7 @@ it("a mesh uploaded through one process joins a room that lives in the other, an
     const fox = await readFile(path.resolve(ROOT, "server/assets/fox.glb"));
     const answer = await uploadMesh(endpoints[1].replace(/^ws/, "http"), ticket, "fox.glb", fox, "fox via B");
     await vi.waitFor(() => expect(watcher.bodies.has(answer.id)).toBe(true), { timeout: 120_000, interval: 50 });
-    const state = (watcher.room.state as { bodies: Map<string, { bake: string; texture: string; owner: string }> }).bodies.get(answer.id)!;
+    const state = watcher.room.state.bodies.get(answer.id)!;
     expect(state.owner).toBe(player.sessionId);
     for (const endpoint of endpoints) {
       const http = endpoint.replace(/^ws/, "http");

@@ -10,7 +10,7 @@ import { matchMaker } from "@colyseus/core";
 import { Client, type Room } from "@colyseus/sdk";
 import { describe, expect, it, vi } from "vitest";
 import { boxMesh, gltfBaseColourImage } from "../../shared/geometry";
-import { ROOM_NAME, UPLOAD_LIMITS } from "../../shared/net";
+import { ROOM_NAME, UPLOAD_LIMITS, type RoomState } from "../../shared/net";
 import { ENOUGH_CLEARANCE, tableTop } from "../../shared/scene";
 import { ADMIN_TOKEN, joinClient, serverRoom, useTestServer, type TestServer } from "./helpers";
 import { upload } from "./upload-helpers";
@@ -22,11 +22,10 @@ const SOON = { timeout: 20_000, interval: 20 };
 
 const server = useTestServer({ uploadRate: { perMinute: 600, burst: 100 } });
 
-type OutsiderState = { bodies: Map<string, { bake: string; owner: string; name: string; leaving: boolean }>; uploads: Map<string, { progress: number; stage: string }> };
 
 /** A raw SDK client (no Pliant code) joined to a room by id. */
 async function outsider(s: TestServer, roomId: string, role: "player" | "spectator"): Promise<Room> {
-  return new Client(s.endpoint).joinById(roomId, { role, name: `Outsider ${role}` });
+  return new Client(s.endpoint).joinById<RoomState>(roomId, { role, name: `Outsider ${role}` });
 }
 
 function askTicket(room: Room): Promise<{ ticket: string; expiresIn: number }> {
@@ -45,7 +44,7 @@ it("an outsider uploads a mesh with a ticket; a spectator sees a placeholder, th
   const pliant = await joinClient(server, { roomId, options: { role: "player", name: "Grabber" } });
   try {
     const sawPlaceholder = new Set<string>();
-    spectator.onStateChange((state: OutsiderState) => {
+    spectator.onStateChange((state) => {
       for (const id of state.uploads?.keys() ?? []) sawPlaceholder.add(id);
     });
     const { ticket, expiresIn } = await askTicket(player);
@@ -57,13 +56,13 @@ it("an outsider uploads a mesh with a ticket; a spectator sees a placeholder, th
     const { id, hash } = answer.body as { id: string; hash: string };
     expect(hash).toMatch(/^[0-9a-f]{32}$/);
     await vi.waitFor(() => {
-      const body = (spectator.state as OutsiderState).bodies.get(id);
+      const body = spectator.state.bodies.get(id);
       expect(body?.bake).toBe(hash);
       expect(body?.name).toBe("cow");
       expect(body?.owner).toBe(player.sessionId);
     }, BAKED);
     expect(sawPlaceholder.has(id)).toBe(true);
-    expect((spectator.state as OutsiderState).uploads.has(id)).toBe(false);
+    expect(spectator.state.uploads.has(id)).toBe(false);
     const bake = await fetch(`http://127.0.0.1:${server.server.port}/bakes/${hash}`);
     expect(bake.status).toBe(200);
 
@@ -103,7 +102,7 @@ it("a textured glTF keeps its base-colour image: the body names it and the serve
     expect(answer.status, answer.body.error).toBe(202);
     let texture = "";
     await vi.waitFor(() => {
-      texture = (watcher.state as { bodies: Map<string, { texture: string }> }).bodies.get(answer.body.id!)?.texture ?? "";
+      texture = watcher.state.bodies.get(answer.body.id!)?.texture ?? "";
       // Named by the image's own content: another file with the same mesh and another image gets another name.
       const image = gltfBaseColourImage(fox)!;
       expect(texture).toBe(`/uploaded-textures/${createHash("sha256").update(image.bytes).digest("hex").slice(0, 32)}.png`);
@@ -302,7 +301,7 @@ it("a player's third body and the room's ninth make the oldest added ones leave,
   try {
     const ids: string[] = [];
     const faded = new Set<string>();
-    player.onStateChange((state: OutsiderState) => {
+    player.onStateChange((state) => {
       for (const [id, body] of state.bodies) if (body.leaving) faded.add(id);
     });
     for (let k = 0; k < 3; k++) {

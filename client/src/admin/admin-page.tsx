@@ -50,12 +50,12 @@ const CHARACTER_MODE_LABELS: Record<CharacterMode, string> = { auto: "walks its 
 
 function useRoomState(admin: AdminRoom) {
   const read = () => {
-    const s = admin.room.state as { players: Map<string, Omit<PlayerRow, "sessionId">>; bodies: Map<string, BodyRow>; characters?: Map<string, CharacterRow>; spectatorGrabs: boolean; idleResetMinutes: number };
+    const s = admin.room.state;
     return JSON.stringify({
-      players: [...(s.players?.entries() ?? [])].map(([sessionId, p]) => ({ sessionId, name: p.name, role: p.role, color: p.color, slot: p.slot })),
-      bodies: [...(s.bodies?.values() ?? [])].map((b) => ({ id: b.id, name: b.name, material: b.material })),
-      characters: [...(s.characters?.values() ?? [])].map((c) => ({ id: c.id, mode: c.mode })),
-      spectatorGrabs: Boolean(s.spectatorGrabs), idleResetMinutes: s.idleResetMinutes ?? 0,
+      players: [...(s?.players?.entries() ?? [])].map(([sessionId, p]) => ({ sessionId, name: p.name, role: p.role, color: p.color, slot: p.slot })),
+      bodies: [...(s?.bodies?.values() ?? [])].map((b) => ({ id: b.id, name: b.name, material: b.material })),
+      characters: [...(s?.characters?.values() ?? [])].map((c) => ({ id: c.id, mode: c.mode })),
+      spectatorGrabs: Boolean(s?.spectatorGrabs), idleResetMinutes: s?.idleResetMinutes ?? 0,
     });
   };
   const subscribe = (listener: () => void) => {

@@ -2,8 +2,8 @@
 // no token each), which reads the room's state and sends the documented admin messages; and the server's figures
 // (GET /admin/stats, the token in a header).
 
-import { Client, type Room } from "@colyseus/sdk";
-import { MESSAGES, ROOM_NAME, type AdminAction, type NoticeMessage } from "../../../shared/net";
+import { Client } from "@colyseus/sdk";
+import { MESSAGES, ROOM_NAME, type AdminAction, type NoticeMessage, type PliantRoom, type RoomState } from "../../../shared/net";
 
 export interface RoomFigures {
   roomId: string;
@@ -18,13 +18,13 @@ export interface RoomFigures {
 }
 
 export class AdminRoom {
-  private constructor(readonly room: Room, private readonly token: string) {}
+  private constructor(readonly room: PliantRoom, private readonly token: string) {}
 
   /** Joins the public room with the token; rejects with the server's reason (a wrong token joins as nobody special). */
   static async connect(token: string): Promise<AdminRoom> {
     const stats = await fetch("/admin/stats", { headers: { authorization: `Bearer ${token}` } });
     if (stats.status === 401) throw new Error("wrong admin token");
-    const room = await new Client(location.origin).join(ROOM_NAME, { role: "spectator", name: "Admin", adminToken: token });
+    const room = await new Client(location.origin).join<RoomState>(ROOM_NAME, { role: "spectator", name: "Admin", adminToken: token });
     // The room streams body snapshots to every seat; this page shows none of them.
     for (const type of [MESSAGES.snapshot, MESSAGES.ack, MESSAGES.grabResult]) room.onMessage(type, () => undefined);
     return new AdminRoom(room, token);

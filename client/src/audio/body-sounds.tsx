@@ -116,7 +116,7 @@ export function BodySounds({ client, enabled }: { client: PliantRoomClient; enab
     b.listenFrom(camera.getWorldPosition(vectors.at), vectors.forward, vectors.up);
     // A held body's jolts are the hand's, not knocks: it stays silent while anyone holds it.
     held.clear();
-    (client.room.state as { grabs?: Map<string, { body: string }> }).grabs?.forEach(addHeld);
+    client.room.state?.grabs?.forEach(addHeld);
     for (const body of client.bodies.values()) {
       let detector = detectors.get(body.id);
       if (!detector) detectors.set(body.id, (detector = new ImpactDetector()));

@@ -88,7 +88,7 @@ export function useLoadingText(loader: BakeLoader, client: PliantRoomClient | nu
 }
 
 function loadingText(loader: BakeLoader, client: PliantRoomClient | null): string | null {
-  const bodies = (client?.room.state as { bodies?: Map<string, { bake: string }> } | undefined)?.bodies;
+  const bodies = client?.room.state?.bodies;
   if (!client || !bodies || bodies.size === 0) return client ? "loading bodies" : null;
   let ready = 0;
   for (const body of bodies.values()) if (loader.get(body.bake)) ready++;
@@ -173,8 +173,7 @@ export function SessionButtons({ vr, ar, onEnter, cameraMode, onCameraMode }: { 
 export function CharacterCredits({ client, folded = false, style }: { client: PliantRoomClient; folded?: boolean; style?: React.CSSProperties }) {
   useSyncExternalStore(client.subscribeBodies, () => client.bodiesVersion);
   const [open, setOpen] = useState(false);
-  const state = client.room.state as { characters?: Map<string, { credit: string }> };
-  const credits = [...(state.characters?.values() ?? [])].map((c) => c.credit).filter(Boolean);
+  const credits = [...(client.room.state?.characters?.values() ?? [])].map((c) => c.credit).filter(Boolean);
   if (!credits.length) return null;
   const small: React.CSSProperties = { fontSize: 10, lineHeight: "13px", color: "rgba(232, 236, 241, 0.65)", textAlign: "right", ...style };
   if (folded && !open) {

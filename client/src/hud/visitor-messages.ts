@@ -41,7 +41,6 @@ function messageOf(error: unknown): string {
 
 // ----- names ----------------------------------------------------------------------------------------------------
 
-type NamedState = { bodies?: Map<string, { name?: string }>; characters?: Map<string, { name?: string }> };
 /** Names seen, by id: a body that has just left the room is still called by its name in the notices about it. */
 const namesSeen = new Map<string, string>();
 
@@ -53,8 +52,7 @@ export function readableName(raw: string): string {
 
 /** What visitors call a body or character: its name in the room state (an upload's file name), else its id made readable. */
 export function bodyName(client: PliantRoomClient | null | undefined, id: string): string {
-  const state = client?.room.state as NamedState | undefined;
-  const named = state?.bodies?.get(id)?.name || state?.characters?.get(id)?.name;
+  const named = client?.room.state?.bodies?.get(id)?.name;
   if (named) namesSeen.set(id, readableName(named));
   return namesSeen.get(id) ?? readableName(id);
 }
@@ -66,7 +64,7 @@ export function theName(name: string): string {
 
 /** Replaces every body or character id the room knows (and any upload id) in a text with its readable name. */
 export function withNames(client: PliantRoomClient | null | undefined, text: string): string {
-  const state = client?.room.state as NamedState | undefined;
+  const state = client?.room.state;
   let out = text;
   for (const ids of [state?.bodies?.keys(), state?.characters?.keys()]) {
     for (const id of ids ?? []) if (out.includes(id)) out = out.split(id).join(bodyName(client, id));

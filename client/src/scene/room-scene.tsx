@@ -99,8 +99,8 @@ function useStudioEnvironment(enabled: boolean): void {
 
 /** Rigid balls and blocks, each at its latest server pose (the layout's start pose until it first moves). */
 export function Props({ client }: { client: PliantRoomClient }) {
-  const state = client.room.state as { props?: Map<string, { id: string; index: number; shape: string; size: number; color: string }> };
-  const props = useMemo(() => [...(state.props?.values() ?? [])].map((p) => ({ ...p, spec: PLAYGROUND.props.find((s) => s.id === p.id) })), [state.props]);
+  const state = client.room.state;
+  const props = useMemo(() => [...(state?.props?.values() ?? [])].map((p) => ({ ...p, spec: PLAYGROUND.props.find((s) => s.id === p.id) })), [state?.props]);
   return (
     <group name="props">
       {props.map((p) => <Prop key={p.id} client={client} index={p.index} shape={p.shape} size={p.size} color={p.color} spec={p.spec} />)}

@@ -5,7 +5,7 @@
 // refusal as a notice in the visitor's words (hud/visitor-messages.ts).
 
 import { useCallback, useEffect, useState } from "react";
-import type { GalleryEntry, PliantRoomClient } from "../../../shared/net";
+import type { GalleryEntry, PliantRoomClient, RoomState } from "../../../shared/net";
 import { UPLOAD_LIMITS } from "../../../shared/net";
 import { hudButton, hudPanel, hudQuietButton } from "../hud/hud-style";
 import { uploadErrorSentence, uploadLabel } from "../hud/visitor-messages";
@@ -122,12 +122,11 @@ export function UploadPanel({ sender }: { sender: UploadSender }) {
 }
 
 type OwnedUpload = UploadStatus & { id: string; name: string };
-type UploadsView = { uploads?: Map<string, UploadStatus & { name: string; owner: string }> } | null;
 
 /** This visitor's uploads on their way (others' show on their placeholders only). */
 function useOwnUploads(client: PliantRoomClient | null): OwnedUpload[] {
-  const read = useCallback((state: unknown) => {
-    const uploads = (state as UploadsView)?.uploads;
+  const read = useCallback((state: RoomState | null) => {
+    const uploads = state?.uploads;
     return [...(uploads?.entries() ?? [])].filter(([, u]) => u.owner === client?.sessionId)
       .map(([id, u]) => ({ id, name: u.name, stage: u.stage, progress: u.progress, ahead: u.ahead, secondsLeft: u.secondsLeft }));
   }, [client]);

@@ -42,7 +42,6 @@ const FRAME_TOP = 0.7, FRAME_BOTTOM = 0.9, FRAME_SIDES = 0.9;
 /** The auto camera's farthest distance from what it frames, m: a crowd of players is framed from no farther (inside the room). */
 const AUTO_MAX_DISTANCE = 3.6;
 
-type PlayersView = { players?: { forEach(visit: (player: { role: string; slot: number }, sessionId: string) => void): void } };
 
 export function SpectatorCamera({ client, mode, dragging, onLook }: { client: PliantRoomClient | null; mode: CameraMode; dragging: boolean; onLook?: () => void }) {
   const { camera, gl } = useThree();
@@ -161,7 +160,7 @@ class Framing {
   fit(client: PliantRoomClient, focus: THREE.Vector3, offset: THREE.Vector3, camera: THREE.PerspectiveCamera, delta: number): number {
     this.client = client;
     this.count = 0;
-    (client.room.state as PlayersView).players?.forEach(this.visitPlayer);
+    client.room.state?.players?.forEach(this.visitPlayer);
     const heads = this.count;
     if (heads === 0) {
       this.distance = 0;
