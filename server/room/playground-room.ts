@@ -8,6 +8,7 @@ import {
   parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parseKeepalive, parsePoke, parsePose, parseResetTable, parseSetMaterial, parseUploadTicket, seqAfter, seqMinus, snapshotCapacity,
   type AckMessage, type AdminMessage, type GrabHeldMessage, type GrabResultMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type NoticeMessage, type Parsed, type UploadTicketMessage,
 } from "../../shared/net";
+import { SimParameterError } from "../../shared/sim";
 import { adminTokenMatches } from "../admin-token";
 import { PUBLIC_ROOM_OPTION, remakePublicRoom } from "../matchmaking/public-room";
 import { placeBodies } from "../world/playground-bodies";
@@ -32,6 +33,8 @@ import { uniqueColour } from "./player-colours";
 const IDLE_DISTANCE = 1e-3;
 /** The same for a prop's turn: quaternion components (a change of 1e-3 turns a 0.1 m prop's edge by ~0.2 mm). */
 const IDLE_TURN = 1e-3;
+/** A server failure on one kind of message is logged at most this often (ms), with a count of the ones held back. */
+const SERVER_FAULT_LOG_MS = 60_000;
 /** Pokes not refreshed for this long end on their own. */
 const POKE_TIMEOUT_TICKS = LIMITS.silentHoldSeconds * TICK_RATE;
 /**
@@ -153,6 +156,8 @@ export class PlaygroundRoom extends Room {
   override state = new RoomState();
 
   private readonly logRefusal = throttledLog(playgroundConfig().log);
+  /** The server's own failures on a message, per message type: a bug hit 60 times a second is one line a minute. */
+  private readonly serverFaults = throttledLog(playgroundConfig().log, SERVER_FAULT_LOG_MS);
   private world!: SceneWorld;
   private placed: RoomBody[] = [];
   private characters: RoomCharacter[] = [];
@@ -594,9 +599,20 @@ export class PlaygroundRoom extends Room {
       const problem = apply(parsed.value);
       if (problem) this.reject(client, `${type}: ${problem}`);
     } catch (error) {
-      // A solver parameter error from a message is the client's fault, never the room's.
-      this.reject(client, `${type}: ${(error as Error).message}`);
+      const problem = this.clientsFault(type, error);
+      if (problem) this.reject(client, `${type}: ${problem}`);
     }
+  }
+
+  /**
+   * What a message's handler threw: a solver parameter error is the message's fault (its reason, for a refusal);
+   * anything else is the server's, logged with its stack (throttled) without blaming the client, and the room
+   * goes on (null).
+   */
+  private clientsFault(type: string, error: unknown): string | null {
+    if (error instanceof SimParameterError) return error.message;
+    this.serverFaults(type, `room ${this.roomId}: the server failed on a ${type} message (not the client's fault): ${(error as Error)?.stack ?? String(error)}`);
+    return null;
   }
 
   private reject(client: Client, reason: string): void {
@@ -704,7 +720,7 @@ export class PlaygroundRoom extends Room {
         }
       }
     } catch (error) {
-      return (error as Error).message;
+      return this.clientsFault(`grab-${input.kind}`, error);
     }
   }
 
