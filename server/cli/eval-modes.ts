@@ -28,9 +28,6 @@ const RITZ_SPANS: Record<string, Pick<RitzFinishOptions, "coordinateProducts" | 
   "xw-p3-w2": { coordinateProducts: true, polynomialDegree: 3, fieldSquares: true },
 };
 
-/** Chebyshev iterations of complementary fields by default: their constrained modes converge more slowly. */
-const COMPLEMENTARY_ITERATIONS = 2;
-
 const USAGE = `usage: npm run eval:modes -- --mesh PATH|box:LxWxH|heldout:N [--weights model|eigen|baseline|model-raw] [--handles 16] [--cubature 256]
        [--E 1e5] [--nu 0.35] [--rho 1000] [--size 0.3] [--modes 6] [--fem] [--exact] [--max-tets ${DEFAULT_MAX_TETS}]
        [--clusters] [--eigen-cells ${EIGEN_DEFAULTS.targetCells}] [--local-fields ${EIGEN_DEFAULTS.localFields}]
@@ -46,7 +43,8 @@ const USAGE = `usage: npm run eval:modes -- --mesh PATH|box:LxWxH|heldout:N [--w
   --ritz-iterations  for --weights model, Chebyshev-filtered subspace iterations after the first Rayleigh-Ritz
   --ritz-degree      their filter's degree
   --complementary    for --weights model and a rigged mesh: fields complementary to its rig (each mass-orthogonal to every
-                     joint subtree's share times every quadratic; span xw-p3-w2 and ${COMPLEMENTARY_ITERATIONS} iterations unless given)
+                     joint subtree's share times every quadratic; span xw-p3-w2 unless --ritz-span says otherwise; no
+                     fallback to eigen: a mesh they fail on is an error)
   --clip             a rigged mesh's clip over which the rig's overlap with the fields is measured (default: its first)
   --fem-cache        a directory keeping FEM references by mesh, material, size, modes and --max-tets (reused when there)`;
 
@@ -86,7 +84,7 @@ async function main(): Promise<void> {
   if (!(spanName in RITZ_SPANS)) throw new UsageError(`--ritz-span must be one of ${Object.keys(RITZ_SPANS).join(", ")}`);
   const ritz: RitzFinishOptions = {
     targetCells: eigenCells, localFields, ...RITZ_SPANS[spanName],
-    iterations: integerFlag(flags, "ritz-iterations", complementary ? COMPLEMENTARY_ITERATIONS : RITZ_FINISH_DEFAULTS.iterations, 0, 32),
+    iterations: integerFlag(flags, "ritz-iterations", RITZ_FINISH_DEFAULTS.iterations, 0, 32),
     complementary,
     chebyshevDegree: integerFlag(flags, "ritz-degree", RITZ_FINISH_DEFAULTS.chebyshevDegree, 1, 64),
   };
@@ -104,7 +102,8 @@ async function main(): Promise<void> {
   // The Rayleigh-Ritz finish's own stage timings, from the fields it made.
   let ritzFields: RitzFields | undefined;
   if (weights === "model") {
-    const inner = ritzFinishProvider(await modelProvider(), eigenProvider, ritz);
+    // Complementary fields have no stand-in: eigen fields in their place would be measured as if they were.
+    const inner = ritzFinishProvider(await modelProvider(), complementary ? undefined : eigenProvider, ritz);
     provider = {
       ...inner,
       async fieldsFor(shape, count) {
@@ -168,6 +167,7 @@ async function main(): Promise<void> {
   }
   const hz = (list: number[]) => list.map((f) => f.toFixed(2)).join(", ");
   process.stdout.write(`${flags.mesh} (${weights}, ${handles} handles, ${cubature} cubature): rigid modes ${reduced.nearZero}; reduced ${hz(reduced.frequenciesHz.slice(0, modes))} Hz\n`);
+  if (loaded.fallback) process.stdout.write(`the ${weights} fields failed on this mesh (${loaded.fallback.reason}): these are ${loaded.fallback.provider} fields\n`);
   if (result.fem) {
     const fem = result.fem as { mesher: string; tets: number; frequenciesHz: number[] };
     const ratios = result.ratios as number[];

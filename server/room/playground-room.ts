@@ -720,7 +720,13 @@ export class PlaygroundRoom extends Room {
         }
       }
     } catch (error) {
-      return this.clientsFault(`grab-${input.kind}`, error);
+      const problem = this.clientsFault(`grab-${input.kind}`, error);
+      // A start that threw answered nothing yet: the page waits for its grab-result.
+      if (input.kind === "start") {
+        const { hand, body } = input.message;
+        client.send(MESSAGES.grabResult, { hand, body, ok: false, reason: problem ?? "the server could not start this grab" } satisfies GrabResultMessage);
+      }
+      return problem;
     }
   }
 

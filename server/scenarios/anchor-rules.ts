@@ -37,14 +37,17 @@ export interface Reconstruction {
  * material points (3N each, the same units) at rest and in the frame.
  */
 export function reconstruction(fields: FieldTable, rest: Float64Array, posed: Float64Array): Reconstruction {
-  const handles = residual(fields, rest, posed, fields.k + 1);
-  const affine = residual(fields, rest, posed, 1);
-  let extent = 0;
-  for (let a = 0; a < 3; a++) {
-    let low = Infinity, high = -Infinity;
-    for (let i = a; i < rest.length; i += 3) { low = Math.min(low, rest[i]); high = Math.max(high, rest[i]); }
-    extent = Math.max(extent, high - low);
+  // The rest points centred and scaled to unit extent: the same span of handles, a better conditioned fit (a
+  // character's file may put its origin at its feet, in centimetres).
+  const low = [Infinity, Infinity, Infinity], high = [-Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < rest.length; i++) {
+    low[i % 3] = Math.min(low[i % 3], rest[i]);
+    high[i % 3] = Math.max(high[i % 3], rest[i]);
   }
+  const extent = Math.max(high[0] - low[0], high[1] - low[1], high[2] - low[2]) || 1;
+  const unit = rest.map((v, i) => (v - 0.5 * (low[i % 3] + high[i % 3])) / extent);
+  const handles = residual(fields, unit, posed, fields.k + 1);
+  const affine = residual(fields, unit, posed, 1);
   return { relative: affine > 0 ? handles / affine : 0, rms: handles / extent };
 }
 

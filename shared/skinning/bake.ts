@@ -9,7 +9,7 @@ import { BAKED_BODY_VERSION, type BakedBody } from "./baked-body";
 import { anchoredFields, type AnchorFrame } from "./anchored-prediction";
 import { NO_RIG, packRig } from "./baked-rig";
 import { fitCubature } from "./cubature-fit";
-import { subtreeShares } from "./rig-regions";
+import { rigRegionsOf } from "./rig-regions";
 import { FIT_CUBATURE_BY_DEFAULT } from "./defaults";
 import { SkinningError, type SkinningFieldProvider, type SkinningFields } from "./fields";
 
@@ -114,7 +114,7 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
           interiorPoints: interior.candidates,
           solid: { inside, ...meshBounds(shapeMesh.positions) },
           ...(shapeMesh.rig && shapeMesh.skinJoints && shapeMesh.skinWeights
-            ? { rigRegions: { vertices: shapeMesh.positions, ...subtreeShares(shapeMesh.rig.parents, shapeMesh.rig.jointNodes, shapeMesh.skinJoints, shapeMesh.skinWeights) } }
+            ? { rigRegions: rigRegionsOf(shapeMesh.positions, shapeMesh.rig.parents, shapeMesh.rig.jointNodes, shapeMesh.skinJoints, shapeMesh.skinWeights) }
             : {}),
         },
         handles,

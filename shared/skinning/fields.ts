@@ -13,8 +13,11 @@ export interface ShapeSamples {
   interiorPoints: Float64Array;
   /** The solid itself, for providers that discretise its volume: its inside test and bounding box. */
   solid?: { inside: InsideTest; min: ArrayLike<number>; max: ArrayLike<number> };
-  /** A rigged mesh's joint regions at its vertices (rig-regions.ts), for fields complementary to its rig. */
-  rigRegions?: RigRegions;
+  /**
+   * A rigged mesh's joint regions at its vertices (rig-regions.ts), for fields complementary to its rig: made on
+   * request (a large skin's table is big, and only complementary fields need it).
+   */
+  rigRegions?: () => RigRegions;
 }
 
 /** K scalar fields over the normalised shape (the constant channel is not one of them). */

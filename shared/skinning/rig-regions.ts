@@ -37,6 +37,12 @@ export function subtreeShares(parents: ArrayLike<number>, jointNodes: ArrayLike<
   return { shares, count: joints };
 }
 
+/** The regions of a skin at its vertices, made when first asked for. */
+export function rigRegionsOf(vertices: Float64Array, parents: ArrayLike<number>, jointNodes: ArrayLike<number>, skinJoints: ArrayLike<number>, skinWeights: ArrayLike<number>): () => RigRegions {
+  let made: RigRegions | undefined;
+  return () => (made ??= { vertices, ...subtreeShares(parents, jointNodes, skinJoints, skinWeights) });
+}
+
 /** A constraint vector whose M-norm, once the earlier ones are taken out, is under this share of its own is dependent. */
 const DEPENDENT = 1e-8;
 

@@ -104,6 +104,8 @@ export function ritzFinishProvider(inner: SkinningFieldProvider, fallback?: Skin
     name: "model",
     async fieldsFor(shape: ShapeSamples, count: number) {
       if (!shape.solid) throw new SkinningError("the Rayleigh-Ritz finish needs the solid (its inside test and bounds) to discretise");
+      // Not a shape the network fails on but a request no shape without a rig can meet: refused, not fallen back from.
+      if (options.complementary && !shape.rigRegions) throw new SkinningError("complementary fields need a rigged mesh (its skin's regions)");
       try {
         // All the network's fields span the start, whatever the body keeps of them.
         const network = await inner.fieldsFor(shape, inner.fieldCount ?? count);
@@ -131,10 +133,11 @@ export function ritzFinishProvider(inner: SkinningFieldProvider, fallback?: Skin
 }
 
 export async function createRitzFields(
-  solidOf: NonNullable<ShapeSamples["solid"]>, network: SkinningFields, count: number, options: RitzFinishOptions = {}, regions?: RigRegions,
+  solidOf: NonNullable<ShapeSamples["solid"]>, network: SkinningFields, count: number, options: RitzFinishOptions = {}, regionsOf?: () => RigRegions,
 ): Promise<RitzFields> {
   if (!Number.isInteger(count) || count < 1) throw new SkinningError(`handle count must be a positive integer, got ${count}`);
   const settings = { ...RITZ_FINISH_DEFAULTS, ...options };
+  if (settings.complementary && !regionsOf) throw new SkinningError("complementary fields need a rigged mesh (its skin's regions)");
   const t0 = performance.now();
   const solid = voxelSolid(solidOf.inside, solidOf.min, solidOf.max, settings);
   const n = solid.unknowns;
@@ -148,10 +151,9 @@ export async function createRitzFields(
   const local = Math.max(0, Math.min(Math.floor(count / 2), Math.floor(settings.localFields)));
   const modeCount = count - local;
   const constant = constantOf(solid);
-  if (settings.complementary && !regions) throw new SkinningError("complementary fields need a rigged mesh (its skin's regions)");
   // What every field is kept M-orthogonal to: the constant (the handle it belongs to), and for complementary fields
   // the rig's motions at its bind pose.
-  const deflate = [constant, ...(settings.complementary && regions ? rigConstraints(solid, positions, regions, constant) : [])];
+  const deflate = [constant, ...(settings.complementary && regionsOf ? rigConstraints(solid, positions, regionsOf(), constant) : [])];
   const span = enlargedSpan(solid, positions, raw, k, settings);
   let pairs = rayleighRitz(solid.stiffness, solid.mass, span.data, span.width, { deflate, keep: modeCount + settings.guardVectors });
   if (pairs.count < modeCount) throw new SkinningError(`the network's fields span only ${pairs.rank} directions, fewer than ${modeCount} modes`);

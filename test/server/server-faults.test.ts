@@ -27,7 +27,11 @@ describe("server faults", () => {
       handlers.startGrab = () => {
         throw new RangeError("injected fault in a grab");
       };
+      const results: { ok: boolean; reason?: string }[] = [];
+      player.room.onMessage("grab-result", (result: { ok: boolean; reason?: string }) => results.push(result));
       player.sendRaw("grab-start", { hand: "left", body: "spot", point: shownSurfacePoint(player, "spot", topSample(player, "spot")), seq: 7 });
+      // The page waiting for its grab hears that it failed.
+      await vi.waitFor(() => expect(results.some((r) => !r.ok && /server could not start this grab/.test(r.reason ?? ""))).toBe(true), within);
       await roundTrip(player);
       await ticksPass(room, 10);
       await vi.waitFor(() => expect(server.logs.slice(before).some((l) => /failed on a grab-start message/.test(l))).toBe(true), within);
