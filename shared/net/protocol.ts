@@ -15,7 +15,8 @@ export const MAX_PLAYERS = 16;
  * seat; fake reservations are bounded by the per-address matchmaking limit and the room's pending reservations.
  */
 export const SEAT_RESERVATION_SECONDS = 15;
-export const MAX_SPECTATORS = 64;
+/** A stand's crowd: phones and the big screen watching 16 headsets (issue 33: 100 watchers). */
+export const MAX_SPECTATORS = 128;
 
 export type Role = "player" | "spectator";
 export type Hand = "left" | "right" | "pointer";

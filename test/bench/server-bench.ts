@@ -14,7 +14,7 @@ import { matchMaker } from "@colyseus/core";
 import { startServer } from "../../server/app";
 import type { PlaygroundRoom } from "../../server/room/playground-room";
 import { integerFlag, parseFlags } from "../../server/cli/cli-support";
-import { ROOM_NAME, TICK_RATE } from "../../shared/net";
+import { MAX_PLAYERS, MAX_SPECTATORS, ROOM_NAME, TICK_RATE } from "../../shared/net";
 import { quantile } from "../../server/scenarios/run-scenario";
 import { configurePlayground } from "../../server/room/playground-config";
 import { PLAYGROUND } from "../../shared/scene";
@@ -27,8 +27,8 @@ const flags = parseFlags(process.argv.slice(2), {
   rough: { type: "boolean", default: false }, "no-characters": { type: "boolean", default: false }, "solver-flesh": { type: "boolean", default: false },
 });
 const seconds = integerFlag(flags, "seconds", 30, 5, 7200);
-const players = integerFlag(flags, "players", 8, 0, 16);
-const spectators = integerFlag(flags, "spectators", 50, 0, 64);
+const players = integerFlag(flags, "players", 8, 0, MAX_PLAYERS);
+const spectators = integerFlag(flags, "spectators", 50, 0, MAX_SPECTATORS);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 /** The server's own log, and what in it (or thrown past it) is a fault rather than a client's misbehaviour. */
 const serverLog: string[] = [], faults: string[] = [];
