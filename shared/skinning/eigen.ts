@@ -187,7 +187,8 @@ export function massOrthonormalised(vectors: Float64Array[], fixed: Float64Array
   return done;
 }
 
-function massDot(a: Float64Array, b: Float64Array, mass: Float64Array): number {
+/** a^T diag(mass) b. */
+export function massDot(a: Float64Array, b: Float64Array, mass: Float64Array): number {
   let sum = 0;
   for (let i = 0; i < a.length; i++) sum += mass[i] * a[i] * b[i];
   return sum;

@@ -5,6 +5,8 @@
 // w [x; 1] e_b that no motion of the rig overlaps at its bind pose: J^T M B = 0 (METHOD.md section 7).
 // Plain arrays, so that the skinning folder needs nothing of the rig's.
 
+import { massDot } from "./eigen";
+
 export interface RigRegions {
   /** The mesh's vertices (3V, normalised coordinates). */
   vertices: Float64Array;
@@ -95,10 +97,4 @@ function monomials(d: number[], out: Float64Array): void {
   const [x, y, z] = d;
   out[0] = 1; out[1] = x; out[2] = y; out[3] = z;
   out[4] = x * x; out[5] = y * y; out[6] = z * z; out[7] = x * y; out[8] = y * z; out[9] = z * x;
-}
-
-function massDot(a: Float64Array, b: Float64Array, mass: Float64Array): number {
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) sum += mass[i] * a[i] * b[i];
-  return sum;
 }
