@@ -62,6 +62,12 @@ export interface ServerSettings {
   idleResetMinutes?: number;
   /** Seconds between the bounces of an idle room's bodies while a kiosk watches (default 20; 0: never). */
   attractWobbleSeconds?: number;
+  /**
+   * Start the upload workers with the server and warm them up (load the network, bake a small box), so the first
+   * upload is as quick as the next (main.ts does; default false: tests and benchmarks that upload nothing never
+   * pay for it).
+   */
+  warmUploads?: boolean;
   /** Largest extent uploaded meshes are scaled to, m (default UPLOAD_LIMITS.defaultSize). */
   uploadSize?: number;
   /** Uploads per client address (defaults: UPLOAD_LIMITS.uploadsPerMinute and uploadBurst). */
@@ -82,6 +88,8 @@ export interface RunningServer {
   urls: string[];
   /** Bytes written to clients' WebSockets since the server started, closed ones included, and the sockets open now. */
   clientBytes(): ClientBytes;
+  /** Settles when the upload workers' warm-up is over: true when they warmed up (false at once without `warmUploads`). */
+  uploadsWarm: Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -111,9 +119,9 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     if (!(settings.uploadSize >= UPLOAD_LIMITS.minSize && settings.uploadSize <= UPLOAD_LIMITS.maxSize)) throw new Error(`uploadSize must be ${UPLOAD_LIMITS.minSize}-${UPLOAD_LIMITS.maxSize} m, got ${settings.uploadSize}`);
     configurePlayground({ uploadSize: settings.uploadSize });
   }
-  // Uploads bake on one worker thread, started by the first upload (a running room's tests and benchmarks never
-  // pay for it).
+  // Uploads bake on one worker thread, started by the first upload or, warmed up, now.
   const baker = new Baker({ weights: fields.provider.name, providerKey: fields.providerKey, fitCubature: config.fitCubature });
+  const uploadsWarm = settings.warmUploads ? baker.warm() : Promise.resolve(false);
 
   let presence: Presence = new LocalPresence();
   let driver: matchMaker.MatchMakerDriver | undefined;
@@ -215,6 +223,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     publicRoomId,
     urls: lanUrls(settings.host, port, settings.tls ? "https" : "http"),
     clientBytes,
+    uploadsWarm,
     close: async () => {
       await server.gracefullyShutdown(false);
       await baker.close();

@@ -45,7 +45,7 @@ async function main(): Promise<void> {
     providerKey,
     fitCubature: cubature === "fitted",
     publicAddress: process.env.PUBLIC_ADDRESS || undefined, tls,
-    reconnectSeconds, idleResetMinutes, attractWobbleSeconds, uploadSize,
+    reconnectSeconds, idleResetMinutes, attractWobbleSeconds, uploadSize, warmUploads: true,
     allowedOrigins: (process.env.ALLOWED_ORIGINS ?? "").split(",").map((o) => o.trim()).filter(Boolean),
   });
   process.stdout.write(`Pliant is running. Point a headset's browser at:\n${server.urls.map((u) => `  ${u}`).join("\n")}\n`);

@@ -30,6 +30,17 @@ export interface BakeJob extends JobBase {
   mesh: TriangleMesh;
 }
 
+/**
+ * Get ready for the first upload (sent once, at the server's start, when it warms its workers): load the fields'
+ * provider (the network's session) and bake a small box, so that the first visitor's file does not pay for
+ * loading code, the network and the compiler's first passes over the bake. Its result is thrown away.
+ */
+export interface WarmJob {
+  kind: "warm";
+  weights: string;
+  fitCubature: boolean;
+}
+
 export type WorkerJob = ReadJob | BakeJob;
 /** Asks a worker to end: it refuses new inference, waits for the runs in flight, and exits (native-runs.ts). */
 export interface StopMessage { kind: "stop" }
@@ -37,6 +48,8 @@ export interface StopMessage { kind: "stop" }
 export type BakeWorkerReply =
   /** The worker's thread (its Linux task id, or 0 where there is none): the baker reads its CPU time. */
   | { id: 0; type: "thread"; task: number }
+  /** The warm-up is over: `ok` false when it failed (the first upload then loads what it needs itself). */
+  | { id: 0; type: "warmed"; ok: boolean }
   /**
    * The file is a usable mesh: `hash` is the bake it will have. `mesh` (the parsed mesh) when it must be baked;
    * without it the bake is in the cache, and the reader's `baked` follows.

@@ -6,16 +6,16 @@ import { parentPort } from "node:worker_threads";
 import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import path from "node:path";
-import { gltfBaseColourImage, MeshError, parseMesh, type TriangleMesh } from "../../shared/geometry";
+import { boxMesh, gltfBaseColourImage, MeshError, parseMesh, type TriangleMesh } from "../../shared/geometry";
 import { UPLOAD_LIMITS } from "../../shared/net";
 import { buildBodyShape } from "../../shared/scene";
-import { SkinningError, type SkinningFieldProvider } from "../../shared/skinning";
+import { bakeMesh, SkinningError, type SkinningFieldProvider } from "../../shared/skinning";
 import { isWeightsSource, providerFor } from "../skinning/weights-source";
 import { bakeByHash, bakeKey, cachedBake, ROOM_BAKE_OPTIONS, type CachedBake } from "../world/bake-cache";
 import { keepTexture, pruneUploads, touch, UPLOAD_BAKE_DIRECTORY } from "./upload-store";
 import { textureRefusal, uploadTexture } from "./upload-texture";
 import { nativeRunsStopping, stopNativeRuns } from "../skinning/native-runs";
-import type { BakeJob, BakeWorkerReply, ReadJob, StopMessage, WorkerJob } from "./bake-messages";
+import type { BakeJob, BakeWorkerReply, ReadJob, StopMessage, WarmJob, WorkerJob } from "./bake-messages";
 
 const providers = new Map<string, Promise<SkinningFieldProvider>>();
 
@@ -46,13 +46,30 @@ async function read(job: ReadJob): Promise<void> {
   reply({ id: job.id, type: "parsed", ...counts, mesh }, meshBuffers(mesh));
 }
 
+function providerOf(weights: string): Promise<SkinningFieldProvider> {
+  if (!isWeightsSource(weights)) throw new Error(`this server bakes with "${weights}" fields, which uploads cannot use`);
+  let provider = providers.get(weights);
+  if (!provider) providers.set(weights, (provider = providerFor(weights)));
+  return provider;
+}
+
+/** The warm-up's box, m: large enough for the room's options (16 handles need a few hundred grid nodes). */
+const WARM_BOX = 0.2;
+
+async function warm(job: WarmJob): Promise<void> {
+  let ok = true;
+  try {
+    await bakeMesh(boxMesh(WARM_BOX, WARM_BOX, WARM_BOX), await providerOf(job.weights), { ...ROOM_BAKE_OPTIONS, fitCubature: job.fitCubature });
+  } catch {
+    // Nothing is lost: the first upload loads what the warm-up could not, and fails with its own reason if it must.
+    ok = false;
+  }
+  reply({ id: 0, type: "warmed", ok });
+}
+
 async function bake(job: BakeJob): Promise<void> {
   try {
-    const weights = job.weights;
-    if (!isWeightsSource(weights)) throw new Error(`this server bakes with "${weights}" fields, which uploads cannot use`);
-    let provider = providers.get(weights);
-    if (!provider) providers.set(weights, (provider = providerFor(weights)));
-    const baked = await cachedBake(job.mesh, await provider, job.providerKey, {
+    const baked = await cachedBake(job.mesh, await providerOf(job.weights), job.providerKey, {
       ...ROOM_BAKE_OPTIONS, fitCubature: job.fitCubature, onProgress: (stage, fraction) => reply({ id: job.id, type: "progress", stage, fraction }),
     }, UPLOAD_BAKE_DIRECTORY);
     await finish(job, job.mesh, baked);
@@ -110,8 +127,8 @@ function lowerThisThreadsPriority(): number {
 
 reply({ id: 0, type: "thread", task: lowerThisThreadsPriority() });
 let queue = Promise.resolve();
-parentPort!.on("message", (job: WorkerJob | StopMessage) => {
+parentPort!.on("message", (job: WorkerJob | WarmJob | StopMessage) => {
   // Stopping is not queued behind the jobs: the job on hand fails at its next inference, and the thread ends.
   if (job.kind === "stop") void stopNativeRuns().then(() => process.exit(0));
-  else queue = queue.then(() => (job.kind === "read" ? read(job) : bake(job)));
+  else queue = queue.then(() => (job.kind === "read" ? read(job) : job.kind === "bake" ? bake(job) : warm(job)));
 });

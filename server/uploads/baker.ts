@@ -1,4 +1,4 @@
-// The process's baker: two worker threads (worker-lane.ts, started with the first upload), one that reads uploaded
+// The process's baker: two worker threads (worker-lane.ts, started with the first upload or by warm()), one that reads uploaded
 // files and one that bakes them, one at a time in the order they came, off the rooms' ticks. A job is answered
 // twice: once parsed (the file is a usable mesh, and which bake it will be), then baked. Reading never waits
 // behind bakes, so the answer to an upload comes as soon as its file is read; a bake the cache holds is finished
@@ -81,6 +81,8 @@ export class Baker {
   private watchdog: ReturnType<typeof setInterval> | undefined;
   /** Seconds a bake has been taking here lately (a running mean of the last few; 0 before the first). */
   private typicalBakeSeconds = 0;
+  private warmed: Promise<boolean> | undefined;
+  private onWarmed: (ok: boolean) => void = () => {};
 
   constructor(private readonly settings: BakerSettings) {
     const limit = settings.cpuLimitSeconds ?? UPLOAD_LIMITS.bakeCpuSeconds;
@@ -124,10 +126,25 @@ export class Baker {
     return { parsed, baked };
   }
 
+  /**
+   * Starts both workers now and has the baker warm up (the fields' provider loaded, a small box baked), so that the
+   * first upload is as quick as the next. Without it the workers start with the first upload, which then waits
+   * for them (several seconds). Settles true once warmed up, false when the warm-up failed or was stopped.
+   */
+  warm(): Promise<boolean> {
+    if (!this.warmed) {
+      this.warmed = new Promise<boolean>((resolve) => (this.onWarmed = resolve));
+      this.reader.start();
+      this.baking.start({ kind: "warm", weights: this.settings.weights, fitCubature: this.settings.fitCubature });
+    }
+    return this.warmed;
+  }
+
   async close(): Promise<void> {
     clearInterval(this.watchdog);
     this.watchdog = undefined;
     await Promise.all([this.reader.close(), this.baking.close()]);
+    this.onWarmed(false);
     for (const id of [...this.pending.keys()]) this.fail(id, new UploadError("the server is shutting down", 503));
   }
 
@@ -158,6 +175,7 @@ export class Baker {
   }
 
   private onReply(reply: BakeWorkerReply, seconds: number): void {
+    if (reply.type === "warmed") return this.onWarmed(reply.ok);
     const job = this.pending.get(reply.id);
     if (!job) return;
     switch (reply.type) {

@@ -5,7 +5,7 @@
 
 import { readFileSync } from "node:fs";
 import { Worker } from "node:worker_threads";
-import type { BakeWorkerReply, StopMessage, WorkerJob } from "./bake-messages";
+import type { BakeWorkerReply, StopMessage, WarmJob, WorkerJob } from "./bake-messages";
 
 /** A worker's own heap limit, MB: a file that needs more fails its upload, not the server. */
 const WORKER_HEAP_MB = 3072;
@@ -58,6 +58,16 @@ export class WorkerLane {
     this.jobs.set(message.id, { message, startedAt: 0, cpuAtStart: Number.NaN });
     this.ensureWorker().postMessage(message);
     this.startFirst();
+  }
+
+  /**
+   * Starts the worker now rather than with the first job, and gives it `warmUp` to do first when there is one. A
+   * job that comes meanwhile waits for the warm-up (a second or two, once).
+   */
+  start(warmUp?: WarmJob): void {
+    if (this.closing) return;
+    const worker = this.ensureWorker();
+    if (warmUp) worker.postMessage(warmUp);
   }
 
   /** A job left this worker (done, failed, or handed on). */
@@ -140,6 +150,8 @@ export class WorkerLane {
   private workerDied(reason: string, worker: Worker): void {
     if (this.worker !== worker) return;
     this.worker = undefined;
+    // A warm-up it was on is over too (the next job's worker loads what it needs itself).
+    this.events.reply({ id: 0, type: "warmed", ok: false }, 0);
     const first = this.jobs.keys().next();
     const why = this.stopReason ?? `${reason} while working on this file; it may be too large or malformed`;
     this.stopReason = undefined;

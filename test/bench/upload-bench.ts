@@ -1,4 +1,4 @@
-// npm run bench:uploads [-- --json] [--players 8]
+// npm run bench:uploads [-- --json] [--players 8] [--cold]
 // Upload to visible, and the room's tick rate while it bakes: a real server on loopback with a fresh bake cache,
 // bot players grabbing and throwing the room's bodies (server-bots.ts, another process), and a Pliant client
 // watching (upload-watcher.ts, a third). Each asset mesh is posted with the admin token; the figures are the time to the 202 (parsed), to the
@@ -15,7 +15,7 @@ import { integerFlag, parseFlags } from "../../server/cli/cli-support";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const ASSETS = path.resolve(ROOT, "../shared/assets");
-const flags = parseFlags(process.argv.slice(2), { json: { type: "boolean", default: false }, players: { type: "string" } });
+const flags = parseFlags(process.argv.slice(2), { json: { type: "boolean", default: false }, players: { type: "string" }, cold: { type: "boolean", default: false } });
 const players = integerFlag(flags, "players", 8, 0, 16);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -36,7 +36,9 @@ const MESHES: { file: string; type: string }[] = [
   { file: "meshes/stanford-bunny.obj", type: "model/obj" },
 ];
 
-const server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "bench", log: () => {}, matchmakeLimits: { requestsPerAddress: Number.POSITIVE_INFINITY }, uploadRate: { perMinute: 600, burst: 100 } });
+const server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "bench", log: () => {}, matchmakeLimits: { requestsPerAddress: Number.POSITIVE_INFINITY }, uploadRate: { perMinute: 600, burst: 100 }, warmUploads: flags.cold !== true });
+// A stand's server has been up a while before its first visitor uploads (with --cold, the first upload starts the workers).
+await server.uploadsWarm;
 const http = `http://127.0.0.1:${server.port}`;
 const listing = await matchMaker.createRoom(ROOM_NAME, {});
 const room = matchMaker.getLocalRoomById(listing.roomId) as Room;

@@ -20,7 +20,8 @@ const MESHES = path.resolve(import.meta.dirname, "../../../shared/assets/meshes"
 const BAKED = { timeout: 90_000, interval: 50 };
 const SOON = { timeout: 20_000, interval: 20 };
 
-const server = useTestServer({ uploadRate: { perMinute: 600, burst: 100 } });
+// Warmed up at start, as `npm start` runs it.
+const server = useTestServer({ uploadRate: { perMinute: 600, burst: 100 }, warmUploads: true });
 
 
 /** A raw SDK client (no Pliant code) joined to a room by id. */
@@ -36,6 +37,10 @@ function askTicket(room: Room): Promise<{ ticket: string; expiresIn: number }> {
 }
 
 const freshRoom = async () => (await matchMaker.createRoom(ROOM_NAME, {})).roomId;
+
+it("the upload workers warm up at the server's start (the network loaded, a small box baked) without error", async () => {
+  expect(await server.server.uploadsWarm).toBe(true);
+}, 120_000);
 
 it("an outsider uploads a mesh with a ticket; a spectator sees a placeholder, then a soft body it can fetch and grab", async () => {
   const roomId = await freshRoom();
