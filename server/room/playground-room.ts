@@ -4,7 +4,7 @@
 import { CloseCode, ErrorCode, Room, ServerError, type Client, type Deferred } from "@colyseus/core";
 import { MATERIALS, loadRapier, SceneWorld, MAX_POKES, grabSlipLimit } from "../../shared/scene";
 import {
-  BodyState, CharacterState, grabRadius, SEAT_RESERVATION_SECONDS, UPLOAD_LIMITS, EMPTY_SNAPSHOT_BYTES, GrabState, KICK_CLOSE_CODE, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
+  BodyState, CharacterState, grabRadius, SEAT_RESERVATION_SECONDS, UPLOAD_LIMITS, EMPTY_SNAPSHOT_BYTES, GrabState, IDLE_DISTANCE, IDLE_TURN, KICK_CLOSE_CODE, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
   parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parseKeepalive, parsePoke, parsePose, parseResetTable, parseSetMaterial, parseUploadTicket, seqAfter, seqMinus, snapshotCapacity,
   type AckMessage, type AdminMessage, type GrabHeldMessage, type GrabResultMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type NoticeMessage, type Parsed, type UploadTicketMessage,
 } from "../../shared/net";
@@ -28,11 +28,6 @@ import { AttractWobble, BOUNCE_SQUASH_RATE, BOUNCE_UP_SPEED } from "./attract-wo
 import { TableResetPolicy } from "./table-reset";
 import { uniqueColour } from "./player-colours";
 
-/** A body none of whose proxy points moved more than this (m) since it was last sent is left out of snapshots: below
- * what anyone can see, above the sub-millimetre wobble of a body at rest. */
-const IDLE_DISTANCE = 1e-3;
-/** The same for a prop's turn: quaternion components (a change of 1e-3 turns a 0.1 m prop's edge by ~0.2 mm). */
-const IDLE_TURN = 1e-3;
 /** A server failure on one kind of message is logged at most this often (ms), with a count of the ones held back. */
 const SERVER_FAULT_LOG_MS = 60_000;
 /** Pokes not refreshed for this long end on their own. */

@@ -350,9 +350,12 @@ export class PliantRoomClient {
       return; // a damaged snapshot is skipped; the next one carries the state again
     }
     const now = Date.now();
-    const newest = this.clock.snapshotArrived(snapshot.tick, now);
+    // One that arrives after a newer one (reordered on the way) is stale: it would put props, bodies and grabs back
+    // where they were, and a held body's next replay would meet a ball that jumped back (a 33 mm correction in
+    // test/net/body-predictor.test.ts). The prediction has moved past it anyway.
+    if (!this.clock.snapshotArrived(snapshot.tick, now)) return;
     for (const grab of snapshot.grabs) this.mirror.targets.set(grab.slot, grab.target);
-    if (newest) this.roomBodies.scene.snapshotArrived();
+    this.roomBodies.scene.snapshotArrived();
     for (const prop of snapshot.props) {
       const pose = this.props.get(prop.index) ?? new Float64Array(7);
       pose.set(prop.position, 0);

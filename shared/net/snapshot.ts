@@ -16,6 +16,14 @@
 // CharacterState.clips) at their times, and its frame: world = position + R_y(yaw) (skinned pose + soft part).
 
 export const SNAPSHOT_VERSION = 3;
+/**
+ * What a snapshot leaves out: a body none of whose proxy points moved more than IDLE_DISTANCE (m) since it was last
+ * sent (below what anyone can see, above the sub-millimetre wobble of a body at rest), and a prop that moved less
+ * and turned less than IDLE_TURN in every quaternion component (a change of 1e-3 turns a 0.1 m prop's edge by ~0.2
+ * mm).
+ */
+export const IDLE_DISTANCE = 1e-3;
+export const IDLE_TURN = 1e-3;
 /** A snapshot with nothing in it (version, tick, five zero counts): not worth sending. */
 export const EMPTY_SNAPSHOT_BYTES = 10;
 /** Bytes of one character's pose. */
