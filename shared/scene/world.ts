@@ -8,7 +8,8 @@ import { Matrix4, Quaternion } from "three";
 import { Homecoming, rigidCoordinates } from "./homecoming";
 import { BoxObstacle, PARKED, placeFingertip, SphereObstacle, propObstacle, staticObstacle, type BoundedObstacle } from "./obstacles";
 import type { PropSpec, SceneLayout } from "./layout";
-import { PROXY_SPHERES, type SceneObstacles, type SoftEntity } from "./soft-entity";
+import { PropReactions } from "./prop-reactions";
+import type { SceneObstacles, SoftEntity } from "./soft-entity";
 import { spliced } from "./spliced";
 import { FOLD_FIRST_JUDGED, FOLD_JUDGED_EVERY, FOLD_SPEED } from "../sim";
 
@@ -69,15 +70,9 @@ export class SceneWorld {
   readonly props: Prop[] = [];
   readonly pokes: SphereObstacle[] = [];
   private readonly proxyBodies: RAPIER.RigidBody[][] = [];
-  /** Proxy collider handle -> body index * PROXY_SPHERES + proxy index. */
-  private readonly proxyOwner = new Map<number, number>();
   private readonly scratch = { x: 0, y: 0, z: 0 };
-  private readonly propSphere = new Float64Array(4);
-  /** Per body: contact impulse of each proxy with the prop being visited, and their sum. */
-  private readonly proxyImpulse: Float64Array[];
-  private bodyImpulse: Float64Array;
-  private currentProp: Prop | undefined;
-  private pairImpulse = 0;
+  /** What the props' contacts do to the soft bodies. */
+  private readonly reactions: PropReactions;
   /** 1 for each body put back at its spawn by the last step (its grabs are gone): the room drops them too. */
   respawned: Uint8Array;
   /** Ticks each soft body has moved slower than SLEEP_SPEED in a row. */
@@ -115,11 +110,10 @@ export class SceneWorld {
     this.slowTicks = new Int32Array(bodies.length);
     this.expectedStepMs = new Float64Array(bodies.length);
     this.lagTicks = new Int32Array(bodies.length);
-    this.proxyImpulse = bodies.map(() => new Float64Array(PROXY_SPHERES));
-    this.bodyImpulse = new Float64Array(bodies.length);
     this.rapierModule = rapier;
     this.rapier = new rapier.World({ x: 0, y: -9.81, z: 0 });
     this.rapier.timestep = dt;
+    this.reactions = new PropReactions(this.rapier, this.bodies, dt);
     const statics = this.statics;
     const ground = this.rapier.createRigidBody(rapier.RigidBodyDesc.fixed());
     for (const box of layout.statics) {
@@ -175,8 +169,7 @@ export class SceneWorld {
 
   /** Which body and proxy each proxy collider belongs to (again after a body joined or left). */
   private numberProxies(): void {
-    this.proxyOwner.clear();
-    this.proxyBodies.forEach((proxies, b) => proxies.forEach((body, p) => this.proxyOwner.set(body.collider(0).handle, b * PROXY_SPHERES + p)));
+    this.reactions.numberProxies(this.proxyBodies);
   }
 
   /**
@@ -191,8 +184,7 @@ export class SceneWorld {
     this.slowTicks = spliced(this.slowTicks, b, 1, [0]);
     this.expectedStepMs = spliced(this.expectedStepMs, b, 1, [0]);
     this.lagTicks = spliced(this.lagTicks, b, 1, [0]);
-    this.bodyImpulse = spliced(this.bodyImpulse, b, 1, [0]);
-    this.proxyImpulse.push(new Float64Array(PROXY_SPHERES));
+    this.reactions.bodyAdded(b);
     this.flightDeformation.push(new Float64Array(entity.body.n));
     const rest = entity.subspace.restCentroid, spawn = entity.spawn;
     this.homecoming.insert(b, [spawn[0] + rest[0], spawn[1] + rest[1], spawn[2] + rest[2]], lowestPoint);
@@ -216,8 +208,7 @@ export class SceneWorld {
     this.slowTicks = spliced(this.slowTicks, b, 1);
     this.expectedStepMs = spliced(this.expectedStepMs, b, 1);
     this.lagTicks = spliced(this.lagTicks, b, 1);
-    this.bodyImpulse = spliced(this.bodyImpulse, b, 1);
-    this.proxyImpulse.splice(b, 1);
+    this.reactions.bodyRemoved(b);
     this.flightDeformation.splice(b, 1);
     this.homecoming.remove(b);
     // The same body goes first next tick (those after b moved down one).
@@ -274,7 +265,7 @@ export class SceneWorld {
     }
     this.flyPropsHome();
     this.rapier.step();
-    this.pushBodiesByProps();
+    this.reactions.apply(this.props);
     for (let p = 0; p < this.props.length; p++) {
       const prop = this.props[p], t = prop.body.translation(), r = prop.body.rotation();
       if (!Number.isFinite(t.x + t.y + t.z) || Math.abs(t.x) > this.layout.roomHalfExtent + 1 || Math.abs(t.z) > this.layout.roomHalfExtent + 1 || t.y < -1) {
@@ -419,56 +410,6 @@ export class SceneWorld {
   lag(b: number): number {
     return this.lagTicks[b];
   }
-
-  /**
-   * Rapier stopped the props at the (kinematic) proxy spheres: the impulses it used there push the soft bodies back,
-   * applied on their next step at the proxies' points. Only the props' actual contact pairs are visited, through
-   * callbacks made once (nothing is allocated per pair).
-   */
-  private pushBodiesByProps(): void {
-    const sphere = this.propSphere;
-    for (const prop of this.props) {
-      if (prop.body.isSleeping()) continue;
-      this.bodyImpulse.fill(0);
-      for (const impulses of this.proxyImpulse) impulses.fill(0);
-      this.currentProp = prop;
-      this.rapier.contactPairsWith(prop.collider, this.collectProxyContact);
-      prop.obstacle.boundingSphere(sphere);
-      for (let b = 0; b < this.bodies.length; b++) {
-        const total = this.bodyImpulse[b];
-        if (!(total > 0)) continue;
-        // A prop caught between a body's (kinematic, unyielding) proxies and the scene can take any impulse Rapier
-        // needs; what it can really pass on is bounded by its own momentum and weight (x2 for a bounce).
-        const v = prop.body.linvel();
-        const limit = prop.body.mass() * (2 * Math.hypot(v.x, v.y, v.z) + 2 * 9.81 * this.dt);
-        const scale = total > limit ? limit / total : 1;
-        const entity = this.bodies[b], centres = entity.proxies.centers, impulses = this.proxyImpulse[b];
-        for (let p = 0; p < impulses.length; p++) {
-          if (impulses[p] <= 0) continue;
-          // Along the line from the prop's centre to the proxy's: exact for balls, close enough for blocks.
-          const dx = centres[3 * p] - sphere[0], dy = centres[3 * p + 1] - sphere[1], dz = centres[3 * p + 2] - sphere[2];
-          const length = Math.hypot(dx, dy, dz) || 1, force = (scale * impulses[p]) / this.dt / length;
-          entity.body.applyForceAt(entity.proxyRows, p, force * dx, force * dy, force * dz);
-        }
-      }
-    }
-  }
-
-  /** contactPairsWith callback: adds a proxy's contact impulse with the current prop to its body's tally. */
-  private readonly collectProxyContact = (other: RAPIER.Collider): void => {
-    const owner = this.proxyOwner.get(other.handle);
-    if (owner === undefined) return;
-    this.pairImpulse = 0;
-    this.rapier.contactPair(other, this.currentProp!.collider, this.addManifoldImpulse);
-    if (!(this.pairImpulse > 0)) return;
-    const b = Math.floor(owner / PROXY_SPHERES), p = owner % PROXY_SPHERES;
-    this.proxyImpulse[b][p] += this.pairImpulse;
-    this.bodyImpulse[b] += this.pairImpulse;
-  };
-
-  private readonly addManifoldImpulse = (manifold: RAPIER.TempContactManifold): void => {
-    for (let k = 0; k < manifold.numContacts(); k++) this.pairImpulse += manifold.contactImpulse(k);
-  };
 
   private insideRoom(entity: SoftEntity): boolean {
     const q = entity.body.q;

@@ -18,7 +18,9 @@ import type { EnergyTerm } from "./energy/term";
 import type { ContactSurface } from "./contacts";
 import { GrabSet, MAX_GRAB_POINTS } from "./grabs";
 import { SolverKernels } from "./kernels/solver-kernels";
-import { Bdf2History, type Integrator } from "./integrator";
+import { Bdf2History } from "./integrator";
+import { DEFAULT_SOLVER_OPTIONS, validateOptions, type SolverOptions } from "./solver-options";
+import { GRAB_RADIUS_FRACTION, type Energies, type GrabOptions, type StateConstraint, type StepStats } from "./body-types";
 import { extractRotation, quaternionToMatrix } from "./linalg";
 import { lameParameters, SimParameterError, validateMaterial, type Material } from "./material";
 import { LbfgsMinimiser, type Objective } from "./minimiser";
@@ -28,100 +30,8 @@ import { StepState } from "./step-state";
 import { basisRows, meanDeformationGradient, removeNullComponents, type Subspace, type WeightedPoints } from "./subspace";
 
 export type { Integrator } from "./integrator";
-
-export interface SolverOptions {
-  /** Time step, s. */
-  dt: number;
-  /** m/s^2. */
-  gravity: [number, number, number];
-  /** Stiffness-proportional (Rayleigh) damping coefficient beta, s: a mode of angular frequency w gets damping ratio beta w / 2. 0 turns material damping off. */
-  damping: number;
-  integrator: Integrator;
-  /** Most quasi-Newton iterations per step (the step's cost bound; evaluations are capped at this + 2). */
-  maxIterations: number;
-  /**
-   * Stop when an iteration moves the body by less than this RMS displacement, as a fraction of its bounding-box
-   * diagonal. Looser than 1e-5 leaves enough force unsolved each step to keep a body resting on friction swaying
-   * for ever (the jelly spot with fitted cubature: 5-27 mm/s after 12 s at 3e-5, asleep after 4 s at 1e-5).
-   */
-  tolerance: number;
-  /** Contact penalty per surface sample, N/m; 0 picks a default from the body's mass and stiffness. */
-  contactStiffness: number;
-  /** Damping ratio of the contact penalty (0..1): how much of a bounce each contact absorbs. */
-  contactDamping: number;
-  /** Frequency (Hz) at which the whole body would oscillate on one grab spring: the default grab stiffness holds the body's mass at least this firmly. */
-  grabFrequency: number;
-  /**
-   * The default grab spring is also at least this times Young's modulus times the body's diagonal (N/m): a
-   * hand must be stiffer than the material it holds, or pulling two hands apart stretches the springs instead of
-   * the body (mass alone gave 1.5 cm of stretch for 20 cm of hands on the jelly spot; 0.1 gave 5.9 cm on the
-   * eigen fields with fitted cubature, 0.12 over 6).
-   */
-  grabModulusScale: number;
-  /** Coulomb friction coefficient of contacts (0 = frictionless). */
-  friction: number;
-  /** Multiply-adds a step may spend assembling and factoring a new preconditioner (0: a factor at once, unbounded). */
-  factorWorkPerStep: number;
-  /** Run the elastic pass on the WebAssembly SIMD kernel where the platform has it (false: the JS loop, same sums). */
-  simd: boolean;
-}
-
-export const DEFAULT_SOLVER_OPTIONS: Readonly<SolverOptions> = Object.freeze({
-  dt: 1 / 60,
-  gravity: [0, -9.81, 0] as [number, number, number],
-  damping: 0.002,
-  integrator: "bdf2" as Integrator,
-  maxIterations: 12,
-  tolerance: 1e-5,
-  contactStiffness: 0,
-  contactDamping: 0.5,
-  grabFrequency: 6,
-  grabModulusScale: 0.12,
-  friction: 0.6,
-  factorWorkPerStep: 400_000,
-  simd: true,
-});
-
-/** The figures of one step (the object is reused by the next step). */
-export interface StepStats {
-  iterations: number;
-  /** Whether a new preconditioner factor was installed this step. */
-  refactored: boolean;
-  contacts: number;
-  converged: boolean;
-  /** Whether the body was found resting in a fold and put back in its rest shape before this step (fold-release.ts). */
-  foldReleased: boolean;
-}
-
-export interface Energies {
-  /** J */
-  kinetic: number;
-  /** J */
-  elastic: number;
-  /** Gravitational potential energy relative to y = 0 (for gravity along -y), J. */
-  potential: number;
-}
-
-export interface GrabOptions {
-  /** Samples within this distance of the grab point are held (m); default 8% of the body's diagonal. */
-  radius?: number;
-  /** Total stiffness of the grab (N/m); default from `grabFrequency`. */
-  stiffness?: number;
-}
-
-/**
- * A linear constraint on the state, kept by projection after each step (a rigged body's complementarity): it
- * removes from a state vector (q, or a velocity) what the constraint forbids, in place, allocating nothing.
- */
-export interface StateConstraint {
-  /** P v: the nearest allowed state vector (in whatever metric the constraint keeps). */
-  project(vector: Float64Array): void;
-  /** P^T g: a gradient of f(q) into the gradient of f(P q), so a minimiser's steps stay on the constraint. */
-  projectGradient(gradient: Float64Array): void;
-}
-
-/** Grab radius as a share of a body's size: the solver's default over its rest diagonal; a room's over its placed size (grabRadius, shared/net). */
-export const GRAB_RADIUS_FRACTION = 0.08;
+export { DEFAULT_SOLVER_OPTIONS, validateOptions, type SolverOptions } from "./solver-options";
+export { GRAB_RADIUS_FRACTION, type Energies, type GrabOptions, type StateConstraint, type StepStats } from "./body-types";
 
 export class SoftBody {
   readonly subspace: Subspace;
@@ -679,20 +589,4 @@ function restDiagonal(points: Float64Array): number {
     }
   }
   return Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
-}
-
-export function validateOptions(o: SolverOptions): void {
-  if (!Number.isFinite(o.dt) || o.dt <= 0 || o.dt > 0.1) throw new SimParameterError(`time step dt must be in (0, 0.1] s, got ${o.dt}`);
-  if (o.gravity.length !== 3 || !o.gravity.every(Number.isFinite)) throw new SimParameterError("gravity must be three finite numbers");
-  if (!Number.isFinite(o.damping) || o.damping < 0 || o.damping > 1) throw new SimParameterError(`damping must be in [0, 1] s, got ${o.damping}`);
-  if (o.integrator !== "bdf2" && o.integrator !== "implicit-euler") throw new SimParameterError(`unknown integrator ${String(o.integrator)}`);
-  if (!Number.isInteger(o.maxIterations) || o.maxIterations < 1 || o.maxIterations > 10_000) throw new SimParameterError(`maxIterations must be an integer in [1, 10000], got ${o.maxIterations}`);
-  if (!Number.isFinite(o.tolerance) || o.tolerance < 0) throw new SimParameterError(`tolerance must be >= 0, got ${o.tolerance}`);
-  if (!Number.isFinite(o.contactStiffness) || o.contactStiffness < 0) throw new SimParameterError(`contactStiffness must be >= 0, got ${o.contactStiffness}`);
-  if (!Number.isFinite(o.contactDamping) || o.contactDamping < 0 || o.contactDamping > 1) throw new SimParameterError(`contactDamping must be in [0, 1], got ${o.contactDamping}`);
-  if (!Number.isFinite(o.grabFrequency) || o.grabFrequency <= 0) throw new SimParameterError(`grabFrequency must be positive, got ${o.grabFrequency}`);
-  if (!Number.isFinite(o.grabModulusScale) || o.grabModulusScale < 0) throw new SimParameterError(`grabModulusScale must be >= 0, got ${o.grabModulusScale}`);
-  if (!Number.isFinite(o.friction) || o.friction < 0 || o.friction > 10) throw new SimParameterError(`friction must be in [0, 10], got ${o.friction}`);
-  if (typeof o.simd !== "boolean") throw new SimParameterError(`simd must be true or false, got ${String(o.simd)}`);
-  if (!Number.isFinite(o.factorWorkPerStep) || o.factorWorkPerStep < 0) throw new SimParameterError(`factorWorkPerStep must be >= 0, got ${o.factorWorkPerStep}`);
 }
