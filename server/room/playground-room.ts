@@ -2,11 +2,11 @@
 // rate-limited before it touches the world; the world's fast state leaves as binary snapshots at 20 Hz.
 
 import { CloseCode, ErrorCode, Room, ServerError, type Client, type Deferred } from "@colyseus/core";
-import { MATERIALS, loadRapier, SceneWorld, MAX_POKES, grabSlipLimit } from "../../shared/scene";
+import { MATERIALS, loadRapier, SceneWorld, grabSlipLimit } from "../../shared/scene";
 import {
-  BodyState, CharacterState, grabRadius, SEAT_RESERVATION_SECONDS, UPLOAD_LIMITS, EMPTY_SNAPSHOT_BYTES, GrabState, IDLE_DISTANCE, IDLE_TURN, KICK_CLOSE_CODE, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
-  parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parseKeepalive, parsePoke, parsePose, parseResetTable, parseSetMaterial, parseUploadTicket, seqAfter, seqMinus, snapshotCapacity,
-  type AckMessage, type AdminMessage, type GrabHeldMessage, type GrabResultMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type NoticeMessage, type Parsed, type UploadTicketMessage,
+  BodyState, CharacterState, grabRadius, SEAT_RESERVATION_SECONDS, UPLOAD_LIMITS, EMPTY_SNAPSHOT_BYTES, GrabState, KICK_CLOSE_CODE, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
+  parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parseKeepalive, parsePoke, parsePose, parseResetTable, parseSetMaterial, parseUploadTicket, snapshotCapacity,
+  type AckMessage, type AdminMessage, type GrabHeldMessage, type GrabResultMessage, type Hand, type NoticeMessage, type Parsed, type UploadTicketMessage,
 } from "../../shared/net";
 import { SimParameterError } from "../../shared/sim";
 import { adminTokenMatches } from "../admin-token";
@@ -27,11 +27,12 @@ import { LATENCY_PROBE_INTERVAL_MS, LatencyProbe } from "./latency-probe";
 import { AttractWobble, BOUNCE_SQUASH_RATE, BOUNCE_UP_SPEED } from "./attract-wobble";
 import { TableResetPolicy } from "./table-reset";
 import { uniqueColour } from "./player-colours";
+import { SnapshotEncoder } from "./snapshot-encoder";
+import { RoomPokes } from "./room-pokes";
+import { InputQueue, type GrabInput } from "./input-queue";
 
 /** A server failure on one kind of message is logged at most this often (ms), with a count of the ones held back. */
 const SERVER_FAULT_LOG_MS = 60_000;
-/** Pokes not refreshed for this long end on their own. */
-const POKE_TIMEOUT_TICKS = LIMITS.silentHoldSeconds * TICK_RATE;
 /**
  * Per send, how much of the costliest recent send its expected cost keeps; and the most a send may take from the
  * soft bodies' budget (ms), so that a one-off hiccup (a GC pause) cannot starve them.
@@ -46,20 +47,6 @@ const PENDING_RESERVATIONS = 64;
 /** Milliseconds a kicked client's socket is given to finish closing before it is cut (a flooder need not answer). */
 const KICKED_SOCKET_GRACE_MS = 1000;
 
-type GrabInput = ({ kind: "start"; message: GrabStartMessage } | { kind: "move"; message: GrabMoveMessage } | { kind: "end"; message: GrabEndMessage }) & {
-  /** World tick it arrived at. */
-  arrived: number;
-};
-
-/**
- * After a client's input queue ran empty, wait for this many frames before applying again, so that network jitter
- * rarely empties it: every tick should apply exactly one frame, as the client's prediction did (an empty tick steps
- * with a stale target, which the prediction cannot know).
- */
-const JITTER_FRAMES = 3;
-/** ...but never longer than this many ticks (a last input must not wait for a next one). */
-const JITTER_TICKS = 4;
-
 /**
  * A client holding a grab sends a move every frame, and a keepalive from a timer between slow frames; one silent
  * this many ticks (a frozen page, a headset gone to sleep with its socket open) lets go, so the body is not held for
@@ -71,8 +58,6 @@ export const SILENT_LET_GO_REASON = `nothing was heard from you for ${LIMITS.sil
 /** Seconds a body keeps a material a player gave it before a player may change it again. */
 const MATERIAL_COOLDOWN_SECONDS = 1;
 
-/** Queued grab inputs a client may have at most (the rate limit keeps honest clients far below). */
-const MAX_QUEUED_INPUTS = 64;
 
 interface Seat {
   client: Client;
@@ -91,14 +76,8 @@ interface Seat {
   poses: Float64Array;
   poseMask: number;
   poseDirty: boolean;
-  /** Grab inputs not applied yet, in arrival order; one frame (seq) of them is applied per tick. */
-  inputs: GrabInput[];
-  /** The queue ran empty: refill JITTER_FRAMES before applying again. */
-  starved: boolean;
-  /** Last applied input frame, the world tick it was applied at, and whether the client has not been told yet. */
-  ack: number;
-  ackTick: number;
-  ackDirty: boolean;
+  /** Its grab inputs, applied one frame (seq) per tick, and what was applied last (its ack). */
+  inputs: InputQueue;
   /** Being kicked: its remaining messages are ignored. */
   kicked: boolean;
   /** A stand's big screen: while one watches, an idle room's bodies bounce now and then (attract-wobble.ts). */
@@ -107,8 +86,6 @@ interface Seat {
   latency: LatencyProbe | undefined;
   /** Grabs it holds now. */
   holding: number;
-  /** Newest grab-move frame queued per hand (moves at or before it are repeats). */
-  lastMove: Map<Hand, number>;
   /** World tick of its last message. */
   lastHeard: number;
   /** World tick of the last ping it sent over its budget that was still answered (one a second at most). */
@@ -126,11 +103,6 @@ interface HeldGrab {
   slot: number;
   target: Float64Array;
   moved: boolean;
-}
-
-interface HeldPoke {
-  slot: number;
-  lastTick: number;
 }
 
 export interface TickStats {
@@ -169,13 +141,8 @@ export class PlaygroundRoom extends Room {
   private failed = false;
   private seats = new Map<string, Seat>();
   private grabs = new Map<string, HeldGrab>();
-  private pokes = new Map<string, HeldPoke>();
-  private freePokes: number[] = [];
-  /** Each body's proxy centres when its q was last broadcast. */
-  private lastSent: Float64Array[] = [];
-  /** Each prop's position and rotation (7 numbers) when it was last broadcast. */
-  private lastSentProps = new Float64Array(0);
-  private writer!: SnapshotWriter;
+  private pokes!: RoomPokes;
+  private snapshots!: SnapshotEncoder;
   private ticks = 0;
   private tableReset!: TableResetPolicy;
   private attractWobble!: AttractWobble;
@@ -213,18 +180,19 @@ export class PlaygroundRoom extends Room {
       if (config.learnedFlesh) await this.attachNetwork(character, spec.mesh);
       this.throwIfDisposed();
     }
-    this.lastSentProps = new Float64Array(7 * config.layout.props.length).fill(NaN);
     config.layout.props.forEach((spec, index) => {
       this.state.props.set(spec.id, new PropState({ id: spec.id, index, shape: spec.shape, size: spec.size, color: spec.color }));
     });
-    for (let i = MAX_POKES - 1; i >= 0; i--) this.freePokes.push(i);
+    this.pokes = new RoomPokes(this.world);
     this.tableReset = new TableResetPolicy(TICK_RATE, config.idleResetMinutes);
     this.attractWobble = new AttractWobble(TICK_RATE, config.attractWobbleSeconds);
     this.state.idleResetMinutes = config.idleResetMinutes;
     // Room for as many bodies as a room may hold, with as many coordinates as the largest of them could have.
     const qLength = Math.max(0, ...this.placed.map((p) => p.entity.body.n), ...this.characters.map((c) => c.character.body.n));
     // Leaving bodies stay for a moment beside those that replaced them: room for twice the limit.
-    this.writer = new SnapshotWriter(snapshotCapacity(Math.max(this.placed.length, 2 * UPLOAD_LIMITS.softBodies) + this.characters.length, qLength, config.layout.props.length, MAX_PLAYERS + MAX_SPECTATORS, 256, this.characters.length));
+    const writer = new SnapshotWriter(snapshotCapacity(Math.max(this.placed.length, 2 * UPLOAD_LIMITS.softBodies) + this.characters.length, qLength, config.layout.props.length, MAX_PLAYERS + MAX_SPECTATORS, 256, this.characters.length));
+    this.snapshots = new SnapshotEncoder(writer, config.layout.props.length, { world: this.world, bodies: this.placed, characters: this.characters, avatars: this.seats, grabs: this.grabs });
+    for (const body of this.placed) this.snapshots.bodyEntered(body);
 
     this.onMessage(MESSAGES.pose, (client, message) => this.guard(client, MESSAGES.pose, parsePose(message), (pose) => {
       const seat = this.seats.get(client.sessionId)!;
@@ -307,19 +275,24 @@ export class PlaygroundRoom extends Room {
     if (role === "player" && this.playerCount() >= MAX_PLAYERS && !this.giveAwayWaitingSeat("player")) this.refuseJoin(`the room is full (${MAX_PLAYERS} players); join as a spectator`);
     if (role === "spectator" && this.seats.size - this.playerCount() >= MAX_SPECTATORS && !this.giveAwayWaitingSeat("spectator")) this.refuseJoin(`the room is full (${MAX_SPECTATORS} spectators)`);
     const slot = this.freeSlot();
-    this.seats.set(client.sessionId, {
+    const seat: Seat = {
       client, role, slot, limiter: new RateLimiter(LIMITS.messagesPerSecond, LIMITS.messageBurst), lastNoticeAt: 0, resetRefusedAt: 0,
       grabStarts: new RateLimiter(LIMITS.grabStartsPerSecond, LIMITS.grabStartsPerSecond),
       tickets: new RateLimiter(UPLOAD_LIMITS.ticketsPerSecond, UPLOAD_LIMITS.ticketBurst),
       admin: adminToken !== null && adminTokenMatches(playgroundConfig().adminToken, adminToken), poses: new Float64Array(21), poseMask: 0, poseDirty: false,
-      inputs: [], starved: true, ack: -1, ackTick: 0, ackDirty: false, kicked: false, holding: 0, lastMove: new Map(), overBudgetPingTick: -Infinity,
+      inputs: new InputQueue((input) => {
+        const problem = this.applyInput(seat.client, input);
+        if (problem) this.reject(seat.client, `grab-${input.kind}: ${problem}`);
+      }),
+      kicked: false, holding: 0, overBudgetPingTick: -Infinity,
       lastHeard: this.world.tick, latency: LatencyProbe.of(client), kiosk: kiosk && role === "spectator",
-    });
+    };
+    this.seats.set(client.sessionId, seat);
     this.state.players.set(client.sessionId, new PlayerState({
       name: name || `${role === "player" ? "Player" : "Viewer"} ${slot + 1}`, color: uniqueColour(color, this.coloursToAvoid(role), slot), role, slot,
     }));
     // A late joiner gets every body and prop now, not only those that move later.
-    client.sendBytes(MESSAGES.snapshot, this.encodeSnapshot(true).slice());
+    client.sendBytes(MESSAGES.snapshot, this.snapshots.encode(true).slice());
   }
 
   /** A join refused for the client's own reasons: it is told why; the log gets one line (throttled), no stack trace. */
@@ -337,8 +310,7 @@ export class PlaygroundRoom extends Room {
     if (!this.failed) this.releaseAll(client.sessionId);
     const seat = this.seats.get(client.sessionId);
     if (!seat || seat.kicked || this.failed) return;
-    seat.inputs.length = 0;
-    seat.starved = true;
+    seat.inputs.clear();
     const reconnection = this.allowReconnection(client, playgroundConfig().reconnectSeconds);
     // A plain rejected promise, not a seat to wait on, when the client never finished joining or the room closes.
     if (typeof (reconnection as Partial<Deferred<Client>>).reject === "function") seat.awaiting = { order: this.drops++, reconnection };
@@ -373,9 +345,9 @@ export class PlaygroundRoom extends Room {
     seat.latency?.dispose();
     seat.latency = LatencyProbe.of(client);
     seat.lastHeard = this.world.tick;
-    seat.lastMove.clear();
+    seat.inputs.forgetMoves();
     // Everything moved while it was away: the whole room again, as a joiner gets it.
-    client.sendBytes(MESSAGES.snapshot, this.encodeSnapshot(true).slice());
+    client.sendBytes(MESSAGES.snapshot, this.snapshots.encode(true).slice());
   }
 
   override onLeave(client: Client): void {
@@ -402,7 +374,7 @@ export class PlaygroundRoom extends Room {
       else this.releaseGrab(held.sessionId, held.hand);
     }
     for (const [key, held] of this.characterGrabs) if (held.sessionId === sessionId) this.letGoOfCharacter(key, reason);
-    for (const key of [...this.pokes.keys()]) if (key.startsWith(`${sessionId}:`)) this.endPoke(key);
+    this.pokes.endAll((key) => key.startsWith(`${sessionId}:`));
   }
 
 
@@ -489,13 +461,12 @@ export class PlaygroundRoom extends Room {
 
   private tick(): void {
     const started = performance.now();
-    for (const [key, poke] of this.pokes) if (this.world.tick - poke.lastTick > POKE_TIMEOUT_TICKS) this.endPoke(key);
+    this.pokes.expire();
     if (this.grabs.size > 0 || this.characterGrabs.size > 0 || this.pokes.size > 0) this.tableReset.noteActivity(this.world.tick);
     else if (this.tableReset.idleResetDue(this.world.tick)) this.resetTable("nobody has played for a while: the table was reset");
     this.bounceForAttraction();
     for (const seat of this.seats.values()) {
-      if (seat.inputs.length) this.applyInputs(seat);
-      else seat.starved = true;
+      seat.inputs.applyTick(this.world.tick);
       if (seat.holding > 0 && this.world.tick - seat.lastHeard > SILENT_GRAB_TICKS) this.releaseAll(seat.client.sessionId, SILENT_LET_GO_REASON);
     }
     // A tick that sends snapshots leaves the soft bodies less time: sending costs up to 3 ms with 58 clients.
@@ -513,11 +484,12 @@ export class PlaygroundRoom extends Room {
       const sendStarted = performance.now();
       // Acks first: on the same socket they arrive before the snapshot they describe.
       for (const seat of this.seats.values()) {
-        if (!seat.ackDirty && seat.holding === 0) continue;
-        seat.client.send(MESSAGES.ack, { tick: this.world.tick, seq: seat.ack, lag: this.world.tick - seat.ackTick } satisfies AckMessage);
-        seat.ackDirty = false;
+        const inputs = seat.inputs;
+        if (!inputs.ackDirty && seat.holding === 0) continue;
+        seat.client.send(MESSAGES.ack, { tick: this.world.tick, seq: inputs.ack, lag: this.world.tick - inputs.ackTick } satisfies AckMessage);
+        inputs.ackDirty = false;
       }
-      const bytes = this.encodeSnapshot(false);
+      const bytes = this.snapshots.encode(false);
       if (bytes.byteLength > EMPTY_SNAPSHOT_BYTES) {
         this.broadcastBytes(MESSAGES.snapshot, bytes, {});
         this.stats.snapshotBytes += bytes.byteLength * this.clients.length;
@@ -530,53 +502,6 @@ export class PlaygroundRoom extends Room {
     s.cursor = (s.cursor + 1) % s.durations.length;
     s.count++;
     if (ms > 1000 / TICK_RATE) s.overruns++;
-  }
-
-  private encodeSnapshot(full: boolean): Uint8Array {
-    const w = this.writer;
-    w.begin(this.world.tick);
-    w.section();
-    for (let b = 0; b < this.placed.length; b++) {
-      const entity = this.placed[b].entity, at = entity.proxies.centers, last = this.lastSent[b];
-      let moved = full;
-      for (let i = 0; i < at.length && !moved; i++) moved = !(Math.abs(at[i] - last[i]) <= IDLE_DISTANCE);
-      if (!moved) continue;
-      w.body(this.placed[b].slot, entity.body.q);
-      if (!full) last.set(at);
-    }
-    for (const character of this.characters) character.writeBody(w, full);
-    w.section();
-    // Props as bodies: sent when they moved visibly since last sent, not whenever the physics keeps them awake (a
-    // ball resting on a jelly never sleeps, and an idle room would never fall silent).
-    const props = this.world.props, lastProps = this.lastSentProps;
-    for (let p = 0; p < props.length; p++) {
-      const body = props[p].body, o = 7 * p;
-      if (!full && body.isSleeping()) continue;
-      const t = body.translation(), r = body.rotation();
-      const moved = full || !(Math.abs(t.x - lastProps[o]) <= IDLE_DISTANCE && Math.abs(t.y - lastProps[o + 1]) <= IDLE_DISTANCE
-        && Math.abs(t.z - lastProps[o + 2]) <= IDLE_DISTANCE && Math.abs(r.x - lastProps[o + 3]) <= IDLE_TURN
-        && Math.abs(r.y - lastProps[o + 4]) <= IDLE_TURN && Math.abs(r.z - lastProps[o + 5]) <= IDLE_TURN && Math.abs(r.w - lastProps[o + 6]) <= IDLE_TURN);
-      if (!moved) continue;
-      w.prop(p, t.x, t.y, t.z, r.x, r.y, r.z, r.w);
-      if (full) continue;
-      lastProps[o] = t.x; lastProps[o + 1] = t.y; lastProps[o + 2] = t.z;
-      lastProps[o + 3] = r.x; lastProps[o + 4] = r.y; lastProps[o + 5] = r.z; lastProps[o + 6] = r.w;
-    }
-    w.section();
-    for (const seat of this.seats.values()) {
-      if (seat.poseMask === 0 || (!full && !seat.poseDirty)) continue;
-      w.avatar(seat.slot, seat.poseMask, seat.poses);
-      if (!full) seat.poseDirty = false;
-    }
-    w.section();
-    for (const held of this.grabs.values()) {
-      if (!full && !held.moved) continue;
-      w.grab(held.slot, held.target[0], held.target[1], held.target[2]);
-      if (!full) held.moved = false;
-    }
-    w.section();
-    for (const character of this.characters) character.writeEntry(w, full);
-    return w.finish();
   }
 
   // ----- actions ----------------------------------------------------------------------------------------
@@ -639,52 +564,7 @@ export class PlaygroundRoom extends Room {
   }
 
   private queueInput(client: Client, input: GrabInput): string | null {
-    const seat = this.seats.get(client.sessionId)!;
-    if (seat.inputs.length >= MAX_QUEUED_INPUTS) return `more than ${MAX_QUEUED_INPUTS} grab inputs waiting`;
-    if (input.kind === "move") {
-      const message = input.message, hand = message.hand;
-      const last = seat.lastMove.get(hand);
-      if (last !== undefined && !seqAfter(message.seq, last)) return null; // already have it (a repeat carried in `earlier`)
-      // Frames this one says we missed (lost messages): queue them first, oldest first.
-      const earlier = message.earlier ?? [];
-      for (let back = earlier.length / 3; back >= 1; back--) {
-        const seq = seqMinus(message.seq, back);
-        if (last !== undefined && !seqAfter(seq, last)) continue;
-        const o = 3 * (back - 1);
-        seat.inputs.push({ kind: "move", message: { hand, seq, target: [earlier[o], earlier[o + 1], earlier[o + 2]] }, arrived: input.arrived });
-      }
-      seat.lastMove.set(hand, message.seq);
-    } else {
-      // A new grab or a release starts the hand's move sequence afresh (a grab's first move shares its frame).
-      seat.lastMove.set(input.message.hand, input.kind === "start" ? seqMinus(input.message.seq, 1) : input.message.seq);
-    }
-    seat.inputs.push(input);
-    return null;
-  }
-
-  /** Applies the oldest frame of a client's grab inputs (more when it has fallen behind). */
-  private applyInputs(seat: Seat): void {
-    const inputs = seat.inputs;
-    let frames = 0;
-    for (let i = 0, last = -1; i < inputs.length; i++) {
-      if (inputs[i].message.seq !== last) { frames++; last = inputs[i].message.seq; }
-    }
-    if (seat.starved && frames < JITTER_FRAMES && this.world.tick - inputs[0].arrived < JITTER_TICKS) return;
-    seat.starved = false;
-    let take = Math.max(1, frames - LIMITS.inputBacklog);
-    while (inputs.length && take > 0) {
-      const seq = inputs[0].message.seq;
-      while (inputs.length && inputs[0].message.seq === seq) {
-        const input = inputs.shift()!;
-        const problem = this.applyInput(seat.client, input);
-        if (problem) this.reject(seat.client, `grab-${input.kind}: ${problem}`);
-      }
-      if (seat.ack < 0 || seqAfter(seq, seat.ack)) seat.ack = seq;
-      // The world steps once after this: the state after that step is the client's frame `seq`.
-      seat.ackTick = this.world.tick + 1;
-      seat.ackDirty = true;
-      take--;
-    }
+    return this.seats.get(client.sessionId)!.inputs.push(input);
   }
 
   private applyInput(client: Client, input: GrabInput): string | null {
@@ -863,28 +743,11 @@ export class PlaygroundRoom extends Room {
     const key = `${client.sessionId}:${hand}`;
     // Anyone may end their own fingertip, even one an admin's change has since forbidden.
     if (radius === 0) {
-      this.endPoke(key);
+      this.pokes.end(key);
       return null;
     }
     if (seat.role === "spectator" && !this.state.spectatorGrabs) return "spectators cannot poke in this room";
-    let held = this.pokes.get(key);
-    if (!held) {
-      const slot = this.freePokes.pop();
-      if (slot === undefined) return "too many pokes in the room right now";
-      held = { slot, lastTick: this.world.tick };
-      this.pokes.set(key, held);
-    }
-    held.lastTick = this.world.tick;
-    this.world.setPoke(held.slot, center[0], center[1], center[2], radius);
-    return null;
-  }
-
-  private endPoke(key: string): void {
-    const held = this.pokes.get(key);
-    if (!held) return;
-    this.world.setPoke(held.slot, 0, 0, 0, 0);
-    this.freePokes.push(held.slot);
-    this.pokes.delete(key);
+    return this.pokes.press(key, center, radius);
   }
 
   /** A player's material change: everyone hears who made what of which body. */
@@ -935,7 +798,7 @@ export class PlaygroundRoom extends Room {
   private resetTable(why: string): void {
     for (const held of [...this.grabs.values()]) this.releaseGrab(held.sessionId, held.hand);
     for (const key of this.characterGrabs.keys()) this.letGoOfCharacter(key);
-    for (const key of [...this.pokes.keys()]) this.endPoke(key);
+    this.pokes.endAll();
     // As it started: each body's own material too.
     for (const p of this.placed) if (this.state.bodies.get(p.spec.id)!.material !== p.spec.material) this.changeMaterial(p.spec.id, p.spec.material);
     this.world.reset();
@@ -982,7 +845,7 @@ export class PlaygroundRoom extends Room {
         if (!message.allowed) {
           for (const held of [...this.grabs.values()]) if (this.seats.get(held.sessionId)?.role === "spectator") this.letGo(held, "an admin turned spectator grabs off");
           for (const [key, held] of this.characterGrabs) if (this.seats.get(held.sessionId)?.role === "spectator") this.letGoOfCharacter(key, "an admin turned spectator grabs off");
-          for (const key of [...this.pokes.keys()]) if (this.seats.get(key.slice(0, key.lastIndexOf(":")))?.role === "spectator") this.endPoke(key);
+          this.pokes.endAll((key) => this.seats.get(key.slice(0, key.lastIndexOf(":")))?.role === "spectator");
         }
         return done(`spectators ${message.allowed ? "may" : "may not"} grab`);
     }
@@ -994,7 +857,7 @@ export class PlaygroundRoom extends Room {
   /** A body joins the room's state and snapshots (the world has it already, as its last body). */
   private enter(body: RoomBody, name: string, texture: string): void {
     this.placed.push(body);
-    this.lastSent.push(new Float64Array(body.entity.proxies.centers.length).fill(NaN));
+    this.snapshots?.bodyEntered(body);
     const spawn = body.entity.spawn, spec = body.spec;
     this.state.bodies.set(spec.id, new BodyState({
       id: spec.id, index: body.slot, mesh: spec.mesh, material: spec.material, bake: body.bake.hash, size: body.entity.size,
@@ -1080,7 +943,7 @@ export class PlaygroundRoom extends Room {
     if (index < 0) return;
     this.world.removeBody(index);
     this.placed.splice(index, 1);
-    this.lastSent.splice(index, 1);
+    this.snapshots.bodyLeft(index);
     this.state.bodies.delete(body.spec.id);
     this.materialChangedAt.delete(body.spec.id);
   }
