@@ -2,11 +2,11 @@
 // rate-limited before it touches the world; the world's fast state leaves as binary snapshots at 20 Hz.
 
 import { CloseCode, ErrorCode, Room, ServerError, type Client, type Deferred } from "@colyseus/core";
-import { MATERIALS, loadRapier, SceneWorld, grabSlipLimit } from "../../shared/scene";
+import { MATERIALS, loadRapier, SceneWorld } from "../../shared/scene";
 import {
-  BodyState, CharacterState, grabRadius, SEAT_RESERVATION_SECONDS, UPLOAD_LIMITS, EMPTY_SNAPSHOT_BYTES, GrabState, KICK_CLOSE_CODE, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
+  BodyState, CharacterState, SEAT_RESERVATION_SECONDS, UPLOAD_LIMITS, EMPTY_SNAPSHOT_BYTES, KICK_CLOSE_CODE, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
   parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parseKeepalive, parsePoke, parsePose, parseResetTable, parseSetMaterial, parseUploadTicket, snapshotCapacity,
-  type AckMessage, type AdminMessage, type GrabHeldMessage, type GrabResultMessage, type Hand, type NoticeMessage, type Parsed, type UploadTicketMessage,
+  type AckMessage, type AdminMessage, type GrabResultMessage, type Hand, type NoticeMessage, type Parsed, type UploadTicketMessage,
 } from "../../shared/net";
 import { SimParameterError } from "../../shared/sim";
 import { adminTokenMatches } from "../admin-token";
@@ -15,7 +15,6 @@ import { placeBodies } from "../world/playground-bodies";
 import { bakeCharacters } from "../world/playground-characters";
 import { RoomCharacter } from "./room-character";
 import { createSecondaryNetwork, readSecondaryModel, secondaryModelName } from "../characters/secondary-model";
-import { CHARACTER_GRAB_SLIP } from "../../shared/rig/character-defaults";
 import { issueUploadTicket } from "../uploads/upload-tickets";
 import { ADMIN_OWNER, SnapshotIndices } from "./added-bodies";
 import { RoomUploads, type RoomBody, type UploadsHost } from "./room-uploads";
@@ -30,6 +29,7 @@ import { uniqueColour } from "./player-colours";
 import { SnapshotEncoder } from "./snapshot-encoder";
 import { RoomPokes } from "./room-pokes";
 import { InputQueue, type GrabInput } from "./input-queue";
+import { RoomGrabs } from "./room-grabs";
 
 /** A server failure on one kind of message is logged at most this often (ms), with a count of the ones held back. */
 const SERVER_FAULT_LOG_MS = 60_000;
@@ -94,17 +94,6 @@ interface Seat {
   awaiting?: { order: number; reconnection: Deferred<Client> };
 }
 
-interface HeldGrab {
-  sessionId: string;
-  hand: Hand;
-  body: RoomBody;
-  grab: number;
-  /** GrabState.slot: the grab's index in snapshots. */
-  slot: number;
-  target: Float64Array;
-  moved: boolean;
-}
-
 export interface TickStats {
   /** Milliseconds of the last ticks (ring buffer, newest at `cursor - 1`). */
   durations: Float64Array;
@@ -128,8 +117,6 @@ export class PlaygroundRoom extends Room {
   private world!: SceneWorld;
   private placed: RoomBody[] = [];
   private characters: RoomCharacter[] = [];
-  /** Hands holding a character, by "sessionId:hand". */
-  private readonly characterGrabs = new Map<string, { character: RoomCharacter; sessionId: string; hand: Hand }>();
   private readonly added = new RoomUploads(this.uploadsHost());
   private readonly snapshotIndices = new SnapshotIndices();
   private disposed = false;
@@ -140,7 +127,10 @@ export class PlaygroundRoom extends Room {
   /** A tick threw: the room is closing (tickOrClose). */
   private failed = false;
   private seats = new Map<string, Seat>();
-  private grabs = new Map<string, HeldGrab>();
+  private readonly grabs = new RoomGrabs({
+    state: this.state, seat: (sessionId) => this.seats.get(sessionId), characters: () => this.characters, body: (id) => this.placedById(id),
+    clientsFault: (type, error) => this.clientsFault(type, error),
+  });
   private pokes!: RoomPokes;
   private snapshots!: SnapshotEncoder;
   private ticks = 0;
@@ -191,7 +181,7 @@ export class PlaygroundRoom extends Room {
     const qLength = Math.max(0, ...this.placed.map((p) => p.entity.body.n), ...this.characters.map((c) => c.character.body.n));
     // Leaving bodies stay for a moment beside those that replaced them: room for twice the limit.
     const writer = new SnapshotWriter(snapshotCapacity(Math.max(this.placed.length, 2 * UPLOAD_LIMITS.softBodies) + this.characters.length, qLength, config.layout.props.length, MAX_PLAYERS + MAX_SPECTATORS, 256, this.characters.length));
-    this.snapshots = new SnapshotEncoder(writer, config.layout.props.length, { world: this.world, bodies: this.placed, characters: this.characters, avatars: this.seats, grabs: this.grabs });
+    this.snapshots = new SnapshotEncoder(writer, config.layout.props.length, { world: this.world, bodies: this.placed, characters: this.characters, avatars: this.seats, grabs: this.grabs.onBodies });
     for (const body of this.placed) this.snapshots.bodyEntered(body);
 
     this.onMessage(MESSAGES.pose, (client, message) => this.guard(client, MESSAGES.pose, parsePose(message), (pose) => {
@@ -281,7 +271,7 @@ export class PlaygroundRoom extends Room {
       tickets: new RateLimiter(UPLOAD_LIMITS.ticketsPerSecond, UPLOAD_LIMITS.ticketBurst),
       admin: adminToken !== null && adminTokenMatches(playgroundConfig().adminToken, adminToken), poses: new Float64Array(21), poseMask: 0, poseDirty: false,
       inputs: new InputQueue((input) => {
-        const problem = this.applyInput(seat.client, input);
+        const problem = this.grabs.apply(seat.client, input);
         if (problem) this.reject(seat.client, `grab-${input.kind}: ${problem}`);
       }),
       kicked: false, holding: 0, overBudgetPingTick: -Infinity,
@@ -368,12 +358,7 @@ export class PlaygroundRoom extends Room {
    * is told so (one that went silent may only have stalled, and must not go on showing the body in its hand).
    */
   private releaseAll(sessionId: string, reason?: string): void {
-    for (const held of [...this.grabs.values()]) {
-      if (held.sessionId !== sessionId) continue;
-      if (reason) this.letGo(held, reason);
-      else this.releaseGrab(held.sessionId, held.hand);
-    }
-    for (const [key, held] of this.characterGrabs) if (held.sessionId === sessionId) this.letGoOfCharacter(key, reason);
+    this.grabs.releaseWhere((holder) => holder === sessionId, reason);
     this.pokes.endAll((key) => key.startsWith(`${sessionId}:`));
   }
 
@@ -457,12 +442,17 @@ export class PlaygroundRoom extends Room {
     return this.world;
   }
 
+  /** Who holds what (tests, benchmarks). */
+  get roomGrabs(): RoomGrabs {
+    return this.grabs;
+  }
+
   // ----- the tick ---------------------------------------------------------------------------------------
 
   private tick(): void {
     const started = performance.now();
     this.pokes.expire();
-    if (this.grabs.size > 0 || this.characterGrabs.size > 0 || this.pokes.size > 0) this.tableReset.noteActivity(this.world.tick);
+    if (this.grabs.active || this.pokes.size > 0) this.tableReset.noteActivity(this.world.tick);
     else if (this.tableReset.idleResetDue(this.world.tick)) this.resetTable("nobody has played for a while: the table was reset");
     this.bounceForAttraction();
     for (const seat of this.seats.values()) {
@@ -477,8 +467,9 @@ export class PlaygroundRoom extends Room {
       const state = this.state.characters.get(character.id)!;
       if (state.flesh !== character.fleshSource) state.flesh = character.fleshSource;
     }
-    for (let b = 0; b < this.placed.length; b++) if (this.world.respawned[b]) this.dropGrabsOn(b);
-    if (this.grabs.size || this.characterGrabs.size) this.slipOverstretchedGrabs();
+    // A body put back at its spawn: the solver let go of it, so must everyone.
+    for (let b = 0; b < this.placed.length; b++) if (this.world.respawned[b]) this.grabs.releaseOn(this.placed[b], "the body left the room and was put back");
+    if (this.grabs.active) this.grabs.slipOverstretched();
     this.ticks++;
     if (this.ticks % TICKS_PER_SNAPSHOT === 0) {
       const sendStarted = performance.now();
@@ -567,177 +558,6 @@ export class PlaygroundRoom extends Room {
     return this.seats.get(client.sessionId)!.inputs.push(input);
   }
 
-  private applyInput(client: Client, input: GrabInput): string | null {
-    try {
-      switch (input.kind) {
-        case "start":
-          return this.startGrab(client, input.message.hand, input.message.body, input.message.point);
-        case "end":
-          this.releaseGrab(client.sessionId, input.message.hand);
-          return null;
-        case "move": {
-          const key = `${client.sessionId}:${input.message.hand}`;
-          const holding = this.characterGrabs.get(key);
-          if (holding) {
-            // It walks on: a hand it has left behind lets go, as a slip (the player did nothing wrong).
-            if (!holding.character.moveGrab(key, input.message.target)) this.letGoOfCharacter(key, `the ${holding.character.id} slipped out of your hand`);
-            return null;
-          }
-          const held = this.grabs.get(key);
-          if (!held) return `no grab held by ${input.message.hand}`;
-          const bound = held.body.entity.proxies.bound;
-          const [x, y, z] = input.message.target;
-          if (Math.hypot(x - bound[0], y - bound[1], z - bound[2]) > LIMITS.grabStretch + bound[3]) return `grab target is more than ${LIMITS.grabStretch} m from the body`;
-          held.body.entity.body.moveGrab(held.grab, x, y, z);
-          held.target[0] = x; held.target[1] = y; held.target[2] = z;
-          held.moved = true;
-          return null;
-        }
-      }
-    } catch (error) {
-      const problem = this.clientsFault(`grab-${input.kind}`, error);
-      // A start that threw answered nothing yet: the page waits for its grab-result.
-      if (input.kind === "start") {
-        const { hand, body } = input.message;
-        client.send(MESSAGES.grabResult, { hand, body, ok: false, reason: problem ?? "the server could not start this grab" } satisfies GrabResultMessage);
-      }
-      return problem;
-    }
-  }
-
-  private startGrab(client: Client, hand: Hand, bodyId: string, point: [number, number, number]): string | null {
-    const seat = this.seats.get(client.sessionId)!;
-    if (seat.role === "spectator" && !this.state.spectatorGrabs) {
-      client.send(MESSAGES.grabResult, { hand, body: bodyId, ok: false, reason: "spectators cannot grab in this room" });
-      return "spectators cannot grab in this room";
-    }
-    const character = this.characters.find((c) => c.id === bodyId);
-    if (character) return this.startCharacterGrab(client, hand, character, point);
-    const placed = this.placedById(bodyId);
-    if (!placed || placed.leaving) {
-      client.send(MESSAGES.grabResult, { hand, body: bodyId, ok: false, reason: `the ${this.state.bodies.get(bodyId)?.name || bodyId} is leaving the room` });
-      return null;
-    }
-    const entity = placed.entity;
-    this.releaseGrab(client.sessionId, hand);
-    const radius = grabRadius(entity.size);
-    let grab = -1;
-    try {
-      grab = entity.body.grab(point[0], point[1], point[2], { radius });
-    } catch (error) {
-      client.send(MESSAGES.grabResult, { hand, body: bodyId, ok: false, reason: (error as Error).message });
-      return null;
-    }
-    if (grab < 0) {
-      client.send(MESSAGES.grabResult, { hand, body: bodyId, ok: false, reason: "the point is not on the body's surface" });
-      return null;
-    }
-    const slot = this.freeGrabSlot();
-    const key = `${client.sessionId}:${hand}`;
-    this.grabs.set(key, { sessionId: client.sessionId, hand, body: placed, grab, slot, target: Float64Array.from(point), moved: true });
-    seat.holding++;
-    const held = entity.body.grabbedSamples(grab);
-    this.state.grabs.set(key, new GrabState({ slot, body: bodyId, owner: client.sessionId, hand, x: point[0], y: point[1], z: point[2] }));
-    client.send(MESSAGES.grabResult, { hand, body: bodyId, ok: true, point: [point[0], point[1], point[2]], samples: held.samples, offsets: held.offsets } satisfies GrabResultMessage);
-    this.shareHeldMaterial(key, placed);
-    return null;
-  }
-
-  /**
-   * People holding the same body predict each other's pulls: each is told the material the others' grabs hold (the
-   * new grab to those already holding it, theirs to the new grabber). Nobody else needs it.
-   */
-  private shareHeldMaterial(key: string, placed: RoomBody): void {
-    const started = this.grabs.get(key)!;
-    const startedMaterial = { key, body: placed.spec.id, ...placed.entity.body.grabbedSamples(started.grab) } satisfies GrabHeldMessage;
-    const told = new Set<string>();
-    for (const [otherKey, other] of this.grabs) {
-      if (other.body !== placed || other.sessionId === started.sessionId) continue;
-      const grabber = this.seats.get(started.sessionId)?.client;
-      grabber?.send(MESSAGES.grabHeld, { key: otherKey, body: placed.spec.id, ...placed.entity.body.grabbedSamples(other.grab) } satisfies GrabHeldMessage);
-      if (told.has(other.sessionId)) continue;
-      told.add(other.sessionId);
-      this.seats.get(other.sessionId)?.client.send(MESSAGES.grabHeld, startedMaterial);
-    }
-  }
-
-  /** A hand on a character: held in its frame (it walks on under the hand); nobody predicts it, so no samples go back. */
-  private startCharacterGrab(client: Client, hand: Hand, character: RoomCharacter, point: [number, number, number]): string | null {
-    this.releaseGrab(client.sessionId, hand);
-    const key = `${client.sessionId}:${hand}`;
-    const refusal = character.grab(key, point);
-    if (refusal) {
-      client.send(MESSAGES.grabResult, { hand, body: character.id, ok: false, reason: refusal } satisfies GrabResultMessage);
-      return null;
-    }
-    this.characterGrabs.set(key, { character, sessionId: client.sessionId, hand });
-    this.seats.get(client.sessionId)!.holding++;
-    client.send(MESSAGES.grabResult, { hand, body: character.id, ok: true, point: [point[0], point[1], point[2]] } satisfies GrabResultMessage);
-    return null;
-  }
-
-  /** Ends a hand's hold on a character; with a reason, its holder is told (a slip, an admin's switch). */
-  private letGoOfCharacter(key: string, reason?: string): void {
-    const held = this.characterGrabs.get(key);
-    if (!held) return;
-    this.releaseGrab(held.sessionId, held.hand);
-    if (reason) this.seats.get(held.sessionId)?.client.send(MESSAGES.grabResult, { hand: held.hand, body: held.character.id, ok: false, reason } satisfies GrabResultMessage);
-  }
-
-  private releaseGrab(sessionId: string, hand: Hand): void {
-    const key = `${sessionId}:${hand}`;
-    const holding = this.characterGrabs.get(key);
-    if (holding) {
-      holding.character.release(key);
-      this.characterGrabs.delete(key);
-      const seat = this.seats.get(sessionId);
-      if (seat) seat.holding--;
-      return;
-    }
-    const held = this.grabs.get(key);
-    if (!held) return;
-    held.body.entity.body.release(held.grab);
-    this.grabs.delete(key);
-    const seat = this.seats.get(sessionId);
-    if (seat) seat.holding--;
-    this.state.grabs.delete(key);
-  }
-
-  /**
-   * A grab that cannot bring its material anywhere near its target (hands pulling one body far apart, a target
-   * behind a wall) slips out of the hand, as it would in real life: that keeps stiff grab springs from tearing a
-   * soft body apart faster than the solver can follow.
-   */
-  private slipOverstretchedGrabs(): void {
-    for (const held of this.grabs.values()) {
-      const entity = held.body.entity;
-      const limit = grabSlipLimit(entity.size);
-      if (entity.body.grabStretch(held.grab) > limit) this.letGo(held, "the body slipped out of your hand");
-    }
-    for (const [key, held] of this.characterGrabs) {
-      if (held.character.stretch(key) > CHARACTER_GRAB_SLIP) this.letGoOfCharacter(key, `the ${held.character.id} slipped out of your hand`);
-    }
-  }
-
-  /** A body left the room and was put back at its spawn: the solver let go of it, so must everyone. */
-  private dropGrabsOn(index: number): void {
-    const body = this.placed[index];
-    for (const held of this.grabs.values()) if (held.body === body) this.letGo(held, "the body left the room and was put back");
-  }
-
-  /** Ends a grab the holder did not release, and tells them why. */
-  private letGo(held: HeldGrab, reason: string): void {
-    this.releaseGrab(held.sessionId, held.hand);
-    this.seats.get(held.sessionId)?.client.send(MESSAGES.grabResult, { hand: held.hand, body: held.body.spec.id, ok: false, reason } satisfies GrabResultMessage);
-  }
-
-  private freeGrabSlot(): number {
-    const used = new Set([...this.grabs.values()].map((g) => g.slot));
-    let slot = 0;
-    while (used.has(slot)) slot++;
-    return slot;
-  }
-
   private poke(client: Client, hand: Hand, center: [number, number, number], radius: number): string | null {
     const seat = this.seats.get(client.sessionId)!;
     const key = `${client.sessionId}:${hand}`;
@@ -796,8 +616,7 @@ export class PlaygroundRoom extends Room {
 
   /** Everything back as it started: grabs and pokes let go, bodies and props at their spawns; everyone is told. */
   private resetTable(why: string): void {
-    for (const held of [...this.grabs.values()]) this.releaseGrab(held.sessionId, held.hand);
-    for (const key of this.characterGrabs.keys()) this.letGoOfCharacter(key);
+    this.grabs.releaseWhere(() => true);
     this.pokes.endAll();
     // As it started: each body's own material too.
     for (const p of this.placed) if (this.state.bodies.get(p.spec.id)!.material !== p.spec.material) this.changeMaterial(p.spec.id, p.spec.material);
@@ -843,8 +662,7 @@ export class PlaygroundRoom extends Room {
         this.state.spectatorGrabs = message.allowed;
         // Turned off, it applies to grabs already held too (their holders are told, as for a slip).
         if (!message.allowed) {
-          for (const held of [...this.grabs.values()]) if (this.seats.get(held.sessionId)?.role === "spectator") this.letGo(held, "an admin turned spectator grabs off");
-          for (const [key, held] of this.characterGrabs) if (this.seats.get(held.sessionId)?.role === "spectator") this.letGoOfCharacter(key, "an admin turned spectator grabs off");
+          this.grabs.releaseWhere((holder) => this.seats.get(holder)?.role === "spectator", "an admin turned spectator grabs off");
           this.pokes.endAll((key) => this.seats.get(key.slice(0, key.lastIndexOf(":")))?.role === "spectator");
         }
         return done(`spectators ${message.allowed ? "may" : "may not"} grab`);
@@ -938,7 +756,7 @@ export class PlaygroundRoom extends Room {
 
   /** An added body leaves the room now: whoever held it is told, and it goes from the world and the state. */
   private removeBody(body: RoomBody, why: string): void {
-    for (const held of [...this.grabs.values()]) if (held.body === body) this.letGo(held, why);
+    this.grabs.releaseOn(body, why);
     const index = this.placed.indexOf(body);
     if (index < 0) return;
     this.world.removeBody(index);

@@ -96,7 +96,7 @@ it("a mouse drags the stopped fox's back up: its flesh follows a few centimetres
     await player.page.mouse.move(x0, y0);
     await player.page.mouse.down();
     await vi.waitFor(() => expect(fox.character.body.activeGrabs(), "the room holds the fox").toBe(1), { timeout: 20_000, interval: 20 });
-    const key = [...(room as unknown as { characterGrabs: Map<string, unknown> }).characterGrabs.keys()][0];
+    const key = [...room.roomGrabs.onCharacters.keys()][0];
     const drawnUp = async (d: number) => {
       const [x, y] = await screenAt([back[0], back[1] + d, back[2]]);
       await player.page.mouse.move(x, y);

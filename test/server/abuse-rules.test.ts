@@ -13,7 +13,7 @@ const INVALID = ["grab-move", { hand: "tail", target: [0, 1, 0], seq: 1 }] as co
 
 /** The server's record of a client's grab (its latest target), or undefined when none is held. */
 function heldGrab(room: ReturnType<typeof serverRoom>, sessionId: string, hand: string): { target: Float64Array } | undefined {
-  return (room as unknown as { grabs: Map<string, { target: Float64Array }> }).grabs.get(`${sessionId}:${hand}`);
+  return room.roomGrabs.onBodies.get(`${sessionId}:${hand}`);
 }
 
 describe("abuse rules as documented", () => {
@@ -237,7 +237,7 @@ describe("abuse rules as documented", () => {
     try {
       await waitUntilShown(client);
       // 2^31 frames are 414 days at 60 Hz: start the count just short of the wrap instead of waiting.
-      (client as unknown as { frame: number }).frame = 2 ** 31 - 30;
+      (client as unknown as { clock: { frame: number } }).clock.frame = 2 ** 31 - 30;
       const point = shownSurfacePoint(client, "spot", topSample(client, "spot"));
       expect((await client.grab("left", "spot", point)).ok).toBe(true);
       const target = [point[0], point[1] + 0.05, point[2]];

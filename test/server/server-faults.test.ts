@@ -1,7 +1,7 @@
 // The server's own failures are not the client's fault (issue 32): a handler that throws anything but a validation
 // error (a solver parameter error) is logged once as the server's, with its stack, the client gets no refusal and no
 // strike towards a kick, and the room goes on. A fault is injected by replacing one of the room's handlers in the
-// real server; the same message is refused as before when its input is bad.
+// real server (the room's own, or its grabs' start); the same message is refused as before when its input is bad.
 
 import { describe, expect, it, vi } from "vitest";
 import { SimParameterError } from "../../shared/sim";
@@ -23,8 +23,9 @@ describe("server faults", () => {
       };
       for (let i = 0; i < 30; i++) player.sendRaw("set-material", { body: "spot", material: i % 2 ? "rubber" : "dough" });
       // A grab whose start fails on the server's side (queued, then applied in a tick).
-      const originalStart = handlers.startGrab;
-      handlers.startGrab = () => {
+      const grabs = handlers.grabs as unknown as Record<string, (...args: unknown[]) => unknown>;
+      const originalStart = grabs.start;
+      grabs.start = () => {
         throw new RangeError("injected fault in a grab");
       };
       const results: { ok: boolean; reason?: string }[] = [];
@@ -46,7 +47,7 @@ describe("server faults", () => {
 
       // Mended, the same messages work; bad input is still the client's fault.
       handlers.playerSetsMaterial = original;
-      handlers.startGrab = originalStart;
+      grabs.start = originalStart;
       player.sendRaw("set-material", { body: "spot", material: "rubber" });
       await vi.waitFor(() => expect(room.state.bodies.get("spot")!.material).toBe("rubber"), within);
       handlers.playerSetsMaterial = () => {
