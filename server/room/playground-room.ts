@@ -2,7 +2,7 @@
 // rate-limited before it touches the world; the world's fast state leaves as binary snapshots at 20 Hz.
 
 import { CloseCode, ErrorCode, Room, ServerError, type Client, type Deferred } from "@colyseus/core";
-import { MATERIALS, loadRapier, SceneWorld } from "../../shared/scene";
+import { loadRapier, SceneWorld } from "../../shared/scene";
 import {
   BodyState, CharacterState, SEAT_RESERVATION_SECONDS, UPLOAD_LIMITS, EMPTY_SNAPSHOT_BYTES, KICK_CLOSE_CODE, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
   parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parseKeepalive, parsePoke, parsePose, parseResetTable, parseSetMaterial, parseUploadTicket, snapshotCapacity,
@@ -30,6 +30,7 @@ import { SnapshotEncoder } from "./snapshot-encoder";
 import { RoomPokes } from "./room-pokes";
 import { InputQueue, type GrabInput } from "./input-queue";
 import { RoomGrabs } from "./room-grabs";
+import { RoomTable } from "./room-table";
 
 /** A server failure on one kind of message is logged at most this often (ms), with a count of the ones held back. */
 const SERVER_FAULT_LOG_MS = 60_000;
@@ -55,8 +56,6 @@ const KICKED_SOCKET_GRACE_MS = 1000;
 const SILENT_GRAB_TICKS = LIMITS.silentHoldSeconds * TICK_RATE;
 /** What a silent client is told when its grabs end. */
 export const SILENT_LET_GO_REASON = `nothing was heard from you for ${LIMITS.silentHoldSeconds} s, so it was let go`;
-/** Seconds a body keeps a material a player gave it before a player may change it again. */
-const MATERIAL_COOLDOWN_SECONDS = 1;
 
 
 interface Seat {
@@ -136,8 +135,8 @@ export class PlaygroundRoom extends Room {
   private ticks = 0;
   private tableReset!: TableResetPolicy;
   private attractWobble!: AttractWobble;
-  /** The tick each body last changed material by a player's hand (the cooldown). */
-  private readonly materialChangedAt = new Map<string, number>();
+  /** Materials and resets. */
+  private table!: RoomTable;
   /** What sending acks and a snapshot costs (ms): the recent sends' decaying maximum. */
   private sendMs = 0;
   readonly stats: TickStats = { durations: new Float64Array(4096), cursor: 0, count: 0, overruns: 0, snapshotBytes: 0 };
@@ -175,6 +174,15 @@ export class PlaygroundRoom extends Room {
     });
     this.pokes = new RoomPokes(this.world);
     this.tableReset = new TableResetPolicy(TICK_RATE, config.idleResetMinutes);
+    this.table = new RoomTable({
+      state: this.state, world: this.world, bodies: this.placed, policy: this.tableReset,
+      releaseEverything: () => {
+        this.grabs.releaseWhere(() => true);
+        this.pokes.endAll();
+      },
+      broadcast: (notice) => this.broadcast(MESSAGES.notice, notice),
+      log: (line) => playgroundConfig().log(`room ${this.roomId}: ${line}`),
+    });
     this.attractWobble = new AttractWobble(TICK_RATE, config.attractWobbleSeconds);
     this.state.idleResetMinutes = config.idleResetMinutes;
     // Room for as many bodies as a room may hold, with as many coordinates as the largest of them could have.
@@ -452,8 +460,7 @@ export class PlaygroundRoom extends Room {
   private tick(): void {
     const started = performance.now();
     this.pokes.expire();
-    if (this.grabs.active || this.pokes.size > 0) this.tableReset.noteActivity(this.world.tick);
-    else if (this.tableReset.idleResetDue(this.world.tick)) this.resetTable("nobody has played for a while: the table was reset");
+    this.table.watchIdle(this.grabs.active || this.pokes.size > 0);
     this.bounceForAttraction();
     for (const seat of this.seats.values()) {
       seat.inputs.applyTick(this.world.tick);
@@ -574,56 +581,14 @@ export class PlaygroundRoom extends Room {
   private playerSetsMaterial(client: Client, body: string, material: string): string | null {
     const seat = this.seats.get(client.sessionId)!;
     if (seat.role === "spectator" && !this.state.spectatorGrabs) return "spectators cannot change materials in this room";
-    if (this.state.bodies.get(body)!.material === material) return null;
-    // Each change rebuilds the body's solver matrices here and its mesh in every page: not faster than this.
-    const since = (this.world.tick - (this.materialChangedAt.get(body) ?? -Infinity)) / TICK_RATE;
-    if (since < MATERIAL_COOLDOWN_SECONDS) return `the ${body} changed material ${since.toFixed(1)} s ago; once every ${MATERIAL_COOLDOWN_SECONDS} s at most`;
-    this.materialChangedAt.set(body, this.world.tick);
-    this.changeMaterial(body, material);
-    const who = this.state.players.get(client.sessionId)?.name ?? "someone";
-    this.broadcast(MESSAGES.notice, { kind: "material", message: `${who} made the ${this.state.bodies.get(body)?.name || body} ${material}` } satisfies NoticeMessage);
-    return null;
-  }
-
-  private changeMaterial(bodyId: string, material: string): void {
-    const state = this.state.bodies.get(bodyId)!;
-    const preset = MATERIALS[material as keyof typeof MATERIALS];
-    const index = this.placed.findIndex((p) => p.spec.id === bodyId), body = this.placed[index].entity.body;
-    body.setMaterial(preset);
-    body.setDamping(preset.damping);
-    this.world.wake(index);
-    state.material = material;
+    return this.table.playerSetsMaterial(this.state.players.get(client.sessionId)?.name ?? "someone", body, material);
   }
 
   private playerResetsTable(client: Client): string | null {
     const seat = this.seats.get(client.sessionId)!;
     if (seat.role === "spectator" && !this.state.spectatorGrabs) return "spectators cannot reset the table in this room";
-    const refusal = this.tableReset.refusePlayerReset(this.world.tick);
-    if (refusal) {
-      // A fair request, refused for now: the player hears why even if another message of theirs was just dropped
-      // (dropped messages' notices are throttled), once a second at most.
-      const now = Date.now();
-      if (now - seat.resetRefusedAt > 1000) {
-        seat.resetRefusedAt = now;
-        client.send(MESSAGES.notice, { kind: "rejected", message: refusal } satisfies NoticeMessage);
-      }
-      return null;
-    }
-    const name = this.state.players.get(client.sessionId)?.name;
-    this.resetTable(`${name || `a ${seat.role}`} reset the table`);
+    this.table.playerResets(client, seat, this.state.players.get(client.sessionId)?.name);
     return null;
-  }
-
-  /** Everything back as it started: grabs and pokes let go, bodies and props at their spawns; everyone is told. */
-  private resetTable(why: string): void {
-    this.grabs.releaseWhere(() => true);
-    this.pokes.endAll();
-    // As it started: each body's own material too.
-    for (const p of this.placed) if (this.state.bodies.get(p.spec.id)!.material !== p.spec.material) this.changeMaterial(p.spec.id, p.spec.material);
-    this.world.reset();
-    this.tableReset.noteReset(this.world.tick);
-    playgroundConfig().log(`room ${this.roomId}: ${why}`);
-    this.broadcast(MESSAGES.notice, { kind: "reset", message: why } satisfies NoticeMessage);
   }
 
   private admin(client: Client, message: AdminMessage): string | null {
@@ -636,14 +601,14 @@ export class PlaygroundRoom extends Room {
     };
     switch (message.action) {
       case "reset":
-        this.resetTable("an admin reset the table");
+        this.table.reset("an admin reset the table");
         return done("the room was reset");
       case "idle-reset":
         this.tableReset.idleMinutes = message.minutes;
         this.state.idleResetMinutes = message.minutes;
         return done(message.minutes > 0 ? `the table resets after ${message.minutes} idle minutes` : "the table never resets by itself");
       case "material":
-        this.changeMaterial(message.body, message.material);
+        this.table.changeMaterial(message.body, message.material);
         return done(`the ${this.state.bodies.get(message.body)?.name || message.body} is now ${message.material}`);
       case "character": {
         const character = this.characters.find((c) => c.id === message.character)!;
@@ -763,7 +728,7 @@ export class PlaygroundRoom extends Room {
     this.placed.splice(index, 1);
     this.snapshots.bodyLeft(index);
     this.state.bodies.delete(body.spec.id);
-    this.materialChangedAt.delete(body.spec.id);
+    this.table.forget(body.spec.id);
   }
 
   /** Colours a new seat must stand apart from: a player's from the other players', a spectator's from everyone's. */
