@@ -119,9 +119,8 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
     if (!(settings.uploadSize >= UPLOAD_LIMITS.minSize && settings.uploadSize <= UPLOAD_LIMITS.maxSize)) throw new Error(`uploadSize must be ${UPLOAD_LIMITS.minSize}-${UPLOAD_LIMITS.maxSize} m, got ${settings.uploadSize}`);
     configurePlayground({ uploadSize: settings.uploadSize });
   }
-  // Uploads bake on one worker thread, started by the first upload or, warmed up, now.
+  // Uploads bake on one worker thread, started by the first upload or, warmed up, once the server listens.
   const baker = new Baker({ weights: fields.provider.name, providerKey: fields.providerKey, fitCubature: config.fitCubature });
-  const uploadsWarm = settings.warmUploads ? baker.warm() : Promise.resolve(false);
 
   let presence: Presence = new LocalPresence();
   let driver: matchMaker.MatchMakerDriver | undefined;
@@ -217,6 +216,8 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
   const address = transport.server?.address();
   const port = typeof address === "object" && address ? address.port : settings.port;
   listeningPort = port;
+  // Only now: a server that failed to start leaves no worker behind.
+  const uploadsWarm = settings.warmUploads ? baker.warm() : Promise.resolve(false);
   return {
     port,
     adminToken,

@@ -127,11 +127,12 @@ export class RoomGrabs {
    * soft body apart faster than the solver can follow.
    */
   slipOverstretched(): void {
-    for (const held of [...this.onBodies.values()]) {
+    // The live maps (no copy each tick): letting go deletes only the entry being visited, which a Map allows.
+    for (const held of this.onBodies.values()) {
       const entity = held.body.entity;
       if (entity.body.grabStretch(held.grab) > grabSlipLimit(entity.size)) this.letGo(held, "the body slipped out of your hand");
     }
-    for (const [key, held] of [...this.onCharacters]) {
+    for (const [key, held] of this.onCharacters) {
       if (held.character.stretch(key) > CHARACTER_GRAB_SLIP) this.letGoOfCharacter(key, `the ${held.character.id} slipped out of your hand`);
     }
   }

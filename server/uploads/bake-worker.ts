@@ -49,7 +49,11 @@ async function read(job: ReadJob): Promise<void> {
 function providerOf(weights: string): Promise<SkinningFieldProvider> {
   if (!isWeightsSource(weights)) throw new Error(`this server bakes with "${weights}" fields, which uploads cannot use`);
   let provider = providers.get(weights);
-  if (!provider) providers.set(weights, (provider = providerFor(weights)));
+  if (!provider) {
+    providers.set(weights, (provider = providerFor(weights)));
+    // A provider that failed to load is loaded again by the next bake, not failed for good.
+    provider.catch(() => providers.delete(weights));
+  }
   return provider;
 }
 

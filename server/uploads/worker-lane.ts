@@ -40,6 +40,8 @@ export class WorkerLane {
   /** Why the worker is being stopped (too much CPU time), told to the job it was on. */
   private stopReason: string | undefined;
   private closing = false;
+  /** The worker is on its warm-up: a job that comes meanwhile waits, and its work counts from the warm-up's end. */
+  private warming = false;
 
   constructor(private readonly events: LaneEvents, private readonly cpuLimitSeconds: number) {}
 
@@ -67,7 +69,9 @@ export class WorkerLane {
   start(warmUp?: WarmJob): void {
     if (this.closing) return;
     const worker = this.ensureWorker();
-    if (warmUp) worker.postMessage(warmUp);
+    if (!warmUp) return;
+    this.warming = true;
+    worker.postMessage(warmUp);
   }
 
   /** A job left this worker (done, failed, or handed on). */
@@ -97,7 +101,7 @@ export class WorkerLane {
   /** The job first in line is the one the worker is on: its work counts from now. */
   private startFirst(): void {
     const first = this.jobs.values().next().value;
-    if (!first || first.startedAt > 0) return;
+    if (!first || first.startedAt > 0 || this.warming) return;
     first.startedAt = performance.now();
     first.cpuAtStart = this.cpuSeconds();
   }
@@ -136,6 +140,10 @@ export class WorkerLane {
       if (first && first.startedAt > 0) first.cpuAtStart = this.cpuSeconds();
       return;
     }
+    if (reply.type === "warmed") {
+      this.warming = false;
+      this.startFirst();
+    }
     const job = this.jobs.get(reply.id);
     const seconds = job && job.startedAt > 0 ? (performance.now() - job.startedAt) / 1000 : 0;
     // A job leaves this worker when it is through with it: finished, failed, or parsed and handed to the baker.
@@ -150,8 +158,16 @@ export class WorkerLane {
   private workerDied(reason: string, worker: Worker): void {
     if (this.worker !== worker) return;
     this.worker = undefined;
-    // A warm-up it was on is over too (the next job's worker loads what it needs itself).
-    this.events.reply({ id: 0, type: "warmed", ok: false }, 0);
+    if (this.warming) {
+      // It died on its warm-up, not on a file: the jobs waiting go to a new worker, which loads what it needs itself.
+      this.warming = false;
+      this.stopReason = undefined;
+      this.events.reply({ id: 0, type: "warmed", ok: false }, 0);
+      if (this.closing || this.jobs.size === 0) return;
+      for (const waiting of this.jobs.values()) this.ensureWorker().postMessage(waiting.message);
+      this.startFirst();
+      return;
+    }
     const first = this.jobs.keys().next();
     const why = this.stopReason ?? `${reason} while working on this file; it may be too large or malformed`;
     this.stopReason = undefined;

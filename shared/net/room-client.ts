@@ -350,7 +350,7 @@ export class PliantRoomClient {
       return; // a damaged snapshot is skipped; the next one carries the state again
     }
     const now = Date.now();
-    // One older than a snapshot already here (reordered on the way) is stale: it would put props back, and a held
+    // One not newer than a snapshot already here (reordered on the way) is stale: it would put props back, and a held
     // body's replay would meet a ball that jumped back (33 mm in test/net/body-predictor.test.ts).
     if (!this.clock.snapshotArrived(snapshot.tick, now)) return;
     for (const grab of snapshot.grabs) this.mirror.targets.set(grab.slot, grab.target);

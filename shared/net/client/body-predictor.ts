@@ -1,11 +1,11 @@
-// Prediction with rollback for the bodies this client holds (see room-client.ts for the whole story): each is
-// stepped locally at 60 Hz with this client's grabs applied at once, its frames kept in a history. A server state
-// resets it to the snapshot's q after the acknowledged frame (with the velocity predicted for it, corrected by the
-// error over the time since the last reset when the server kept one frame per tick), and the frames since are
-// replayed with their recorded grabs. Every update() spends at most PREDICTION_STEP_BUDGET solver steps, replays
-// first; a replay that does not fit is cut short (the rest shifted by its correction) or left to the next snapshot,
-// and new frames beyond the budget coast. Corrections are shown gradually. A body no longer held is predicted on,
-// free, until it settles; then it is shown from snapshots again, fading over.
+// Prediction with rollback for the bodies this client holds (room-client.ts wires it; input-clock.ts keeps the
+// frames in step with the server's ticks): each is stepped locally at 60 Hz with this client's grabs applied at
+// once, its frames kept in a history. A server state resets it to the snapshot's q after the acknowledged frame
+// (with the velocity predicted for it, corrected by the error over the time since the last reset when the server
+// kept one frame per tick), and the frames since are replayed with their recorded grabs. Every update() spends at
+// most PREDICTION_STEP_BUDGET solver steps, replays first; a replay that does not fit is cut short (the rest shifted
+// by its correction) or left to the next snapshot, and new frames beyond the budget coast. Corrections are shown
+// gradually. A body no longer held is predicted on, free, until it settles; then it is shown from snapshots again.
 
 import { grabSlipLimit } from "../../scene";
 import type { PredictedScene } from "../../scene/predicted-scene";

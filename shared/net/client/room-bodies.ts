@@ -17,7 +17,7 @@ export interface RoomBodiesHost {
   /** The client has left: nothing more is built. */
   closed(): boolean;
   fetchBake(hash: string): Promise<Uint8Array>;
-  /** A body joined the scene (a body of `n` coordinates: the predictor makes room for it). */
+  /** A body was built (the predictor makes room for its coordinates). */
   added(body: ClientBody): void;
   /** A body is about to leave the scene: this client's grabs on it end and its prediction stops. */
   leaving(body: ClientBody): void;
