@@ -1,18 +1,25 @@
-// npm run build:kernels: compiles the solver's WebAssembly kernels (shared/sim/kernels/*.wat) into TypeScript
-// modules holding their bytes, so the browser and the server load them without a build step or a fetch.
+// npm run build:kernels: compiles the WebAssembly kernels (the solver's, shared/sim/kernels/solver.wat, and the
+// cubature fit's, shared/skinning/kernels/cubature.wat) into TypeScript modules holding their bytes, so the browser and the server load them without a build step or a fetch.
 // `--check` compiles and compares instead of writing (a test runs it: the committed bytes are the source's).
 
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import initWabt from "wabt";
 
-const KERNELS = path.resolve(import.meta.dirname, "../../shared/sim/kernels");
-const SOURCES = ["solver"];
+const SHARED = path.resolve(import.meta.dirname, "../../shared");
+/** Each kernel source by name, with the folder it and its generated module live in. */
+const SOURCES: Record<string, string> = { solver: "sim/kernels", cubature: "skinning/kernels" };
+
+function folderOf(name: string): string {
+  const folder = SOURCES[name];
+  if (!folder) throw new Error(`no kernel source named ${name}: ${Object.keys(SOURCES).join(", ")}`);
+  return path.join(SHARED, folder);
+}
 
 /** The generated module for one kernel source. */
 export async function compiledModule(name: string): Promise<string> {
   const wabt = await initWabt();
-  const source = readFileSync(path.join(KERNELS, `${name}.wat`), "utf8");
+  const source = readFileSync(path.join(folderOf(name), `${name}.wat`), "utf8");
   const parsed = wabt.parseWat(`${name}.wat`, source, { simd: true });
   parsed.validate();
   const { buffer } = parsed.toBinary({});
@@ -22,13 +29,13 @@ export async function compiledModule(name: string): Promise<string> {
 }
 
 export function generatedPath(name: string): string {
-  return path.join(KERNELS, `${name}-wasm.ts`);
+  return path.join(folderOf(name), `${name}-wasm.ts`);
 }
 
 async function main(): Promise<void> {
   const check = process.argv.includes("--check");
   let stale = 0;
-  for (const name of SOURCES) {
+  for (const name of Object.keys(SOURCES)) {
     const text = await compiledModule(name);
     if (check) {
       const current = readFileSync(generatedPath(name), "utf8");

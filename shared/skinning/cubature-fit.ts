@@ -12,6 +12,7 @@
 
 import { symmetricEigenSorted } from "../linalg/symmetric-eigen";
 import { basisRows, jacobianBlocks } from "../sim";
+import { CubatureKernels } from "./kernels/cubature-kernels";
 
 export interface CubaturePool {
   /** Handles, the constant channel included (K + 1). */
@@ -59,9 +60,14 @@ export function fitCubature(pool: CubaturePool, count: number): FittedCubature {
   const m = 4 * pool.handles, p = pool.positions.length / 3;
   const jacobians = jacobianBlocks(pool, pool.handles);
   const modes = vibrationModes(pool, jacobians, m);
-  const strains = modeStrains(modes.vectors, modes.count, jacobians, m, p);
-  const { matrix, target, rows } = fitRows(strains, modes.values, modes.count, p, pool.volumeEach);
-  return nonNegativeLeastSquares(matrix, target, rows, p, count);
+  const rows = fitRowPairs(modes.count);
+  const used = Math.min(modes.count, DIAGONAL_MODES), width = 4 * Math.ceil(used / 4);
+  // The matrix's columns padded with zeros to a multiple of four (the kernels' lanes): the dot products are the same.
+  const columnLength = 4 * Math.ceil(rows.count / 4);
+  const kernels = CubatureKernels.create({ points: p, m, modes: width, columnLength });
+  const strains = modeStrains(kernels, modes.vectors, used, width, jacobians, m, p);
+  const { matrix, target } = fitRows(kernels, strains, width, rows, modes.values, columnLength, p, pool.volumeEach);
+  return nonNegativeLeastSquares(matrix, target, columnLength, p, count, kernels);
 }
 
 
@@ -161,93 +167,97 @@ function jacobianGram(jacobians: Float64Array, p: number, m: number, stride: num
 }
 
 /**
- * Each mode's strain at each pool point, point-major then mode: the symmetric part of its displacement gradient F
- * as six numbers [F_xx, F_yy, F_zz, sqrt 2 e_xy, sqrt 2 e_xz, sqrt 2 e_yz] (e = (F + F^T) / 2), so that a dot product
- * of two is e_i : e_j. The modes (count x 3m, row e holding a m + i) are already a (3 count) x m matrix U whose row
- * 3 e + a is mode e's axis a, and a point's gradients are U times its Jacobian block (m x 3): one small product a
- * point, four rows of U at a time (twelve running sums) into a scratch block, then folded into strains.
+ * Each used mode's strain at each pool point: point-major, then the six components of the symmetric part of its
+ * displacement gradient F, [F_xx, F_yy, F_zz, sqrt 2 e_xy, sqrt 2 e_xz, sqrt 2 e_yz] (e = (F + F^T) / 2, so that a
+ * dot product of two is e_i : e_j), then `width` modes (zeros past the used ones). On WebAssembly SIMD where it
+ * runs (kernels/cubature.wat); else here: the modes (count x 3m, row e holding a m + i) are a (3 count) x m
+ * matrix U whose row 3 e + a is mode e's axis a, and a point's gradients are U times its Jacobian block (m x 3).
  */
-function modeStrains(modes: Float64Array, count: number, jacobians: Float64Array, m: number, p: number): Float64Array {
-  const used = Math.min(count, DIAGONAL_MODES), rowsOfU = 3 * used, out = new Float64Array(p * used * 6), f = new Float64Array(rowsOfU * 3);
+function modeStrains(kernels: CubatureKernels | null, modes: Float64Array, used: number, width: number, jacobians: Float64Array, m: number, p: number): Float32Array {
+  if (kernels) {
+    kernels.modeStrains(modes, used, jacobians);
+    return kernels.strains;
+  }
+  const out = new Float32Array(p * 6 * width), f = new Float64Array(9);
   for (let c = 0; c < p; c++) {
-    const base = c * m * 3;
-    let row = 0;
-    for (; row + 3 < rowsOfU; row += 4) {
-      const u0 = row * m, u1 = u0 + m, u2 = u1 + m, u3 = u2 + m;
-      let a0 = 0, a1 = 0, a2 = 0, b0 = 0, b1 = 0, b2 = 0, c0 = 0, c1 = 0, c2 = 0, d0 = 0, d1 = 0, d2 = 0;
-      for (let i = 0, j = base; i < m; i++, j += 3) {
-        const j0 = jacobians[j], j1 = jacobians[j + 1], j2 = jacobians[j + 2];
-        const x0 = modes[u0 + i], x1 = modes[u1 + i], x2 = modes[u2 + i], x3 = modes[u3 + i];
-        a0 += x0 * j0; a1 += x0 * j1; a2 += x0 * j2;
-        b0 += x1 * j0; b1 += x1 * j1; b2 += x1 * j2;
-        c0 += x2 * j0; c1 += x2 * j1; c2 += x2 * j2;
-        d0 += x3 * j0; d1 += x3 * j1; d2 += x3 * j2;
+    const base = c * m * 3, o = c * 6 * width;
+    for (let e = 0; e < used; e++) {
+      for (let a = 0; a < 3; a++) {
+        const u = e * 3 * m + a * m;
+        let s0 = 0, s1 = 0, s2 = 0;
+        for (let i = 0, j = base; i < m; i++, j += 3) {
+          const x = modes[u + i];
+          s0 += x * jacobians[j]; s1 += x * jacobians[j + 1]; s2 += x * jacobians[j + 2];
+        }
+        f[3 * a] = s0; f[3 * a + 1] = s1; f[3 * a + 2] = s2;
       }
-      const q = 3 * row;
-      f[q] = a0; f[q + 1] = a1; f[q + 2] = a2;
-      f[q + 3] = b0; f[q + 4] = b1; f[q + 5] = b2;
-      f[q + 6] = c0; f[q + 7] = c1; f[q + 8] = c2;
-      f[q + 9] = d0; f[q + 10] = d1; f[q + 11] = d2;
-    }
-    for (; row < rowsOfU; row++) {
-      const u0 = row * m;
-      let a0 = 0, a1 = 0, a2 = 0;
-      for (let i = 0, j = base; i < m; i++, j += 3) {
-        const x0 = modes[u0 + i];
-        a0 += x0 * jacobians[j]; a1 += x0 * jacobians[j + 1]; a2 += x0 * jacobians[j + 2];
-      }
-      f[3 * row] = a0; f[3 * row + 1] = a1; f[3 * row + 2] = a2;
-    }
-    for (let e = 0, o = c * used * 6; e < used; e++, o += 6) {
-      const g = 9 * e;
-      out[o] = f[g];
-      out[o + 1] = f[g + 4];
-      out[o + 2] = f[g + 8];
-      out[o + 3] = Math.SQRT1_2 * (f[g + 1] + f[g + 3]);
-      out[o + 4] = Math.SQRT1_2 * (f[g + 2] + f[g + 6]);
-      out[o + 5] = Math.SQRT1_2 * (f[g + 5] + f[g + 7]);
+      out[o + e] = f[0];
+      out[o + width + e] = f[4];
+      out[o + 2 * width + e] = f[8];
+      out[o + 3 * width + e] = Math.SQRT1_2 * (f[1] + f[3]);
+      out[o + 4 * width + e] = Math.SQRT1_2 * (f[2] + f[6]);
+      out[o + 5 * width + e] = Math.SQRT1_2 * (f[5] + f[7]);
     }
   }
   return out;
 }
 
-/** The fit's matrix (point-major: rows per point) and target (the whole pool's integrals). */
-function fitRows(strains: Float64Array, values: Float64Array, count: number, p: number, volumeEach: number): { matrix: Float32Array; target: Float64Array; rows: number } {
-  const used = Math.min(count, DIAGONAL_MODES), paired = Math.min(used, PAIRED_MODES);
+/**
+ * The mode pairs the fit matches (every pair among the lowest modes, then the higher ones' diagonal, each with its
+ * weight), as flat arrays, and the fit's row count: a shear and a volume row a pair, then the volume.
+ */
+function fitRowPairs(modeCount: number): { first: Int32Array; second: Int32Array; weight: Float64Array; count: number } {
+  const used = Math.min(modeCount, DIAGONAL_MODES), paired = Math.min(used, PAIRED_MODES);
   const pairs: [number, number, number][] = [];
   for (let i = 0; i < paired; i++) for (let j = i; j < paired; j++) pairs.push([i, j, 1]);
   for (let i = paired; i < used; i++) pairs.push([i, i, DIAGONAL_WEIGHT]);
-  const rows = 2 * pairs.length + 1, matrix = new Float32Array(p * rows), target = new Float64Array(rows);
-  // The pairs as flat arrays: this loop runs pool points x pairs (8,192 x 216) times. With strains e (modeStrains),
-  // F_i : (F_j + F_j^T) = 2 e_i : e_j and tr F = e_xx + e_yy + e_zz.
-  const first = Int32Array.from(pairs, ([i]) => i), second = Int32Array.from(pairs, ([, j]) => j);
-  const scale = Float64Array.from(pairs, ([i, j, weight]) => weight / Math.sqrt(values[i] * values[j]));
-  const volumeScale = 1 / (p * volumeEach), trace = new Float64Array(used);
+  return {
+    first: Int32Array.from(pairs, ([i]) => i), second: Int32Array.from(pairs, ([, j]) => j), weight: Float64Array.from(pairs, ([, , w]) => w),
+    count: 2 * pairs.length + 1,
+  };
+}
+
+/** The fit's matrix (a column of `columnLength` a point, zero past the rows) and target (the whole pool's integrals). */
+function fitRows(
+  kernels: CubatureKernels | null, strains: Float32Array, width: number, pairs: ReturnType<typeof fitRowPairs>, values: Float64Array,
+  columnLength: number, p: number, volumeEach: number,
+): { matrix: Float32Array; target: Float64Array } {
+  const { first, second, count: rows } = pairs, pairCount = first.length;
+  const used = Math.min(values.length, DIAGONAL_MODES);
+  const matrix = kernels ? kernels.matrix : new Float32Array(p * columnLength), target = new Float64Array(columnLength);
+  // This loop runs pool points x pairs (8,192 x 216) times. With strains e (modeStrains), F_i : (F_j + F_j^T) =
+  // 2 e_i : e_j and tr F = e_xx + e_yy + e_zz; each row is scaled by its modes' eigenvalues.
+  const scale = Float64Array.from(first, (i, r) => pairs.weight[r] / Math.sqrt(values[i] * values[second[r]]));
+  const volumeScale = 1 / (p * volumeEach), trace = new Float64Array(used), s = new Float64Array(6 * used);
   for (let c = 0; c < p; c++) {
-    const o = c * rows, g = c * used * 6;
-    for (let e = 0; e < used; e++) trace[e] = strains[g + 6 * e] + strains[g + 6 * e + 1] + strains[g + 6 * e + 2];
-    for (let r = 0; r < pairs.length; r++) {
-      const i = first[r], j = second[r], fi = g + 6 * i, fj = g + 6 * j;
-      const shear = 2 * (strains[fi] * strains[fj] + strains[fi + 1] * strains[fj + 1] + strains[fi + 2] * strains[fj + 2]
-        + strains[fi + 3] * strains[fj + 3] + strains[fi + 4] * strains[fj + 4] + strains[fi + 5] * strains[fj + 5]);
+    const o = c * columnLength, g = c * 6 * width;
+    // The point's strains, mode-major (six a mode), in double precision.
+    for (let e = 0; e < used; e++) {
+      for (let k = 0; k < 6; k++) s[6 * e + k] = strains[g + k * width + e];
+      trace[e] = s[6 * e] + s[6 * e + 1] + s[6 * e + 2];
+    }
+    for (let r = 0; r < pairCount; r++) {
+      const i = first[r], j = second[r], fi = 6 * i, fj = 6 * j;
+      const shear = 2 * (s[fi] * s[fj] + s[fi + 1] * s[fj + 1] + s[fi + 2] * s[fj + 2] + s[fi + 3] * s[fj + 3] + s[fi + 4] * s[fj + 4] + s[fi + 5] * s[fj + 5]);
       matrix[o + 2 * r] = shear * scale[r];
       matrix[o + 2 * r + 1] = trace[i] * trace[j] * scale[r];
     }
     matrix[o + rows - 1] = volumeScale;
     for (let r = 0; r < rows; r++) target[r] += volumeEach * matrix[o + r];
   }
-  return { matrix, target, rows };
+  return { matrix, target };
 }
 
 /**
  * Lawson-Hanson active-set NNLS, min |A x - b| with x >= 0, stopped once `limit` variables are in use: each scan
  * frees the BATCH variables whose columns best reduce the residual (looking at a rotating SCAN_STRIDE-th of the
  * pool: neighbouring points have nearly equal columns), so the first `limit` are the most useful points.
- * A is point-major (column c at c * rows). The passive set's normal equations are kept as a Cholesky factor
- * grown one column at a time and downdated when a point leaves; a column (nearly) dependent on the chosen ones
- * is skipped, and a point that left comes back at most twice.
+ * A is point-major (column c at c * rows); `kernels`, when given, hold it as their matrix and take the scans' dot
+ * products. The passive set's normal equations are kept as a Cholesky factor grown one column at a time and
+ * downdated when a point leaves; a column (nearly) dependent on the chosen ones is skipped, and a point that left
+ * comes back at most twice.
  */
-export function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: number, p: number, limit: number): FittedCubature {
+export function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: number, p: number, limit: number, kernels: CubatureKernels | null = null): FittedCubature {
   const chosen: number[] = [], x = new Float64Array(p), excluded = new Uint8Array(p), departures = new Uint8Array(p), fresh = new Uint8Array(p);
   const cap = Math.min(limit, p, rows);
   const factor = new Float64Array(cap * cap), rhs = new Float64Array(cap);
@@ -258,7 +268,8 @@ export function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: 
   const dotColumns = (i: number, j: number) => dotFloat32(a, i * rows, a, j * rows, rows);
   // Columns scaled to unit length (the unknowns become x_c |a_c|): a thin tail's points have columns thousands of
   // times longer than the body's, and unscaled normal equations lose them to rounding.
-  const columnNorms = Float64Array.from({ length: p }, (_, c) => Math.sqrt(dotColumns(c, c)));
+  const squares = kernels?.squares();
+  const columnNorms = Float64Array.from({ length: p }, (_, c) => Math.sqrt(squares ? squares[c] : dotColumns(c, c)));
   for (let c = 0; c < p; c++) {
     const scale = columnNorms[c] > 0 ? 1 / columnNorms[c] : 0;
     for (let r = 0; r < rows; r++) a[c * rows + r] *= scale;
@@ -322,9 +333,10 @@ export function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: 
   const scan = (offset: number, stride: number) => {
     best.fill(-1);
     bestGain.fill(1e-14 * bNorm);
-    for (let c = offset; c < p; c += stride) {
+    const gains = kernels?.dots(residual, offset, stride, Math.ceil((p - offset) / stride));
+    for (let c = offset, k = 0; c < p; c += stride, k++) {
       if (excluded[c] || x[c] > 0) continue;
-      const gain = dotMixed(a, c * rows, residual, rows);
+      const gain = gains ? gains[k] : dotMixed(a, c * rows, residual, rows);
       if (gain <= bestGain[BATCH - 1]) continue;
       let at = BATCH - 1;
       while (at > 0 && gain > bestGain[at - 1]) {

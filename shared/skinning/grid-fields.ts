@@ -42,6 +42,11 @@ export class GridFields implements SkinningFields {
   }
 
   async evaluate(points: Float64Array, weights: Float64Array, gradients?: Float64Array): Promise<void> {
+    this.evaluateSync(points, weights, gradients);
+  }
+
+  /** evaluate, for callers inside a synchronous computation. */
+  evaluateSync(points: Float64Array, weights: Float64Array, gradients?: Float64Array): void {
     const k = this.count, n = points.length / 3, v = this.values, h = this.frame.spacing;
     if (weights.length < n * k) throw new SkinningError(`weights need ${n * k} numbers, got ${weights.length}`);
     if (gradients && gradients.length < n * k * 3) throw new SkinningError(`gradients need ${n * k * 3} numbers, got ${gradients.length}`);

@@ -2,8 +2,8 @@
 // the nodes of the same voxel solid the eigen provider discretises, their span is enlarged cheaply (the fields
 // times each coordinate, low polynomials), and the Rayleigh-Ritz solution of the Neumann Laplacian's pencil
 // L w = lambda M w over that span gives the lowest modes; optionally a few Chebyshev-filtered subspace iterations
-// with the matrix-free voxel operator refine them. Then the same surface bumps as the eigen provider's, solved
-// by conjugate gradients. No factorisation anywhere: the network stands in for the eigensolver's.
+// with the matrix-free voxel operator refine them. Then surface bumps of the eigen provider's kind, solved by
+// conjugate gradients on a coarser grid. No factorisation anywhere: the network stands in for the eigensolver's.
 // The result is a grid description ("eigen-grid"), as the eigen provider's, so pages evaluate it the same way.
 
 import { solveShiftedCg } from "../linalg/conjugate-gradient";
@@ -50,6 +50,13 @@ export interface RitzFinishOptions {
  * matter, only that the same description reaches every page), so 1e-6 is ample.
  */
 const BUMP_TOLERANCE = 1e-6;
+/**
+ * The bumps' grid is this many times coarser along each axis than the modes' (a reach of 0.5 is about eight of the
+ * modes' cells): their conjugate gradients cost about a sixteenth.
+ */
+const BUMP_COARSENING = 2;
+/** Cells of the bumps' grid at least. */
+const MIN_BUMP_CELLS = 500;
 
 /**
  * Defaults: the network's 16 fields as they are, then two Chebyshev iterations of degree 8 (models/README.md, "The
@@ -168,7 +175,7 @@ export async function createRitzFields(
     for (let i = 0; i < n; i++) v[i] = pairs.vectors[i * pairs.count + f];
     modes.push(v);
   }
-  const bumps = local > 0 ? massOrthonormalised(cgBumps(solid, local, settings.localReach), [...deflate, ...modes], solid.mass) : [];
+  const bumps = local > 0 ? massOrthonormalised(coarseBumps(solidOf, settings, positions, local), [...deflate, ...modes], solid.mass) : [];
   const t5 = performance.now();
   const vectors = [...modes, ...bumps];
   const values = Float64Array.from([...pairs.values.subarray(0, modeCount), ...bumps.map((b) => rayleigh(solid, b))]);
@@ -272,14 +279,29 @@ function sliceColumns(x: Float64Array, width: number, keep: number, n: number): 
   return out;
 }
 
-/** The eigen provider's surface bumps, (K + M / r^2) g = M s solved by conjugate gradients instead of a factor. */
-function cgBumps(solid: VoxelSolid, count: number, reach: number): Float64Array[] {
-  const sources = surfaceBumpSources(solid, count, reach), n = solid.unknowns;
+/**
+ * The eigen provider's kind of surface bumps, (K + M / r^2) g = M s, solved by conjugate gradients on a grid
+ * BUMP_COARSENING times coarser (no factor; a bump's reach spans several coarse cells) and interpolated
+ * trilinearly at the solid's unknowns (`positions`), as pages interpolate grid fields.
+ */
+function coarseBumps(solidOf: NonNullable<ShapeSamples["solid"]>, settings: { targetCells: number; maxCellsPerAxis: number; localReach: number }, positions: Float64Array, count: number): Float64Array[] {
+  const coarse = voxelSolid(solidOf.inside, solidOf.min, solidOf.max, {
+    targetCells: Math.max(MIN_BUMP_CELLS, Math.round(settings.targetCells / BUMP_COARSENING ** 3)), maxCellsPerAxis: settings.maxCellsPerAxis,
+  });
+  const reach = settings.localReach, sources = surfaceBumpSources(coarse, count, reach), n = coarse.unknowns;
   const block = new Float64Array(n * count);
   for (let i = 0; i < n; i++) for (let c = 0; c < count; c++) block[i * count + c] = sources[c][i];
-  solveShiftedCg(solid.stiffness, solid.mass, 1 / (reach * reach), block, count, BUMP_TOLERANCE);
-  for (let i = 0; i < n; i++) for (let c = 0; c < count; c++) sources[c][i] = block[i * count + c];
-  return sources;
+  solveShiftedCg(coarse.stiffness, coarse.mass, 1 / (reach * reach), block, count, BUMP_TOLERANCE);
+  const nodes = coarse.unknownOf.length, data = new Float64Array(nodes * count), known = new Uint8Array(nodes);
+  for (let node = 0; node < nodes; node++) {
+    const u = coarse.unknownOf[node];
+    if (u < 0) continue;
+    known[node] = 1;
+    for (let c = 0; c < count; c++) data[node * count + c] = block[u * count + c];
+  }
+  const fine = positions.length / 3, values = new Float64Array(fine * count);
+  new GridFields(coarse, count, data, known).evaluateSync(positions, values);
+  return Array.from({ length: count }, (_, c) => Float64Array.from({ length: fine }, (_, u) => values[u * count + c]));
 }
 
 /** Relative residuals ||L x - lambda M x||_M^-1 / (lambda ||x||_M) of Ritz pairs (a convergence measure). */

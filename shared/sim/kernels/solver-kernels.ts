@@ -3,19 +3,8 @@
 // addresses and copies nothing. Memory is reserved once, before any view exists (growing it would detach them).
 // Where WebAssembly SIMD is missing (an old browser), `create` returns null and the JS loops run instead.
 
+import { reserveMemory, SimdModule, type WasmMemory } from "../../linalg/simd-module";
 import { SOLVER_WASM_BASE64 } from "./solver-wasm";
-
-// The slice of the WebAssembly JS API used here, typed locally: shared/ compiles without DOM or Node typings.
-interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
-interface WasmApi {
-  validate(bytes: Uint8Array): boolean;
-  compile(bytes: Uint8Array): Promise<object>;
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: unknown };
-}
 
 interface SolverExports {
   memory: WasmMemory;
@@ -36,54 +25,22 @@ export interface KernelSizes {
   surfaceCount: number;
 }
 
-const PAGE = 65536;
 /** Bytes an allocation may lose to alignment. */
 const ALIGNMENT = 16;
-const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
-let compiled: object | null | undefined;
-
-/** The module's bytes where WebAssembly SIMD runs (validate() is false where SIMD is missing), else null. */
-function kernelBytes(): Uint8Array | null {
-  if (!wasm || typeof atob !== "function") return null;
-  const text = atob(SOLVER_WASM_BASE64);
-  const bytes = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-  return wasm.validate(bytes) ? bytes : null;
-}
-
-function solverModule(): object | null {
-  if (compiled === undefined) {
-    compiled = null;
-    try {
-      const bytes = kernelBytes();
-      if (bytes && wasm) compiled = new wasm.Module(bytes);
-    } catch {
-      compiled = null;
-    }
-  }
-  return compiled;
-}
+const solverModule = new SimdModule(SOLVER_WASM_BASE64);
 
 /**
  * Compiles the kernels asynchronously, before the first body needs them: a browser may refuse to compile a module
  * this size synchronously on its main thread, and the bodies would then run the JS loops. Resolves to whether the
  * kernels run here.
  */
-export async function prepareSolverKernels(): Promise<boolean> {
-  if (compiled === undefined) {
-    try {
-      const bytes = kernelBytes();
-      compiled = bytes && wasm ? await wasm.compile(bytes) : null;
-    } catch {
-      compiled = undefined; // the synchronous path may still work
-    }
-  }
-  return solverModule() !== null;
+export function prepareSolverKernels(): Promise<boolean> {
+  return solverModule.prepare();
 }
 
 /** Whether this platform runs the SIMD kernels. */
 export function simdAvailable(): boolean {
-  return solverModule() !== null;
+  return solverModule.module() !== null;
 }
 
 export class SolverKernels {
@@ -112,11 +69,11 @@ export class SolverKernels {
 
   /** Kernels with room for one body of these sizes, or null where WebAssembly SIMD is not available. */
   static create(sizes: KernelSizes): SolverKernels | null {
-    const module = solverModule();
-    if (!module || !wasm) return null;
+    const exports = solverModule.instantiate<SolverExports>();
+    if (!exports) return null;
     try {
       const { numbers, allocations } = SolverKernels.numbersFor(sizes);
-      return new SolverKernels(new wasm.Instance(module, {}).exports as SolverExports, 8 * numbers + ALIGNMENT * allocations);
+      return new SolverKernels(exports, 8 * numbers + ALIGNMENT * allocations);
     } catch {
       return null;
     }
@@ -124,8 +81,7 @@ export class SolverKernels {
 
   private constructor(exports: SolverExports, bytes: number) {
     this.exports = exports;
-    const missing = Math.ceil((bytes - exports.memory.buffer.byteLength) / PAGE);
-    if (missing > 0) exports.memory.grow(missing);
+    reserveMemory(exports.memory, bytes);
     this.end = bytes;
   }
 

@@ -1,0 +1,131 @@
+;; The cubature fit's hot loop in WebAssembly SIMD (f32x4): every vibration mode's strain at every pool point
+;; (cubature-fit.ts, modeStrains). Single precision is what the fit's matrix keeps anyway. Every address is a byte
+;; offset into the instance's memory (cubature-kernels.ts lays it out, 16-byte aligned).
+;; `npm run build:kernels` compiles this file into cubature-wasm.ts; a test checks that the two agree.
+;;
+;; strains: for each point p and each group of four modes g, F[a][b] = sum_i U[mode, a, i] J_p[i, b], folded into
+;; the symmetric strain [F_xx, F_yy, F_zz, sqrt 2 e_xy, sqrt 2 e_xz, sqrt 2 e_yz] (e = (F + F^T) / 2).
+;;   modes: groups x m x 3 f32x4: (g, i, a) holds U[4g .. 4g + 3, a, i] (four modes, one lane each)
+;;   jac:   points x m x 3 f32: J_p[i, b]
+;;   out:   points x 6 x groups f32x4: (p, c, g) holds strain component c of modes 4g .. 4g + 3 at point p
+;;
+;; dots and squares: the fit's columns (one a point, `length` f32 each, a multiple of four, zero-padded) against a
+;; vector or themselves, for the NNLS's scans and its column scaling.
+(module
+  (memory (export "memory") 1)
+  (func (export "strains") (param $points i32) (param $m i32) (param $groups i32) (param $modes i32) (param $jac i32) (param $out i32)
+    (local $p i32) (local $g i32) (local $jp i32) (local $jend i32) (local $up i32) (local $op i32) (local $sp i32)
+    (local $jacPoint i32) (local $rowBytes i32) (local $stride i32)
+    (local $a00 v128) (local $a01 v128) (local $a02 v128)
+    (local $a10 v128) (local $a11 v128) (local $a12 v128)
+    (local $a20 v128) (local $a21 v128) (local $a22 v128)
+    (local $j0 v128) (local $j1 v128) (local $j2 v128)
+    (local $u0 v128) (local $u1 v128) (local $u2 v128)
+    (local $half v128)
+    (local.set $rowBytes (i32.mul (local.get $m) (i32.const 12)))
+    (local.set $stride (i32.mul (local.get $groups) (i32.const 16)))
+    (local.set $half (f32x4.splat (f32.const 0.70710678118654752)))
+    (local.set $jacPoint (local.get $jac))
+    (local.set $op (local.get $out))
+    (local.set $p (i32.const 0))
+    (block $pointsDone
+      (loop $point
+        (br_if $pointsDone (i32.ge_u (local.get $p) (local.get $points)))
+        (local.set $up (local.get $modes))
+        (local.set $g (i32.const 0))
+        (block $groupsDone
+          (loop $group
+            (br_if $groupsDone (i32.ge_u (local.get $g) (local.get $groups)))
+            (local.set $a00 (v128.const i32x4 0 0 0 0)) (local.set $a01 (v128.const i32x4 0 0 0 0)) (local.set $a02 (v128.const i32x4 0 0 0 0))
+            (local.set $a10 (v128.const i32x4 0 0 0 0)) (local.set $a11 (v128.const i32x4 0 0 0 0)) (local.set $a12 (v128.const i32x4 0 0 0 0))
+            (local.set $a20 (v128.const i32x4 0 0 0 0)) (local.set $a21 (v128.const i32x4 0 0 0 0)) (local.set $a22 (v128.const i32x4 0 0 0 0))
+            (local.set $jp (local.get $jacPoint))
+            (local.set $jend (i32.add (local.get $jacPoint) (local.get $rowBytes)))
+            (block $basisDone
+              (loop $basis
+                (br_if $basisDone (i32.ge_u (local.get $jp) (local.get $jend)))
+                (local.set $j0 (v128.load32_splat (local.get $jp)))
+                (local.set $j1 (v128.load32_splat offset=4 (local.get $jp)))
+                (local.set $j2 (v128.load32_splat offset=8 (local.get $jp)))
+                (local.set $u0 (v128.load (local.get $up)))
+                (local.set $u1 (v128.load offset=16 (local.get $up)))
+                (local.set $u2 (v128.load offset=32 (local.get $up)))
+                (local.set $a00 (f32x4.add (local.get $a00) (f32x4.mul (local.get $u0) (local.get $j0))))
+                (local.set $a01 (f32x4.add (local.get $a01) (f32x4.mul (local.get $u0) (local.get $j1))))
+                (local.set $a02 (f32x4.add (local.get $a02) (f32x4.mul (local.get $u0) (local.get $j2))))
+                (local.set $a10 (f32x4.add (local.get $a10) (f32x4.mul (local.get $u1) (local.get $j0))))
+                (local.set $a11 (f32x4.add (local.get $a11) (f32x4.mul (local.get $u1) (local.get $j1))))
+                (local.set $a12 (f32x4.add (local.get $a12) (f32x4.mul (local.get $u1) (local.get $j2))))
+                (local.set $a20 (f32x4.add (local.get $a20) (f32x4.mul (local.get $u2) (local.get $j0))))
+                (local.set $a21 (f32x4.add (local.get $a21) (f32x4.mul (local.get $u2) (local.get $j1))))
+                (local.set $a22 (f32x4.add (local.get $a22) (f32x4.mul (local.get $u2) (local.get $j2))))
+                (local.set $jp (i32.add (local.get $jp) (i32.const 12)))
+                (local.set $up (i32.add (local.get $up) (i32.const 48)))
+                (br $basis)))
+            ;; (p, c, g) at op + c * stride + 16 g
+            (local.set $sp (i32.add (local.get $op) (i32.shl (local.get $g) (i32.const 4))))
+            (v128.store (local.get $sp) (local.get $a00))
+            (local.set $sp (i32.add (local.get $sp) (local.get $stride)))
+            (v128.store (local.get $sp) (local.get $a11))
+            (local.set $sp (i32.add (local.get $sp) (local.get $stride)))
+            (v128.store (local.get $sp) (local.get $a22))
+            (local.set $sp (i32.add (local.get $sp) (local.get $stride)))
+            (v128.store (local.get $sp) (f32x4.mul (local.get $half) (f32x4.add (local.get $a01) (local.get $a10))))
+            (local.set $sp (i32.add (local.get $sp) (local.get $stride)))
+            (v128.store (local.get $sp) (f32x4.mul (local.get $half) (f32x4.add (local.get $a02) (local.get $a20))))
+            (local.set $sp (i32.add (local.get $sp) (local.get $stride)))
+            (v128.store (local.get $sp) (f32x4.mul (local.get $half) (f32x4.add (local.get $a12) (local.get $a21))))
+            (local.set $g (i32.add (local.get $g) (i32.const 1)))
+            (br $group)))
+        (local.set $op (i32.add (local.get $op) (i32.mul (local.get $stride) (i32.const 6))))
+        (local.set $jacPoint (i32.add (local.get $jacPoint) (local.get $rowBytes)))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br $point))))
+  ;; out[k] = column (first + k step) . v for k < count; a column is `length` f32 from a + column * 4 length.
+  (func (export "dots") (param $a i32) (param $length i32) (param $first i32) (param $step i32) (param $count i32) (param $v i32) (param $out i32)
+    (local $k i32) (local $cp i32) (local $vp i32) (local $end i32) (local $columnBytes i32) (local $sum v128)
+    (local.set $columnBytes (i32.shl (local.get $length) (i32.const 2)))
+    (local.set $k (i32.const 0))
+    (block $done
+      (loop $column
+        (br_if $done (i32.ge_u (local.get $k) (local.get $count)))
+        (local.set $cp (i32.add (local.get $a) (i32.mul (i32.add (local.get $first) (i32.mul (local.get $k) (local.get $step))) (local.get $columnBytes))))
+        (local.set $end (i32.add (local.get $cp) (local.get $columnBytes)))
+        (local.set $vp (local.get $v))
+        (local.set $sum (v128.const i32x4 0 0 0 0))
+        (block $summed
+          (loop $entry
+            (br_if $summed (i32.ge_u (local.get $cp) (local.get $end)))
+            (local.set $sum (f32x4.add (local.get $sum) (f32x4.mul (v128.load (local.get $cp)) (v128.load (local.get $vp)))))
+            (local.set $cp (i32.add (local.get $cp) (i32.const 16)))
+            (local.set $vp (i32.add (local.get $vp) (i32.const 16)))
+            (br $entry)))
+        (f32.store (i32.add (local.get $out) (i32.shl (local.get $k) (i32.const 2)))
+          (f32.add
+            (f32.add (f32x4.extract_lane 0 (local.get $sum)) (f32x4.extract_lane 1 (local.get $sum)))
+            (f32.add (f32x4.extract_lane 2 (local.get $sum)) (f32x4.extract_lane 3 (local.get $sum)))))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $column))))
+  ;; out[k] = column k . column k for k < count.
+  (func (export "squares") (param $a i32) (param $length i32) (param $count i32) (param $out i32)
+    (local $k i32) (local $cp i32) (local $end i32) (local $x v128) (local $sum v128)
+    (local.set $cp (local.get $a))
+    (local.set $k (i32.const 0))
+    (block $done
+      (loop $column
+        (br_if $done (i32.ge_u (local.get $k) (local.get $count)))
+        (local.set $end (i32.add (local.get $cp) (i32.shl (local.get $length) (i32.const 2))))
+        (local.set $sum (v128.const i32x4 0 0 0 0))
+        (block $summed
+          (loop $entry
+            (br_if $summed (i32.ge_u (local.get $cp) (local.get $end)))
+            (local.set $x (v128.load (local.get $cp)))
+            (local.set $sum (f32x4.add (local.get $sum) (f32x4.mul (local.get $x) (local.get $x))))
+            (local.set $cp (i32.add (local.get $cp) (i32.const 16)))
+            (br $entry)))
+        (f32.store (i32.add (local.get $out) (i32.shl (local.get $k) (i32.const 2)))
+          (f32.add
+            (f32.add (f32x4.extract_lane 0 (local.get $sum)) (f32x4.extract_lane 1 (local.get $sum)))
+            (f32.add (f32x4.extract_lane 2 (local.get $sum)) (f32x4.extract_lane 3 (local.get $sum)))))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $column)))))

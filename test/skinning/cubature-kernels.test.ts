@@ -1,0 +1,61 @@
+// The cubature fit's WebAssembly SIMD kernels: the committed module is the compiled source, and each kernel gives
+// what the plain sums give (single precision, as the fit's matrix keeps).
+
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { compiledModule, generatedPath } from "../../server/cli/build-kernels";
+import { CubatureKernels } from "../../shared/skinning/kernels/cubature-kernels";
+
+function randoms(count: number, seed: number): Float64Array {
+  let s = seed;
+  return Float64Array.from({ length: count }, () => (s = (s * 16807) % 2147483647) / 2147483647 - 0.5);
+}
+
+describe("cubature kernels", () => {
+  it("run here, and the committed module is the compiled cubature.wat", async () => {
+    expect(readFileSync(generatedPath("cubature"), "utf8")).toBe(await compiledModule("cubature"));
+    expect(CubatureKernels.create({ points: 4, m: 8, modes: 4, columnLength: 4 })).not.toBeNull();
+  });
+
+  it("mode strains: the symmetric part of each mode's displacement gradient at each point (a count not a multiple of four)", () => {
+    const points = 37, m = 68, count = 10, width = 12;
+    const modes = randoms(count * 3 * m, 3), jacobians = randoms(points * m * 3, 5);
+    const kernels = CubatureKernels.create({ points, m, modes: width, columnLength: 8 })!;
+    kernels.modeStrains(modes, count, jacobians);
+    let worst = 0, largest = 0;
+    for (let p = 0; p < points; p++) {
+      for (let e = 0; e < width; e++) {
+        const f = [[0, 0, 0], [0, 0, 0], [0, 0, 0]];
+        if (e < count) for (let a = 0; a < 3; a++) for (let b = 0; b < 3; b++) for (let i = 0; i < m; i++) f[a][b] += modes[e * 3 * m + a * m + i] * jacobians[(p * m + i) * 3 + b];
+        const want = [f[0][0], f[1][1], f[2][2], Math.SQRT1_2 * (f[0][1] + f[1][0]), Math.SQRT1_2 * (f[0][2] + f[2][0]), Math.SQRT1_2 * (f[1][2] + f[2][1])];
+        for (let c = 0; c < 6; c++) {
+          const got = kernels.strains[(p * 6 + c) * width + e];
+          if (e >= count) expect(got).toBe(0);
+          worst = Math.max(worst, Math.abs(got - want[c]));
+          largest = Math.max(largest, Math.abs(want[c]));
+        }
+      }
+    }
+    expect(worst / largest).toBeLessThan(1e-5);
+  });
+
+  it("dots of every step-th column with a vector, and each column's squared length", () => {
+    const points = 50, length = 12;
+    const kernels = CubatureKernels.create({ points, m: 4, modes: 4, columnLength: length })!;
+    kernels.matrix.set(Float32Array.from(randoms(points * length, 7)));
+    const v = randoms(length, 11), a = kernels.matrix;
+    const dots = Array.from(kernels.dots(v, 3, 4, 12));
+    expect(dots).toHaveLength(12);
+    dots.forEach((got, k) => {
+      let want = 0;
+      for (let r = 0; r < length; r++) want += a[(3 + 4 * k) * length + r] * v[r];
+      expect(got).toBeCloseTo(want, 5);
+    });
+    const squares = Array.from(kernels.squares());
+    squares.forEach((got, c) => {
+      let want = 0;
+      for (let r = 0; r < length; r++) want += a[c * length + r] ** 2;
+      expect(got).toBeCloseTo(want, 5);
+    });
+  });
+});
