@@ -20,6 +20,8 @@ export interface RitzOptions {
   keep: number;
   /** Relative cut of near-dependent directions (default RITZ_DEPENDENCE_CUT); 0 keeps every direction of positive norm. */
   cut?: number;
+  /** Also return K times the Ritz vectors (two more block products; default false). */
+  stiffnessTimes?: boolean;
 }
 
 export interface RitzPairs {
@@ -27,8 +29,8 @@ export interface RitzPairs {
   values: Float64Array;
   /** The Ritz vectors, M-orthonormal, node-major (n x count). */
   vectors: Float64Array;
-  /** K times the Ritz vectors, node-major (n x count): residuals K x - lambda M x without another product. */
-  stiffnessTimes: Float64Array;
+  /** K times the Ritz vectors, node-major (n x count), when asked for: residuals K x - lambda M x without another product. */
+  stiffnessTimes?: Float64Array;
   count: number;
   /** Dimension of the span after the cut. */
   rank: number;
@@ -62,15 +64,16 @@ export function rayleighRitz(stiffness: UpperCsc, mass: Float64Array, basis: Flo
     for (let j = 0; j < rank; j++) sum += transform[r * rank + j] * y[j * rank + c];
     coefficients[r * count + c] = sum;
   }
-  let vectors = blockTimesSmall(basis, p, coefficients, count), stiffnessTimes = blockTimesSmall(kb, p, coefficients, count);
+  let vectors = blockTimesSmall(basis, p, coefficients, count);
+  let stiffnessTimes = options.stiffnessTimes ? blockTimesSmall(kb, p, coefficients, count) : undefined;
   // Once more over the few Ritz vectors (round-off of the whitening of a nearly dependent span): their M-Gram is
   // the identity up to round-off; its inverse square root keeps them M-orthonormal, barely moving them.
   const again = inverseSquareRoot(symmetricGram(vectors, vectors, count, mass), count);
   if (again) {
     vectors = blockTimesSmall(vectors, count, again, count);
-    stiffnessTimes = blockTimesSmall(stiffnessTimes, count, again, count);
+    if (stiffnessTimes) stiffnessTimes = blockTimesSmall(stiffnessTimes, count, again, count);
   }
-  return { values: values.slice(0, count), vectors, stiffnessTimes, count, rank };
+  return { values: values.slice(0, count), vectors, ...(stiffnessTimes ? { stiffnessTimes } : {}), count, rank };
 }
 
 /** y = K x for a block x (n x p, node-major), K given by its upper triangle. */

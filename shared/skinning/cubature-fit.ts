@@ -58,22 +58,30 @@ const RIGID = 1e-6;
 
 export function fitCubature(pool: CubaturePool, count: number): FittedCubature {
   const m = 4 * pool.handles, p = pool.positions.length / 3;
+  const T0 = performance.now();
   const jacobians = jacobianBlocks(pool, pool.handles);
   const modes = vibrationModes(pool, jacobians, m);
+  const T1 = performance.now();
   const rows = fitRowPairs(modes.count);
   const used = Math.min(modes.count, DIAGONAL_MODES), width = 4 * Math.ceil(used / 4);
   // The matrix's columns padded with zeros to a multiple of four (the kernels' lanes): the dot products are the same.
   const columnLength = 4 * Math.ceil(rows.count / 4);
   const kernels = CubatureKernels.create({ points: p, m, modes: width, columnLength });
+  const T2 = performance.now();
   const strains = modeStrains(kernels, modes.vectors, used, width, jacobians, m, p);
+  const T3 = performance.now();
   const { matrix, target } = fitRows(kernels, strains, width, rows, modes.values, columnLength, p, pool.volumeEach);
-  return nonNegativeLeastSquares(matrix, target, columnLength, p, count, kernels);
+  const T4 = performance.now();
+  const r = nonNegativeLeastSquares(matrix, target, columnLength, p, count, kernels);
+  if (process.env.ZZ) console.log(`   fit: modes ${(T1-T0).toFixed(0)} kernels ${(T2-T1).toFixed(0)} strains ${(T3-T2).toFixed(0)} rows ${(T4-T3).toFixed(0)} nnls ${(performance.now()-T4).toFixed(0)}`);
+  return r;
 }
 
 
 /**
- * The reference material's free vibration modes in the subspace (rigid ones dropped), M-orthonormal, as
- * q-vectors (component-major: a m + i), with their squared angular frequencies (per unit density).
+ * The reference material's free vibration modes in the subspace (rigid ones dropped), M-orthonormal: the lowest
+ * DIAGONAL_MODES as q-vectors (component-major: a m + i), all with their squared angular frequencies (per unit
+ * density).
  */
 function vibrationModes(pool: CubaturePool, jacobians: Float64Array, m: number): { vectors: Float64Array; values: Float64Array; count: number } {
   // Test directions need not be exact modes: a subset of the pool gives them at a quarter of the cost.
@@ -121,11 +129,13 @@ function vibrationModes(pool: CubaturePool, jacobians: Float64Array, m: number):
   symmetricEigenSorted(stiffness, d, values, vectors);
   let first = 0;
   while (first < d && values[first] < RIGID * values[d - 1]) first++;
-  const count = d - first, out = new Float64Array(count * n);
-  for (let e = 0; e < count; e++) {
+  // Only the modes the fit uses get their q-vectors.
+  const count = d - first, used = Math.min(count, DIAGONAL_MODES), out = new Float64Array(used * n), column = new Float64Array(d);
+  for (let e = 0; e < used; e++) {
+    for (let row = 0; row < d; row++) column[row] = vectors[row * d + first + e];
     for (let a = 0; a < 3; a++) for (let i = 0; i < m; i++) {
       let sum = 0;
-      for (let k = 0; k < r; k++) sum += whiten[i * r + k] * vectors[(a * r + k) * d + first + e];
+      for (let k = 0; k < r; k++) sum += whiten[i * r + k] * column[a * r + k];
       out[e * n + a * m + i] = sum;
     }
   }
@@ -226,25 +236,29 @@ function fitRows(
   const used = Math.min(values.length, DIAGONAL_MODES);
   const matrix = kernels ? kernels.matrix : new Float32Array(p * columnLength), target = new Float64Array(columnLength);
   // This loop runs pool points x pairs (8,192 x 216) times. With strains e (modeStrains), F_i : (F_j + F_j^T) =
-  // 2 e_i : e_j and tr F = e_xx + e_yy + e_zz; each row is scaled by its modes' eigenvalues.
+  // 2 e_i : e_j and tr F = e_xx + e_yy + e_zz; each row is scaled by its modes' eigenvalues (twice: 2 e_i : e_j).
   const scale = Float64Array.from(first, (i, r) => pairs.weight[r] / Math.sqrt(values[i] * values[second[r]]));
+  const shearScale = scale.map((v) => 2 * v);
   const volumeScale = 1 / (p * volumeEach), trace = new Float64Array(used), s = new Float64Array(6 * used);
   for (let c = 0; c < p; c++) {
     const o = c * columnLength, g = c * 6 * width;
     // The point's strains, mode-major (six a mode), in double precision.
-    for (let e = 0; e < used; e++) {
-      for (let k = 0; k < 6; k++) s[6 * e + k] = strains[g + k * width + e];
-      trace[e] = s[6 * e] + s[6 * e + 1] + s[6 * e + 2];
-    }
+    for (let k = 0; k < 6; k++) for (let e = 0, at = g + k * width; e < used; e++) s[6 * e + k] = strains[at + e];
+    for (let e = 0; e < used; e++) trace[e] = s[6 * e] + s[6 * e + 1] + s[6 * e + 2];
     for (let r = 0; r < pairCount; r++) {
       const i = first[r], j = second[r], fi = 6 * i, fj = 6 * j;
-      const shear = 2 * (s[fi] * s[fj] + s[fi + 1] * s[fj + 1] + s[fi + 2] * s[fj + 2] + s[fi + 3] * s[fj + 3] + s[fi + 4] * s[fj + 4] + s[fi + 5] * s[fj + 5]);
-      matrix[o + 2 * r] = shear * scale[r];
-      matrix[o + 2 * r + 1] = trace[i] * trace[j] * scale[r];
+      const shear = s[fi] * s[fj] + s[fi + 1] * s[fj + 1] + s[fi + 2] * s[fj + 2] + s[fi + 3] * s[fj + 3] + s[fi + 4] * s[fj + 4] + s[fi + 5] * s[fj + 5];
+      const shearRow = shear * shearScale[r], volumeRow = trace[i] * trace[j] * scale[r];
+      matrix[o + 2 * r] = shearRow;
+      matrix[o + 2 * r + 1] = volumeRow;
+      target[2 * r] += shearRow;
+      target[2 * r + 1] += volumeRow;
     }
     matrix[o + rows - 1] = volumeScale;
-    for (let r = 0; r < rows; r++) target[r] += volumeEach * matrix[o + r];
   }
+  // The whole pool's integrals of the rows (each point stands for volumeEach).
+  for (let r = 0; r < rows - 1; r++) target[r] *= volumeEach;
+  target[rows - 1] = p * volumeEach * volumeScale;
   return { matrix, target };
 }
 
@@ -268,18 +282,21 @@ export function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: 
   const dotColumns = (i: number, j: number) => dotFloat32(a, i * rows, a, j * rows, rows);
   // Columns scaled to unit length (the unknowns become x_c |a_c|): a thin tail's points have columns thousands of
   // times longer than the body's, and unscaled normal equations lose them to rounding.
-  const squares = kernels?.squares();
-  const columnNorms = Float64Array.from({ length: p }, (_, c) => Math.sqrt(squares ? squares[c] : dotColumns(c, c)));
-  for (let c = 0; c < p; c++) {
-    const scale = columnNorms[c] > 0 ? 1 / columnNorms[c] : 0;
-    for (let r = 0; r < rows; r++) a[c * rows + r] *= scale;
+  let columnNorms: Float64Array;
+  if (kernels) columnNorms = Float64Array.from(kernels.normalise());
+  else {
+    columnNorms = Float64Array.from({ length: p }, (_, c) => Math.sqrt(dotColumns(c, c)));
+    for (let c = 0; c < p; c++) {
+      const scale = columnNorms[c] > 0 ? 1 / columnNorms[c] : 0;
+      for (let r = 0; r < rows; r++) a[c * rows + r] *= scale;
+    }
   }
   const dotTarget = (i: number) => dotMixed(a, i * rows, b, rows);
   /** Appends point c to the factor; false when its column is (nearly) in the chosen ones' span. */
   const append = (c: number): boolean => {
-    const s = chosen.length;
+    const s = chosen.length, dots = kernels?.columnDots(chosen, s, c);
     for (let i = 0; i < s; i++) {
-      let sum = dotColumns(chosen[i], c);
+      let sum = dots ? dots[i] : dotColumns(chosen[i], c);
       for (let k = 0; k < i; k++) sum -= factor[i * cap + k] * column[k];
       column[i] = sum / factor[i * cap + i];
     }
@@ -387,8 +404,11 @@ export function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: 
       }
     }
     fresh.fill(0);
-    residual.set(b);
-    for (const c of chosen) for (let r = 0; r < rows; r++) residual[r] -= a[c * rows + r] * x[c];
+    if (kernels) kernels.residual(chosen, chosen.length, x, b, residual);
+    else {
+      residual.set(b);
+      for (const c of chosen) for (let r = 0; r < rows; r++) residual[r] -= a[c * rows + r] * x[c];
+    }
     let norm = 0;
     for (let r = 0; r < rows; r++) norm += residual[r] * residual[r];
     if (Math.sqrt(norm) <= 1e-9 * bNorm) break;

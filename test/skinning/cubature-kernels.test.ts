@@ -39,23 +39,29 @@ describe("cubature kernels", () => {
     expect(worst / largest).toBeLessThan(1e-5);
   });
 
-  it("dots of every step-th column with a vector, and each column's squared length", () => {
+  it("dots with a vector and with listed columns, unit-length columns, and a residual in double precision", () => {
     const points = 50, length = 12;
     const kernels = CubatureKernels.create({ points, m: 4, modes: 4, columnLength: length })!;
-    kernels.matrix.set(Float32Array.from(randoms(points * length, 7)));
-    const v = randoms(length, 11), a = kernels.matrix;
+    const a = kernels.matrix, original = Float32Array.from(randoms(points * length, 7));
+    a.set(original);
+    a.fill(0, 5 * length, 6 * length); // a zero column stays zero
+    const column = (c: number) => Array.from(a.subarray(c * length, (c + 1) * length));
+    const dot = (u: number[], v: ArrayLike<number>) => u.reduce((t, x, r) => t + x * v[r], 0);
+    const v = randoms(length, 11);
     const dots = Array.from(kernels.dots(v, 3, 4, 12));
     expect(dots).toHaveLength(12);
-    dots.forEach((got, k) => {
-      let want = 0;
-      for (let r = 0; r < length; r++) want += a[(3 + 4 * k) * length + r] * v[r];
-      expect(got).toBeCloseTo(want, 5);
+    dots.forEach((got, k) => expect(got).toBeCloseTo(dot(column(3 + 4 * k), v), 5));
+    const lengths = Array.from(kernels.normalise());
+    lengths.forEach((got, c) => {
+      const before = c === 5 ? 0 : Math.hypot(...original.subarray(c * length, (c + 1) * length));
+      expect(got).toBeCloseTo(before, 5);
+      expect(Math.hypot(...column(c))).toBeCloseTo(c === 5 ? 0 : 1, 6);
     });
-    const squares = Array.from(kernels.squares());
-    squares.forEach((got, c) => {
-      let want = 0;
-      for (let r = 0; r < length; r++) want += a[c * length + r] ** 2;
-      expect(got).toBeCloseTo(want, 5);
-    });
+    const listed = [7, 2, 40];
+    Array.from(kernels.columnDots(listed, 3, 9)).forEach((got, k) => expect(got).toBeCloseTo(dot(column(listed[k]), column(9)), 6));
+    const x = new Float64Array(points), b = randoms(length, 13), out = new Float64Array(length);
+    x[7] = 0.5; x[2] = -2; x[40] = 3;
+    kernels.residual(listed, 3, x, b, out);
+    out.forEach((got, r) => expect(got).toBeCloseTo(b[r] - listed.reduce((t, c) => t + x[c] * column(c)[r], 0), 12));
   });
 });

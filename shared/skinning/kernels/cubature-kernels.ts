@@ -1,6 +1,7 @@
 // The cubature fit's hot loops on WebAssembly SIMD (cubature.wat): the mode strains, and the NNLS's column dot
-// products. One instance per fit holds the fit's large arrays (the strains, the fit's matrix) as Float32Array
-// views, sized once before any view exists (growing the memory would detach them) and released with the fit.
+// products. One instance, kept for the page's or process's life, holds a fit's large arrays (the strains, the fit's
+// matrix) as Float32Array views: its memory only grows, so later bakes write to pages already mapped (fresh pages
+// fault on first touch, which costs more than the kernels themselves). Fits are synchronous, so no two share it.
 // Where WebAssembly SIMD is missing, `create` returns null and the fit runs its JS loops.
 
 import { reserveMemory, SimdModule, type WasmMemory } from "../../linalg/simd-module";
@@ -10,7 +11,9 @@ interface CubatureExports {
   memory: WasmMemory;
   strains(points: number, m: number, groups: number, modes: number, jac: number, out: number): void;
   dots(a: number, length: number, first: number, step: number, count: number, v: number, out: number): void;
-  squares(a: number, length: number, count: number, out: number): void;
+  normalise(a: number, length: number, count: number, out: number): void;
+  columnDots(a: number, length: number, indices: number, count: number, c: number, out: number): void;
+  residual(a: number, length: number, indices: number, weights: number, count: number, b: number, out: number): void;
 }
 
 export interface FitSizes {
@@ -24,6 +27,8 @@ export interface FitSizes {
 }
 
 const cubatureModule = new SimdModule(CUBATURE_WASM_BASE64);
+/** The one instance (undefined: not made yet; null: SIMD does not run here). */
+let instance: CubatureExports | null | undefined;
 
 export class CubatureKernels {
   /** The strains, laid out as cubature-fit.ts's modeStrains: points x 6 components x `width` modes. */
@@ -35,9 +40,15 @@ export class CubatureKernels {
   private readonly jacobians: Float32Array;
   private readonly vector: Float32Array;
   private readonly results: Float32Array;
+  private readonly indices: Int32Array;
+  private readonly weights: Float64Array;
+  private readonly target: Float64Array;
+  private readonly remainder: Float64Array;
 
+  /** Views for a fit of these sizes over the one instance's memory; those of an earlier fit are invalid after. */
   static create(sizes: FitSizes): CubatureKernels | null {
-    const exports = cubatureModule.instantiate<CubatureExports>();
+    if (instance === undefined) instance = cubatureModule.instantiate<CubatureExports>();
+    const exports = instance;
     if (!exports) return null;
     try {
       return new CubatureKernels(exports, sizes);
@@ -50,15 +61,20 @@ export class CubatureKernels {
     const { points, m, modes, columnLength } = sizes;
     if (modes % 4 !== 0 || columnLength % 4 !== 0) throw new RangeError("modes and columnLength must be multiples of four");
     this.width = modes;
-    const lengths = [modes * m * 3, points * m * 3, points * 6 * modes, points * columnLength, columnLength, points];
-    reserveMemory(exports.memory, 4 * lengths.reduce((a, b) => a + b, 0));
+    // Doubles first, then singles and integers: every view starts 16-byte aligned.
+    const doubles = [points, columnLength, columnLength], singles = [modes * m * 3, points * m * 3, points * 6 * modes, points * columnLength, columnLength, points, points];
+    const aligned = (n: number) => Math.ceil(n / 2) * 2;
+    reserveMemory(exports.memory, 8 * doubles.reduce((t, n) => t + aligned(n), 0) + 4 * singles.reduce((t, n) => t + 4 * Math.ceil(n / 4), 0));
+    const buffer = exports.memory.buffer;
     let at = 0;
-    const views = lengths.map((length) => {
-      const view = new Float32Array(exports.memory.buffer, at, length);
-      at += 4 * length;
-      return view;
-    });
-    [this.modeLanes, this.jacobians, this.strains, this.matrix, this.vector, this.results] = views;
+    const double = (n: number) => { const v = new Float64Array(buffer, at, n); at += 8 * aligned(n); return v; };
+    const single = (n: number) => { const v = new Float32Array(buffer, at, n); at += 16 * Math.ceil(n / 4); return v; };
+    [this.weights, this.target, this.remainder] = [double(doubles[0]), double(doubles[1]), double(doubles[2])];
+    [this.modeLanes, this.jacobians, this.strains, this.matrix, this.vector, this.results] = singles.slice(0, 6).map(single);
+    this.indices = new Int32Array(buffer, at, points);
+    // What a fit does not overwrite starts at zero, as new memory would: the modes past the count, the matrix's padding.
+    this.modeLanes.fill(0);
+    this.matrix.fill(0);
   }
 
   /**
@@ -67,26 +83,46 @@ export class CubatureKernels {
    */
   modeStrains(modes: Float64Array, count: number, jacobians: Float64Array): void {
     const { points, m } = this.sizes, groups = this.width / 4;
-    // (g, i, a) holds modes 4g .. 4g + 3's component a at basis function i, one lane each; modes past count stay 0.
+    // (g, i, a) holds modes 4g .. 4g + 3's component a at basis function i, one lane each; modes past count are 0.
     for (let e = 0; e < count; e++) {
       const g = e >> 2, lane = e & 3, row = e * 3 * m;
       for (let i = 0; i < m; i++) for (let a = 0; a < 3; a++) this.modeLanes[((g * m + i) * 3 + a) * 4 + lane] = modes[row + a * m + i];
     }
-    this.jacobians.set(jacobians.subarray(0, points * m * 3));
+    // A plain loop: TypedArray.prototype.set converting doubles to singles takes V8's slow element-wise path.
+    const single = this.jacobians;
+    for (let i = 0, end = points * m * 3; i < end; i++) single[i] = jacobians[i];
     this.exports.strains(points, m, groups, this.modeLanes.byteOffset, this.jacobians.byteOffset, this.strains.byteOffset);
   }
 
   /** Column (first + k step) of the matrix dotted with v, for k < count (a view, valid until the next call). */
   dots(v: Float64Array, first: number, step: number, count: number): Float32Array {
-    this.vector.set(v);
+    for (let r = 0; r < v.length; r++) this.vector[r] = v[r];
     this.exports.dots(this.matrix.byteOffset, this.sizes.columnLength, first, step, count, this.vector.byteOffset, this.results.byteOffset);
     return this.results.subarray(0, count);
   }
 
-  /** Each column's squared length (a view, valid until the next call). */
-  squares(): Float32Array {
+  /** Scales every column of the matrix to unit length; returns their lengths before (a view, valid until the next call). */
+  normalise(): Float32Array {
     const { points, columnLength } = this.sizes;
-    this.exports.squares(this.matrix.byteOffset, columnLength, points, this.results.byteOffset);
+    this.exports.normalise(this.matrix.byteOffset, columnLength, points, this.results.byteOffset);
     return this.results.subarray(0, points);
+  }
+
+  /** Column `c` dotted with the first `count` columns listed (a view, valid until the next call). */
+  columnDots(listed: ArrayLike<number>, count: number, c: number): Float32Array {
+    for (let k = 0; k < count; k++) this.indices[k] = listed[k];
+    this.exports.columnDots(this.matrix.byteOffset, this.sizes.columnLength, this.indices.byteOffset, count, c, this.results.byteOffset);
+    return this.results.subarray(0, count);
+  }
+
+  /** out = b - sum over the listed columns of x[column] times the column, in double precision. */
+  residual(listed: ArrayLike<number>, count: number, x: Float64Array, b: Float64Array, out: Float64Array): void {
+    for (let k = 0; k < count; k++) {
+      this.indices[k] = listed[k];
+      this.weights[k] = x[listed[k]];
+    }
+    this.target.set(b);
+    this.exports.residual(this.matrix.byteOffset, this.sizes.columnLength, this.indices.byteOffset, this.weights.byteOffset, count, this.target.byteOffset, this.remainder.byteOffset);
+    out.set(this.remainder);
   }
 }

@@ -9,13 +9,13 @@
 ;;   jac:   points x m x 3 f32: J_p[i, b]
 ;;   out:   points x 6 x groups f32x4: (p, c, g) holds strain component c of modes 4g .. 4g + 3 at point p
 ;;
-;; dots and squares: the fit's columns (one a point, `length` f32 each, a multiple of four, zero-padded) against a
-;; vector or themselves, for the NNLS's scans and its column scaling.
+;; dots, normalise, columnDots and residual: the fit's columns (one a point, `length` f32 each, a multiple of four,
+;; zero-padded) against a vector, scaled to unit length, against chosen columns, and the NNLS's residual.
 (module
   (memory (export "memory") 1)
   (func (export "strains") (param $points i32) (param $m i32) (param $groups i32) (param $modes i32) (param $jac i32) (param $out i32)
-    (local $p i32) (local $g i32) (local $jp i32) (local $jend i32) (local $up i32) (local $op i32) (local $sp i32)
-    (local $jacPoint i32) (local $rowBytes i32) (local $stride i32)
+    (local $p i32) (local $g i32) (local $jp i32) (local $jend i32) (local $up i32) (local $groupModes i32) (local $sp i32)
+    (local $rowBytes i32) (local $stride i32) (local $pointBytes i32)
     (local $a00 v128) (local $a01 v128) (local $a02 v128)
     (local $a10 v128) (local $a11 v128) (local $a12 v128)
     (local $a20 v128) (local $a21 v128) (local $a22 v128)
@@ -24,23 +24,27 @@
     (local $half v128)
     (local.set $rowBytes (i32.mul (local.get $m) (i32.const 12)))
     (local.set $stride (i32.mul (local.get $groups) (i32.const 16)))
+    (local.set $pointBytes (i32.mul (local.get $stride) (i32.const 6)))
     (local.set $half (f32x4.splat (f32.const 0.70710678118654752)))
-    (local.set $jacPoint (local.get $jac))
-    (local.set $op (local.get $out))
-    (local.set $p (i32.const 0))
-    (block $pointsDone
-      (loop $point
-        (br_if $pointsDone (i32.ge_u (local.get $p) (local.get $points)))
-        (local.set $up (local.get $modes))
-        (local.set $g (i32.const 0))
-        (block $groupsDone
-          (loop $group
-            (br_if $groupsDone (i32.ge_u (local.get $g) (local.get $groups)))
+    ;; Groups outside, points inside: one group's modes (m x 48 bytes) stay in the first-level cache while every
+    ;; point's Jacobian streams past them.
+    (local.set $groupModes (local.get $modes))
+    (local.set $g (i32.const 0))
+    (block $groupsDone
+      (loop $group
+        (br_if $groupsDone (i32.ge_u (local.get $g) (local.get $groups)))
+        (local.set $jp (local.get $jac))
+        ;; (p, c, g) at out + p pointBytes + c stride + 16 g
+        (local.set $sp (i32.add (local.get $out) (i32.shl (local.get $g) (i32.const 4))))
+        (local.set $p (i32.const 0))
+        (block $pointsDone
+          (loop $point
+            (br_if $pointsDone (i32.ge_u (local.get $p) (local.get $points)))
             (local.set $a00 (v128.const i32x4 0 0 0 0)) (local.set $a01 (v128.const i32x4 0 0 0 0)) (local.set $a02 (v128.const i32x4 0 0 0 0))
             (local.set $a10 (v128.const i32x4 0 0 0 0)) (local.set $a11 (v128.const i32x4 0 0 0 0)) (local.set $a12 (v128.const i32x4 0 0 0 0))
             (local.set $a20 (v128.const i32x4 0 0 0 0)) (local.set $a21 (v128.const i32x4 0 0 0 0)) (local.set $a22 (v128.const i32x4 0 0 0 0))
-            (local.set $jp (local.get $jacPoint))
-            (local.set $jend (i32.add (local.get $jacPoint) (local.get $rowBytes)))
+            (local.set $up (local.get $groupModes))
+            (local.set $jend (i32.add (local.get $jp) (local.get $rowBytes)))
             (block $basisDone
               (loop $basis
                 (br_if $basisDone (i32.ge_u (local.get $jp) (local.get $jend)))
@@ -62,25 +66,19 @@
                 (local.set $jp (i32.add (local.get $jp) (i32.const 12)))
                 (local.set $up (i32.add (local.get $up) (i32.const 48)))
                 (br $basis)))
-            ;; (p, c, g) at op + c * stride + 16 g
-            (local.set $sp (i32.add (local.get $op) (i32.shl (local.get $g) (i32.const 4))))
             (v128.store (local.get $sp) (local.get $a00))
-            (local.set $sp (i32.add (local.get $sp) (local.get $stride)))
-            (v128.store (local.get $sp) (local.get $a11))
-            (local.set $sp (i32.add (local.get $sp) (local.get $stride)))
-            (v128.store (local.get $sp) (local.get $a22))
-            (local.set $sp (i32.add (local.get $sp) (local.get $stride)))
-            (v128.store (local.get $sp) (f32x4.mul (local.get $half) (f32x4.add (local.get $a01) (local.get $a10))))
-            (local.set $sp (i32.add (local.get $sp) (local.get $stride)))
-            (v128.store (local.get $sp) (f32x4.mul (local.get $half) (f32x4.add (local.get $a02) (local.get $a20))))
-            (local.set $sp (i32.add (local.get $sp) (local.get $stride)))
-            (v128.store (local.get $sp) (f32x4.mul (local.get $half) (f32x4.add (local.get $a12) (local.get $a21))))
-            (local.set $g (i32.add (local.get $g) (i32.const 1)))
-            (br $group)))
-        (local.set $op (i32.add (local.get $op) (i32.mul (local.get $stride) (i32.const 6))))
-        (local.set $jacPoint (i32.add (local.get $jacPoint) (local.get $rowBytes)))
-        (local.set $p (i32.add (local.get $p) (i32.const 1)))
-        (br $point))))
+            (v128.store (i32.add (local.get $sp) (local.get $stride)) (local.get $a11))
+            (v128.store (i32.add (local.get $sp) (i32.shl (local.get $stride) (i32.const 1))) (local.get $a22))
+            (v128.store (i32.add (local.get $sp) (i32.mul (local.get $stride) (i32.const 3))) (f32x4.mul (local.get $half) (f32x4.add (local.get $a01) (local.get $a10))))
+            (v128.store (i32.add (local.get $sp) (i32.shl (local.get $stride) (i32.const 2))) (f32x4.mul (local.get $half) (f32x4.add (local.get $a02) (local.get $a20))))
+            (v128.store (i32.add (local.get $sp) (i32.mul (local.get $stride) (i32.const 5))) (f32x4.mul (local.get $half) (f32x4.add (local.get $a12) (local.get $a21))))
+            (local.set $sp (i32.add (local.get $sp) (local.get $pointBytes)))
+            (local.set $p (i32.add (local.get $p) (i32.const 1)))
+            (br $point)))
+        (local.set $groupModes (local.get $up))
+        (local.set $g (i32.add (local.get $g) (i32.const 1)))
+        (br $group)))
+  )
   ;; out[k] = column (first + k step) . v for k < count; a column is `length` f32 from a + column * 4 length.
   (func (export "dots") (param $a i32) (param $length i32) (param $first i32) (param $step i32) (param $count i32) (param $v i32) (param $out i32)
     (local $k i32) (local $cp i32) (local $vp i32) (local $end i32) (local $columnBytes i32) (local $sum v128)
@@ -106,16 +104,17 @@
             (f32.add (f32x4.extract_lane 2 (local.get $sum)) (f32x4.extract_lane 3 (local.get $sum)))))
         (local.set $k (i32.add (local.get $k) (i32.const 1)))
         (br $column))))
-  ;; out[k] = column k . column k for k < count.
-  (func (export "squares") (param $a i32) (param $length i32) (param $count i32) (param $out i32)
-    (local $k i32) (local $cp i32) (local $end i32) (local $x v128) (local $sum v128)
-    (local.set $cp (local.get $a))
+;; Scales each of the `count` columns to unit length (a zero column stays zero); out[k] = its length before.
+  (func (export "normalise") (param $a i32) (param $length i32) (param $count i32) (param $out i32)
+    (local $k i32) (local $cp i32) (local $start i32) (local $end i32) (local $x v128) (local $sum v128) (local $norm f32) (local $scale v128)
+    (local.set $start (local.get $a))
     (local.set $k (i32.const 0))
     (block $done
       (loop $column
         (br_if $done (i32.ge_u (local.get $k) (local.get $count)))
-        (local.set $end (i32.add (local.get $cp) (i32.shl (local.get $length) (i32.const 2))))
+        (local.set $end (i32.add (local.get $start) (i32.shl (local.get $length) (i32.const 2))))
         (local.set $sum (v128.const i32x4 0 0 0 0))
+        (local.set $cp (local.get $start))
         (block $summed
           (loop $entry
             (br_if $summed (i32.ge_u (local.get $cp) (local.get $end)))
@@ -123,9 +122,73 @@
             (local.set $sum (f32x4.add (local.get $sum) (f32x4.mul (local.get $x) (local.get $x))))
             (local.set $cp (i32.add (local.get $cp) (i32.const 16)))
             (br $entry)))
+        (local.set $norm (f32.sqrt
+          (f32.add
+            (f32.add (f32x4.extract_lane 0 (local.get $sum)) (f32x4.extract_lane 1 (local.get $sum)))
+            (f32.add (f32x4.extract_lane 2 (local.get $sum)) (f32x4.extract_lane 3 (local.get $sum))))))
+        (f32.store (i32.add (local.get $out) (i32.shl (local.get $k) (i32.const 2))) (local.get $norm))
+        (if (f32.gt (local.get $norm) (f32.const 0))
+          (then
+            (local.set $scale (f32x4.splat (f32.div (f32.const 1) (local.get $norm))))
+            (local.set $cp (local.get $start))
+            (block $scaled
+              (loop $entry
+                (br_if $scaled (i32.ge_u (local.get $cp) (local.get $end)))
+                (v128.store (local.get $cp) (f32x4.mul (v128.load (local.get $cp)) (local.get $scale)))
+                (local.set $cp (i32.add (local.get $cp) (i32.const 16)))
+                (br $entry)))))
+        (local.set $start (local.get $end))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $column))))
+  ;; out[k] = column (indices[k]) . column c for k < count (indices: i32).
+  (func (export "columnDots") (param $a i32) (param $length i32) (param $indices i32) (param $count i32) (param $c i32) (param $out i32)
+    (local $k i32) (local $cp i32) (local $vp i32) (local $end i32) (local $columnBytes i32) (local $sum v128) (local $v i32)
+    (local.set $columnBytes (i32.shl (local.get $length) (i32.const 2)))
+    (local.set $v (i32.add (local.get $a) (i32.mul (local.get $c) (local.get $columnBytes))))
+    (local.set $k (i32.const 0))
+    (block $done
+      (loop $column
+        (br_if $done (i32.ge_u (local.get $k) (local.get $count)))
+        (local.set $cp (i32.add (local.get $a) (i32.mul (i32.load (i32.add (local.get $indices) (i32.shl (local.get $k) (i32.const 2)))) (local.get $columnBytes))))
+        (local.set $end (i32.add (local.get $cp) (local.get $columnBytes)))
+        (local.set $vp (local.get $v))
+        (local.set $sum (v128.const i32x4 0 0 0 0))
+        (block $summed
+          (loop $entry
+            (br_if $summed (i32.ge_u (local.get $cp) (local.get $end)))
+            (local.set $sum (f32x4.add (local.get $sum) (f32x4.mul (v128.load (local.get $cp)) (v128.load (local.get $vp)))))
+            (local.set $cp (i32.add (local.get $cp) (i32.const 16)))
+            (local.set $vp (i32.add (local.get $vp) (i32.const 16)))
+            (br $entry)))
         (f32.store (i32.add (local.get $out) (i32.shl (local.get $k) (i32.const 2)))
           (f32.add
             (f32.add (f32x4.extract_lane 0 (local.get $sum)) (f32x4.extract_lane 1 (local.get $sum)))
             (f32.add (f32x4.extract_lane 2 (local.get $sum)) (f32x4.extract_lane 3 (local.get $sum)))))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $column))))
+  ;; out = b - sum_k weights[k] column (indices[k]), in double precision (b, weights, out: f64; indices: i32).
+  (func (export "residual") (param $a i32) (param $length i32) (param $indices i32) (param $weights i32) (param $count i32) (param $b i32) (param $out i32)
+    (local $k i32) (local $r i32) (local $cp i32) (local $op i32) (local $columnBytes i32) (local $w v128) (local $x v128)
+    (local.set $columnBytes (i32.shl (local.get $length) (i32.const 2)))
+    (memory.copy (local.get $out) (local.get $b) (i32.shl (local.get $length) (i32.const 3)))
+    (local.set $k (i32.const 0))
+    (block $done
+      (loop $column
+        (br_if $done (i32.ge_u (local.get $k) (local.get $count)))
+        (local.set $cp (i32.add (local.get $a) (i32.mul (i32.load (i32.add (local.get $indices) (i32.shl (local.get $k) (i32.const 2)))) (local.get $columnBytes))))
+        (local.set $w (f64x2.splat (f64.load (i32.add (local.get $weights) (i32.shl (local.get $k) (i32.const 3))))))
+        (local.set $op (local.get $out))
+        (local.set $r (i32.const 0))
+        (block $entries
+          (loop $entry
+            (br_if $entries (i32.ge_u (local.get $r) (local.get $length)))
+            (local.set $x (v128.load (local.get $cp)))
+            (v128.store (local.get $op) (f64x2.sub (v128.load (local.get $op)) (f64x2.mul (local.get $w) (f64x2.promote_low_f32x4 (local.get $x)))))
+            (v128.store offset=16 (local.get $op) (f64x2.sub (v128.load offset=16 (local.get $op))
+              (f64x2.mul (local.get $w) (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $x) (local.get $x))))))
+            (local.set $cp (i32.add (local.get $cp) (i32.const 16)))
+            (local.set $op (i32.add (local.get $op) (i32.const 32)))
+            (local.set $r (i32.add (local.get $r) (i32.const 4)))
+            (br $entry)))
         (local.set $k (i32.add (local.get $k) (i32.const 1)))
         (br $column)))))
