@@ -162,7 +162,6 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
   let cubature: { positions: Float64Array; volumes: Float64Array; weights: Float64Array; gradients: Float64Array } = {
     positions: interior.points, volumes: interior.volumes, weights: poolWeights, gradients: poolGradients,
   };
-  const E1 = performance.now();
   if (pool) {
     progress("cubature", 0.8);
     const volumeEach = pool.cellVolume;
@@ -177,7 +176,6 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
     };
   }
   const t3 = performance.now();
-  if (process.env.ZZ) console.log(`  eval: fields ${(E1-t2).toFixed(0)} fit ${(t3-E1).toFixed(0)}`);
   progress("done", 1);
 
   // A rigged mesh keeps its rig: the render vertices (the bind pose) carry their skin weights.

@@ -58,23 +58,16 @@ const RIGID = 1e-6;
 
 export function fitCubature(pool: CubaturePool, count: number): FittedCubature {
   const m = 4 * pool.handles, p = pool.positions.length / 3;
-  const T0 = performance.now();
   const jacobians = jacobianBlocks(pool, pool.handles);
   const modes = vibrationModes(pool, jacobians, m);
-  const T1 = performance.now();
   const rows = fitRowPairs(modes.count);
   const used = Math.min(modes.count, DIAGONAL_MODES), width = 4 * Math.ceil(used / 4);
   // The matrix's columns padded with zeros to a multiple of four (the kernels' lanes): the dot products are the same.
   const columnLength = 4 * Math.ceil(rows.count / 4);
   const kernels = CubatureKernels.create({ points: p, m, modes: width, columnLength });
-  const T2 = performance.now();
   const strains = modeStrains(kernels, modes.vectors, used, width, jacobians, m, p);
-  const T3 = performance.now();
   const { matrix, target } = fitRows(kernels, strains, width, rows, modes.values, columnLength, p, pool.volumeEach);
-  const T4 = performance.now();
-  const r = nonNegativeLeastSquares(matrix, target, columnLength, p, count, kernels);
-  if (process.env.ZZ) console.log(`   fit: modes ${(T1-T0).toFixed(0)} kernels ${(T2-T1).toFixed(0)} strains ${(T3-T2).toFixed(0)} rows ${(T4-T3).toFixed(0)} nnls ${(performance.now()-T4).toFixed(0)}`);
-  return r;
+  return nonNegativeLeastSquares(matrix, target, columnLength, p, count, kernels);
 }
 
 
