@@ -6,7 +6,7 @@ import { parentPort } from "node:worker_threads";
 import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import path from "node:path";
-import { boxMesh, gltfBaseColourImage, MeshError, parseMesh, type TriangleMesh } from "../../shared/geometry";
+import { boxMesh, gltfBaseColourImage, MeshError, parseMesh, sphereMesh, type TriangleMesh } from "../../shared/geometry";
 import { UPLOAD_LIMITS } from "../../shared/net";
 import { buildBodyShape } from "../../shared/scene";
 import { bakeMesh, SkinningError, type SkinningFieldProvider } from "../../shared/skinning";
@@ -57,13 +57,22 @@ function providerOf(weights: string): Promise<SkinningFieldProvider> {
   return provider;
 }
 
-/** The warm-up's box, m: large enough for the room's options (16 handles need a few hundred grid nodes). */
-const WARM_BOX = 0.2;
+/**
+ * The warm-up's shapes (m): large enough for the room's options (16 handles need a few hundred grid nodes), and
+ * several, so that the compiler has seen the bake's code run more than once, with more than one shape, before the
+ * first visitor's file comes (once is not enough: the first upload after a one-box warm-up still took half as long
+ * again as the later ones).
+ */
+const WARM_SHAPES = [boxMesh(0.2, 0.2, 0.2), sphereMesh(0.1), boxMesh(0.3, 0.1, 0.12)];
 
 async function warm(job: WarmJob): Promise<void> {
   let ok = true;
   try {
-    await bakeMesh(boxMesh(WARM_BOX, WARM_BOX, WARM_BOX), await providerOf(job.weights), { ...ROOM_BAKE_OPTIONS, fitCubature: job.fitCubature });
+    const provider = await providerOf(job.weights);
+    for (const mesh of WARM_SHAPES) {
+      const { body } = await bakeMesh(mesh, provider, { ...ROOM_BAKE_OPTIONS, fitCubature: job.fitCubature });
+      buildBodyShape(body, 0.2);
+    }
   } catch {
     // Nothing is lost: the first upload loads what the warm-up could not, and fails with its own reason if it must.
     ok = false;

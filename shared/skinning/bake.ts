@@ -48,7 +48,10 @@ export interface BakeResult {
   fallback?: { provider: string; reason: string };
 }
 
-/** Interior points (about) the fitted cubature chooses from and matches: a stratified sample of the solid. */
+/**
+ * Interior points (about, at least half) the fitted cubature chooses from and matches: a stratified sample of the
+ * solid, the interior candidates when as many of them are inside.
+ */
 const CUBATURE_POOL = 8192;
 /** Cells of the pool's grid at most (a very thin shape gets fewer pool points rather than a huge grid). */
 const MAX_POOL_GRID = 1 << 19;
@@ -95,10 +98,15 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
       ? { points: new Float64Array(0), volumes: new Float64Array(0), ...interiorCandidates(shapeMesh, { count: cubatureCount, seed: seed + 2, insideTest: inside }) }
       : sampleInterior(shapeMesh, { count: cubatureCount, seed: seed + 2, insideTest: inside });
     if (fit) {
-      // Its own jittered grid, sized from the candidates' share of the box so that about CUBATURE_POOL land inside.
-      const share = interior.candidates.length / 3 / DEFAULT_INTERIOR_CANDIDATES;
-      const target = Math.round(Math.min(MAX_POOL_GRID, Math.max(CUBATURE_POOL, CUBATURE_POOL / share)));
-      pool = jitteredInside(shapeMesh, target, new Random(seed + 3), inside);
+      // The candidates (at most CUBATURE_POOL of them, evenly strided) when there are enough: they are a jittered
+      // grid already, and a second one would cost another classification of the box, the sampling's largest part.
+      // Else, for a thin shape that fills little of its box, a grid of its own, sized from the candidates' share of
+      // the box so that about CUBATURE_POOL land inside.
+      const found = interior.candidates.length / 3, share = found / DEFAULT_INTERIOR_CANDIDATES;
+      if (found >= CUBATURE_POOL / 2) {
+        const kept = subsample(interior.candidates, interior.candidateVolume, CUBATURE_POOL);
+        pool = { points: kept.points, cellVolume: kept.volumes[0] };
+      } else pool = jitteredInside(shapeMesh, Math.round(Math.min(MAX_POOL_GRID, CUBATURE_POOL / share)), new Random(seed + 3), inside);
     }
     t1 = performance.now();
     progress("fields", 0.4);
