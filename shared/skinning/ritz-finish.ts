@@ -301,7 +301,13 @@ function coarseBumps(solidOf: NonNullable<ShapeSamples["solid"]>, settings: { ta
   }
   const fine = positions.length / 3, values = new Float64Array(fine * count);
   new GridFields(coarse, count, data, known).evaluateSync(positions, values);
-  return Array.from({ length: count }, (_, c) => Float64Array.from({ length: fine }, (_, u) => values[u * count + c]));
+  const bumps: Float64Array[] = [];
+  for (let c = 0; c < count; c++) {
+    const bump = new Float64Array(fine);
+    for (let u = 0; u < fine; u++) bump[u] = values[u * count + c];
+    bumps.push(bump);
+  }
+  return bumps;
 }
 
 /** Relative residuals ||L x - lambda M x||_M^-1 / (lambda ||x||_M) of Ritz pairs (a convergence measure). */
