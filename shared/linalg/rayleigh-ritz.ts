@@ -8,6 +8,7 @@
 // Blocks are node-major: x[i * p + c] is vector c's entry i, so one pass over K's entries serves every vector.
 
 import type { UpperCsc } from "./sparse-cholesky";
+import { simdSymmetricProduct } from "./kernels/sparse-kernels";
 import { symmetricEigenSorted } from "./symmetric-eigen";
 
 /** A direction whose M-norm squared, relative to the largest of the (unit-scaled) block, is below this is dropped. */
@@ -76,8 +77,9 @@ export function rayleighRitz(stiffness: UpperCsc, mass: Float64Array, basis: Flo
   return { values: values.slice(0, count), vectors, ...(stiffnessTimes ? { stiffnessTimes } : {}), count, rank };
 }
 
-/** y = K x for a block x (n x p, node-major), K given by its upper triangle. */
+/** y = K x for a block x (n x p, node-major), K given by its upper triangle; on WebAssembly SIMD where it runs. */
 export function stiffnessTimesBlock(k: UpperCsc, x: Float64Array, p: number, y: Float64Array): void {
+  if (simdSymmetricProduct(k, x, p, y)) return;
   y.fill(0, 0, k.n * p);
   const { columnStart, rows, values } = k;
   for (let j = 0; j < k.n; j++) {
