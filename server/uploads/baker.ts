@@ -14,8 +14,14 @@ import { adoptBodyShape } from "../../shared/scene";
 import type { BodyShape } from "../../shared/scene/body-shape-cache";
 import { WorkerLane } from "./worker-lane";
 
-/** How often every job's status is told again (and each worker's work checked), ms. */
+/** How often every job's status is told again, ms. */
 export const STATUS_EVERY_MS = 2000;
+/**
+ * How often each worker's CPU time is checked against its limit, ms: often, so that a costly file is stopped close
+ * to its limit (a /proc read each time), and so that a bake shorter than the status period is still checked.
+ */
+const WORK_CHECK_EVERY_MS = 250;
+const CHECKS_PER_STATUS = Math.round(STATUS_EVERY_MS / WORK_CHECK_EVERY_MS);
 
 export class UploadError extends Error {
   /** `status`: the HTTP status the upload is answered with. */
@@ -79,6 +85,7 @@ export class Baker {
   private readonly baking: WorkerLane;
   private nextId = 1;
   private watchdog: ReturnType<typeof setInterval> | undefined;
+  private checks = 0;
   /** Seconds a bake has been taking here lately (a running mean of the last few; 0 before the first). */
   private typicalBakeSeconds = 0;
   private warmed: Promise<boolean> | undefined;
@@ -120,7 +127,8 @@ export class Baker {
     this.pending.set(id, pending);
     this.reader.add({ kind: "read", id, bytes, format, ...this.jobSettings(), size });
     if (!this.watchdog) {
-      this.watchdog = setInterval(() => this.everyFewSeconds(), STATUS_EVERY_MS);
+      this.checks = 0;
+      this.watchdog = setInterval(() => this.onWatch(), WORK_CHECK_EVERY_MS);
       this.watchdog.unref();
     }
     return { parsed, baked };
@@ -152,10 +160,10 @@ export class Baker {
     return { weights: this.settings.weights, providerKey: this.settings.providerKey, fitCubature: this.settings.fitCubature };
   }
 
-  private everyFewSeconds(): void {
+  private onWatch(): void {
     this.reader.checkWork();
     this.baking.checkWork();
-    this.tellPlaces();
+    if (++this.checks % CHECKS_PER_STATUS === 0) this.tellPlaces();
     if (this.pending.size === 0) {
       clearInterval(this.watchdog);
       this.watchdog = undefined;
