@@ -3,6 +3,7 @@
 // inputs, byte messages) would reach handlers this room never defined, bypass its rate limit, and, malformed, make
 // Colyseus print a stack trace per frame: it is refused here, before Colyseus reads it.
 
+import type { Client, Room } from "@colyseus/core";
 import { decode } from "@colyseus/schema";
 import { PROTOCOL_CODE_MASK, Protocol } from "@colyseus/shared-types";
 import { unpack } from "msgpackr";
@@ -40,4 +41,17 @@ export function isMalformedRoomData(buffer: Uint8Array): boolean {
   } catch {
     return true;
   }
+}
+
+/**
+ * Puts `admit` before Colyseus's frame handler on `room`: handshakes always pass, any other frame only when `admit`
+ * says so. The handler is private in Colyseus's types, so it is reached here, once, before any client joins (each
+ * join binds it).
+ */
+export function screenFrames(room: Room, admit: (client: Client, buffer: Uint8Array) => boolean): void {
+  const internals = room as unknown as { _onMessage(client: Client, buffer: Uint8Array): void };
+  const colyseusOnMessage = internals._onMessage;
+  internals._onMessage = (client, buffer) => {
+    if (isHandshakeFrame(buffer) || admit(client, buffer)) colyseusOnMessage.call(room, client, buffer);
+  };
 }

@@ -21,6 +21,17 @@ export class RoomPokes {
     return this.held.size;
   }
 
+  /**
+   * A client's fingertip message, for its `hand` ("sessionId:hand" is its key): radius 0 ends it (anyone may end
+   * their own, even one an admin's change has since forbidden); else it presses, unless `refusal` says why not.
+   */
+  fromClient(sessionId: string, hand: string, center: readonly [number, number, number], radius: number, refusal: string | null): string | null {
+    const key = `${sessionId}:${hand}`;
+    if (radius > 0) return refusal ?? this.press(key, center, radius);
+    this.end(key);
+    return null;
+  }
+
   /** A fingertip at `center` (radius > 0) for `key`; a reason when the room has no slot left for it. */
   press(key: string, center: readonly [number, number, number], radius: number): string | null {
     let held = this.held.get(key);
