@@ -1,7 +1,7 @@
 // The wire protocol of a Pliant room (docs/protocol.md is its prose): names, limits, rates and the shapes of
 // every message. Both the server and clients import it, so the limits they check are the same numbers.
 
-import { GRAB_RADIUS_FRACTION } from "../sim/body";
+import { GRAB_RADIUS_FRACTION } from "../sim/body-types";
 
 export const ROOM_NAME = "playground";
 export const TICK_RATE = 60;

@@ -9,7 +9,7 @@
 import { symmetricEigenSorted } from "../linalg/symmetric-eigen";
 import { lameParameters, type Material } from "../sim/material";
 import type { Subspace } from "../sim/subspace";
-import type { StateConstraint } from "../sim/body";
+import type { StateConstraint } from "../sim/body-types";
 
 /** Mass eigenvalues under this share of the largest move nothing. */
 const NULL_MASS = 1e-13;

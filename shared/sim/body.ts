@@ -16,22 +16,20 @@ import { InertiaTerm } from "./energy/inertia";
 import { SpringTerm } from "./energy/springs";
 import type { EnergyTerm } from "./energy/term";
 import type { ContactSurface } from "./contacts";
-import { GrabSet, MAX_GRAB_POINTS } from "./grabs";
+import { GrabSet } from "./grabs";
 import { SolverKernels } from "./kernels/solver-kernels";
 import { Bdf2History } from "./integrator";
 import { DEFAULT_SOLVER_OPTIONS, validateOptions, type SolverOptions } from "./solver-options";
 import { GRAB_RADIUS_FRACTION, type Energies, type GrabOptions, type StateConstraint, type StepStats } from "./body-types";
-import { extractRotation, quaternionToMatrix } from "./linalg";
+import { allFinite, extractRotation, quaternionToMatrix } from "./linalg";
 import { lameParameters, SimParameterError, validateMaterial, type Material } from "./material";
-import { LbfgsMinimiser, type Objective } from "./minimiser";
+import { LbfgsMinimiser } from "./minimiser";
+import { IncrementalPotential } from "./incremental-potential";
 import { FoldRelease, foldJudgedAbove } from "./fold-release";
 import { Preconditioner } from "./preconditioner";
 import { StepState } from "./step-state";
+import { boxDiagonal, massCentroidAt, pointPositionAt } from "./point-positions";
 import { basisRows, meanDeformationGradient, removeNullComponents, type Subspace, type WeightedPoints } from "./subspace";
-
-export type { Integrator } from "./integrator";
-export { DEFAULT_SOLVER_OPTIONS, validateOptions, type SolverOptions } from "./solver-options";
-export { GRAB_RADIUS_FRACTION, type Energies, type GrabOptions, type StateConstraint, type StepStats } from "./body-types";
 
 export class SoftBody {
   readonly subspace: Subspace;
@@ -68,13 +66,12 @@ export class SoftBody {
   private readonly grabs: GrabSet;
   private readonly preconditioner: Preconditioner;
   private readonly minimiser: LbfgsMinimiser;
-  private readonly objective: Objective;
+  private readonly objective: IncrementalPotential;
   private readonly contactSnapshot: ContactSnapshot;
   private baseVersion = 0;
-  /** Volume ratio below which this step's trials are rejected (half the smallest at its start, at most 0.2). */
-  private inversionFloor = -Infinity;
+  /** h~ the preconditioner is built for: a BDF2 step's (most steps are). */
+  private readonly preconditionerStep: number;
   private builtGrabVersion = -1;
-  private constraint: StateConstraint | null = null;
 
   private readonly qStart: Float64Array;
   /** q - x_hat of the last step: the warm start of the next. */
@@ -110,8 +107,9 @@ export class SoftBody {
     this.gradStill = new Float64Array(n);
     this.trial = new Float64Array(n);
     this.surfacePositions = new Float64Array(3 * subspace.surfaceCount);
-    this.size = restDiagonal(subspace.surfaceRest);
+    this.size = boxDiagonal(subspace.surfaceRest);
 
+    this.preconditionerStep = this.options.integrator === "bdf2" ? Bdf2History.bdf2Step(this.options.dt) : this.options.dt;
     const state = (this.state = new StepState(n, this.options.dt));
     this.history = new Bdf2History(n, this.options.integrator);
     this.grabs = new GrabSet(subspace);
@@ -129,29 +127,7 @@ export class SoftBody {
     this.preconditioner = new Preconditioner(n, this.m, subspace.surfaceRows, capacity, this.options.factorWorkPerStep > 0 ? this.options.factorWorkPerStep : Infinity, kernels);
     this.minimiser = new LbfgsMinimiser(n);
     this.foldRelease = new FoldRelease(subspace);
-    const terms = this.terms, inertia = this.inertia, elastic = this.elastic, rotation = state.rotation, preconditioner = this.preconditioner;
-    this.objective = {
-      evaluate: (q, g) => {
-        g.fill(0);
-        let energy = 0;
-        for (let t = 0; t < terms.length; t++) energy += terms[t].accumulate(q, g);
-        // While no material is folded, a trial may not squeeze any to under half the smallest volume ratio at the
-        // step's start (nor under 0.2): a step cut short by its budget must not leave folded material behind,
-        // which stable Neo-Hookean can hold on to.
-        return elastic.minJ < this.inversionFloor ? Infinity : energy;
-      },
-      // With a constraint the preconditioner is P H^-1 P^T: every direction the minimiser takes from an allowed state
-      // stays allowed, so a step is the constrained minimum of the incremental potential (projecting an
-      // unconstrained minimum afterwards stalls short of it wherever inertia does not dominate the stiffness).
-      precondition: (d) => {
-        this.constraint?.projectGradient(d);
-        preconditioner.solve(d, rotation);
-        this.constraint?.project(d);
-      },
-      stepNorm2: (d) => inertia.massNorm2(d) / this.totalMass,
-      // No iteration moves the body by more than half its size (RMS): farther is never a good quasi-Newton guess.
-      maxStep: 0.5 * this.size,
-    };
+    this.objective = new IncrementalPotential(this.terms, this.elastic, this.inertia, this.preconditioner, state.rotation, () => this.totalMass, this.size);
     this.applyMaterial();
   }
 
@@ -192,11 +168,10 @@ export class SoftBody {
     const rows = basisRows(points, this.subspace.handles);
     const count = points.positions.length / 3;
     if (count === 0) throw new SimParameterError("pin needs at least one point");
-    const k = stiffness ?? this.defaultPinStiffness();
+    // By default far stiffer than the material over the body's size, so a clamp barely moves.
+    const k = stiffness ?? (1e3 * this.material.youngsModulus * this.size) / Math.max(1, Math.sqrt(this.subspace.surfaceCount));
     if (!(k > 0) || !Number.isFinite(k)) throw new SimParameterError(`pin stiffness must be positive, got ${k}`);
-    const targets = new Float64Array(3 * count);
-    for (let i = 0; i < count; i++) this.pointPosition(rows, points.positions, i, targets, 3 * i);
-    this.springs.pins.push({ rows, rest: Float64Array.from(points.positions), targets, stiffness: k, count });
+    this.springs.pin(rows, points.positions, this.q, k);
     this.rebuildBase();
     return count;
   }
@@ -215,12 +190,7 @@ export class SoftBody {
    * next step only.
    */
   addGeneralisedForce(force: ArrayLike<number>): void {
-    const f = this.external.pointForces;
-    for (let i = 0; i < this.n; i++) {
-      if (!Number.isFinite(force[i])) throw new SimParameterError("generalised force must be finite");
-      f[i] += force[i];
-    }
-    this.external.hasPointForces = true;
+    this.external.addGeneralisedForce(force);
   }
 
   /**
@@ -235,7 +205,7 @@ export class SoftBody {
 
   /** Keeps the state on a constraint from the next step on (null: none). */
   setConstraint(constraint: StateConstraint | null): void {
-    this.constraint = constraint;
+    this.objective.constraint = constraint;
   }
 
   // ----- grabs ---------------------------------------------------------------------------------------
@@ -262,25 +232,12 @@ export class SoftBody {
 
   /** How far (m, mean over its samples) a grab's samples are from where it pulls them: how hard it is pulling. */
   grabStretch(id: number): number {
-    if (!this.grabs.has(id)) throw new SimParameterError(`unknown grab ${id}`);
-    const s = this.subspace, p = this.pointScratch, a = this.fScratch, count = this.grabs.count[id];
-    let total = 0;
-    for (let j = 0; j < count; j++) {
-      this.positionAt(this.q, s.surfaceRows, s.surfaceRest, this.grabs.sample(id, j), p, 0);
-      this.grabs.anchor(id, j, a);
-      total += Math.hypot(p[0] - a[0], p[1] - a[1], p[2] - a[2]);
-    }
-    return total / count;
+    return this.grabs.stretch(id, this.q, this.origin, this.pointScratch, this.fScratch);
   }
 
   /** The surface samples a grab holds and their offsets from its target (to recreate it elsewhere). */
   grabbedSamples(id: number): { samples: number[]; offsets: number[] } {
-    if (!this.grabs.has(id)) throw new SimParameterError(`unknown grab ${id}`);
-    const count = this.grabs.count[id], base = id * MAX_GRAB_POINTS;
-    return {
-      samples: Array.from(this.grabs.samples.subarray(base, base + count)),
-      offsets: Array.from(this.grabs.offsets.subarray(3 * base, 3 * (base + count))),
-    };
+    return this.grabs.grabbedSamples(id);
   }
 
   /** Moves a grab's target (world metres); an optional row-major rotation turns the held patch. */
@@ -361,17 +318,7 @@ export class SoftBody {
 
   /** World position of point i of a set for any coordinates q (a snapshot, an interpolated state): origin + rest + b(x) . q_a. */
   positionAt(q: Float64Array, rows: Float64Array, rest: Float64Array, i: number, out: Float64Array, o: number): void {
-    const m = this.m, r = i * m;
-    let ux = 0, uy = 0, uz = 0;
-    for (let k = 0; k < m; k++) {
-      const b = rows[r + k];
-      ux += b * q[k];
-      uy += b * q[m + k];
-      uz += b * q[2 * m + k];
-    }
-    out[o] = this.origin[0] + rest[3 * i] + ux;
-    out[o + 1] = this.origin[1] + rest[3 * i + 1] + uy;
-    out[o + 2] = this.origin[2] + rest[3 * i + 2] + uz;
+    pointPositionAt(q, this.m, this.origin, rows, rest, i, out, o);
   }
 
   /** World positions of a whole point set (rows from basisRows) into out (3N). */
@@ -382,12 +329,7 @@ export class SoftBody {
 
   /** Mass centroid (world) into out. */
   centroid(out: Float64Array): void {
-    const s = this.subspace, m = this.m, volume = s.massVolume;
-    for (let a = 0; a < 3; a++) {
-      let u = 0;
-      for (let k = 0; k < m; k++) u += s.massMoment[k] * this.q[a * m + k];
-      out[a] = this.origin[a] + s.restCentroid[a] + u / volume;
-    }
+    massCentroidAt(this.subspace, this.origin, this.q, out);
   }
 
   energies(): Energies {
@@ -420,7 +362,7 @@ export class SoftBody {
     this.updateRotation();
     if (this.grabs.version !== this.builtGrabVersion) this.rebuildBase();
     this.contact.gather();
-    this.contact.snapshot(this.contactSnapshot, this.preconditionerStep());
+    this.contact.snapshot(this.contactSnapshot, this.preconditionerStep);
     const installedBefore = this.preconditioner.installed;
     this.preconditioner.prepare(this.contactSnapshot);
 
@@ -436,9 +378,9 @@ export class SoftBody {
       // the solve adds such components: the history and the velocity are combinations of projected states.
       removeNullComponents(this.subspace, q);
       // The minimiser's steps kept it there; this takes out their rounding.
-      this.constraint?.project(q);
+      this.objective.constraint?.project(q);
       this.history.accept(q, v, this.qStart, state);
-      this.constraint?.project(v);
+      this.objective.constraint?.project(v);
       this.contact.updateNormalForces(q);
       // The released fold's energy leaves with it: the step that settles the rest shape on its support ends still.
       if (foldReleased) this.stopMotion();
@@ -469,8 +411,8 @@ export class SoftBody {
     // Warm start: the prediction plus last step's correction (forces change slowly from step to step), unless
     // staying put is already lower (violent input can make that a wildly stretched state).
     for (let i = 0; i < n; i++) qt[i] = xh[i] + this.lastCorrection[i];
-    this.constraint?.project(qt);
-    this.inversionFloor = -Infinity;
+    this.objective.constraint?.project(qt);
+    this.objective.inversionFloor = -Infinity;
     let energy = this.objective.evaluate(qt, g);
     let startJ = this.elastic.minJ;
     let moved = 0;
@@ -492,7 +434,7 @@ export class SoftBody {
       }
     }
     q.set(qt);
-    this.inversionFloor = startJ > 0 ? Math.min(0.2, 0.5 * startJ) : -Infinity;
+    this.objective.inversionFloor = startJ > 0 ? Math.min(0.2, 0.5 * startJ) : -Infinity;
     const result = this.minimiser.minimise(q, g, energy, this.objective, o.tolerance * this.size, o.maxIterations, o.maxIterations + 2);
     for (let i = 0; i < n; i++) this.lastCorrection[i] = q[i] - xh[i];
     this.lastConverged = result.converged;
@@ -505,7 +447,7 @@ export class SoftBody {
    * push or constraint (a character's flesh is a displacement on its rig's pose). True when it did.
    */
   private releaseFold(): boolean {
-    const leftAlone = this.releasesFolds && this.constraint === null && this.grabs.held() === 0 && this.springs.pins.length === 0 && !this.external.hasPointForces;
+    const leftAlone = this.releasesFolds && this.objective.constraint === null && this.grabs.held() === 0 && this.springs.pins.length === 0 && !this.external.hasPointForces;
     if (!this.foldRelease.due(leftAlone, leftAlone ? this.rmsSpeed() : Infinity)) return false;
     const gradient = this.gradStill, q = this.q;
     const energy = this.elasticEnergyAndGradient(q, gradient);
@@ -521,32 +463,14 @@ export class SoftBody {
     return true;
   }
 
-  /** h~ the preconditioner is built for: a BDF2 step's (most steps are). */
-  private preconditionerStep(): number {
-    return this.options.integrator === "bdf2" ? Bdf2History.bdf2Step(this.options.dt) : this.options.dt;
-  }
-
   private applyMaterial(): void {
     const lame = lameParameters(this.material);
     this.elastic.setLame(lame.mu, lame.lambda, lame.lambdaStable);
     this.inertia.density = this.material.density;
     this.external.density = this.material.density;
     this.damping.beta = this.options.damping;
-    const s = this.subspace, c = this.contact;
-    // Contact penalty: a body resting on a handful of samples must not sink, so each sample's spring holds a
-    // sixteenth of the whole weight at 30 Hz: resting on 5 samples sinks 16 g / (5 w^2) ~ 1 mm, whatever the
-    // size, and the term stays conditioned alike for every body (stiffer only slows the solve).
-    const sampleMass = this.totalMass / s.surfaceCount;
-    const contactOmega = 2 * Math.PI * 30;
-    c.stiffness = this.options.contactStiffness > 0 ? this.options.contactStiffness : (this.totalMass * contactOmega * contactOmega) / 16;
-    c.dampingCoefficient = 2 * this.options.contactDamping * Math.sqrt(c.stiffness * sampleMass);
-    c.friction = this.options.friction;
+    this.contact.setPenalty(this.totalMass, this.subspace.surfaceCount, { stiffness: this.options.contactStiffness, dampingRatio: this.options.contactDamping, friction: this.options.friction });
     this.rebuildBase();
-  }
-
-  private defaultPinStiffness(): number {
-    // Far stiffer than the material over the body's size, so a clamp barely moves.
-    return 1e3 * this.material.youngsModulus * this.size / Math.max(1, Math.sqrt(this.subspace.surfaceCount));
   }
 
   /** N/m: the default total stiffness of one grab. */
@@ -557,7 +481,7 @@ export class SoftBody {
 
   /** P0 = M + (h~^2 + h~ beta) K_rest + h~^2 (pins + grabs) for a BDF2 step, in the body frame. */
   private rebuildBase(): void {
-    const h = this.preconditionerStep(), n = this.n, p = this.preconditioner.base;
+    const h = this.preconditionerStep, n = this.n, p = this.preconditioner.base;
     p.fill(0);
     this.inertia.addHessian(p, h);
     this.elastic.addHessian(p, h);
@@ -574,19 +498,3 @@ export class SoftBody {
 }
 
 const IDENTITY_QUATERNION = [0, 0, 0, 1];
-
-function allFinite(x: Float64Array): boolean {
-  for (let i = 0; i < x.length; i++) if (!Number.isFinite(x[i])) return false;
-  return true;
-}
-
-function restDiagonal(points: Float64Array): number {
-  const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
-  for (let i = 0; i < points.length; i += 3) {
-    for (let k = 0; k < 3; k++) {
-      min[k] = Math.min(min[k], points[i + k]);
-      max[k] = Math.max(max[k], points[i + k]);
-    }
-  }
-  return Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
-}

@@ -3,6 +3,7 @@
 
 import { SimParameterError } from "./material";
 import type { Subspace } from "./subspace";
+import { pointPositionAt } from "./point-positions";
 
 /** Grabs one body holds at most (two hands for each of eight players). */
 export const MAX_GRABS = 16;
@@ -39,6 +40,32 @@ export class GrabSet {
     const slot = this.active.indexOf(0);
     if (slot < 0) throw new SimParameterError(`a body holds at most ${MAX_GRABS} grabs`);
     return slot;
+  }
+
+  /** The surface samples a grab holds and their offsets from its target (to recreate it elsewhere). */
+  grabbedSamples(id: number): { samples: number[]; offsets: number[] } {
+    if (!this.has(id)) throw new SimParameterError(`unknown grab ${id}`);
+    const count = this.count[id], base = id * MAX_GRAB_POINTS;
+    return {
+      samples: Array.from(this.samples.subarray(base, base + count)),
+      offsets: Array.from(this.offsets.subarray(3 * base, 3 * (base + count))),
+    };
+  }
+
+  /**
+   * How far (m, mean over its samples) a grab's samples are, for coordinates q of a body at `origin`, from where
+   * it pulls them: how hard it is pulling. `point` and `anchor` are scratch (3 each).
+   */
+  stretch(id: number, q: Float64Array, origin: Float64Array, point: Float64Array, anchor: Float64Array): number {
+    if (!this.has(id)) throw new SimParameterError(`unknown grab ${id}`);
+    const s = this.subspace, count = this.count[id];
+    let total = 0;
+    for (let j = 0; j < count; j++) {
+      pointPositionAt(q, s.m, origin, s.surfaceRows, s.surfaceRest, this.sample(id, j), point, 0);
+      this.anchor(id, j, anchor);
+      total += Math.hypot(point[0] - anchor[0], point[1] - anchor[1], point[2] - anchor[2]);
+    }
+    return total / count;
   }
 
   /**

@@ -162,3 +162,9 @@ export function symmetricEigen(a: Float64Array, d: number, values: Float64Array,
   }
   for (let i = 0; i < d; i++) values[i] = a[i * d + i];
 }
+
+/** Whether every entry is a finite number. */
+export function allFinite(x: Float64Array): boolean {
+  for (let i = 0; i < x.length; i++) if (!Number.isFinite(x[i])) return false;
+  return true;
+}

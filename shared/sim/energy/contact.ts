@@ -192,6 +192,19 @@ export class ContactTerm implements EnergyTerm {
   /** Normal damping per sample, N s/m. */
   dampingCoefficient = 0;
   friction = 0;
+
+  /**
+   * The penalty for a body of `totalMass` on `surfaceCount` samples: a body resting on a handful of samples must not
+   * sink, so each sample's spring holds a sixteenth of the whole weight at 30 Hz: resting on 5 samples sinks
+   * 16 g / (5 w^2) ~ 1 mm, whatever the size, and the term stays conditioned alike for every body (stiffer only
+   * slows the solve). A positive `stiffness` overrides it; `dampingRatio` is per sample's mass.
+   */
+  setPenalty(totalMass: number, surfaceCount: number, settings: { stiffness: number; dampingRatio: number; friction: number }): void {
+    const sampleMass = totalMass / surfaceCount, omega = 2 * Math.PI * 30;
+    this.stiffness = settings.stiffness > 0 ? settings.stiffness : (totalMass * omega * omega) / 16;
+    this.dampingCoefficient = 2 * settings.dampingRatio * Math.sqrt(this.stiffness * sampleMass);
+    this.friction = settings.friction;
+  }
   /** Per surface sample: normal contact force at the end of the last step (N). */
   readonly normalForce: Float64Array;
   /** Per contact: tangential motion of its sample from the step's start to the prediction, m. */

@@ -1,5 +1,6 @@
 // Gravity and external point forces (a rigid prop pushing on the body): -h~^2 (f_g + f_ext) . q. Linear: no Hessian.
 
+import { SimParameterError } from "../material";
 import type { Subspace } from "../subspace";
 import type { StepState } from "../step-state";
 import type { EnergyTerm } from "./term";
@@ -23,6 +24,15 @@ export class ExternalForceTerm implements EnergyTerm {
       f[m + k] += b * fy;
       f[2 * m + k] += b * fz;
     }
+    this.hasPointForces = true;
+  }
+
+  /** Adds a generalised force (n numbers, B^T f of a force field) for the next step. */
+  addGeneralisedForce(force: ArrayLike<number>): void {
+    const f = this.pointForces;
+    // Checked whole first: a bad force changes nothing.
+    for (let i = 0; i < f.length; i++) if (!Number.isFinite(force[i])) throw new SimParameterError("generalised force must be finite");
+    for (let i = 0; i < f.length; i++) f[i] += force[i];
     this.hasPointForces = true;
   }
 

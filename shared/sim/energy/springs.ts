@@ -4,6 +4,7 @@
 import type { GrabSet } from "../grabs";
 import type { Subspace } from "../subspace";
 import type { StepState } from "../step-state";
+import { pointPositionAt } from "../point-positions";
 import { addIsotropicOuter, pointSpring, type EnergyTerm, type HessianTerm } from "./term";
 
 export interface PinGroup {
@@ -20,6 +21,14 @@ export class SpringTerm implements EnergyTerm, HessianTerm {
   private readonly point = new Float64Array(3);
 
   constructor(private readonly subspace: Subspace, private readonly state: StepState, private readonly grabs: GrabSet, private readonly origin: Float64Array) {}
+
+  /** Holds points (rest positions, basis rows) where they are for coordinates q, k N/m each. Returns their count. */
+  pin(rows: Float64Array, rest: Float64Array, q: Float64Array, stiffness: number): number {
+    const count = rest.length / 3, targets = new Float64Array(3 * count);
+    for (let i = 0; i < count; i++) pointPositionAt(q, this.subspace.m, this.origin, rows, rest, i, targets, 3 * i);
+    this.pins.push({ rows, rest: Float64Array.from(rest), targets, stiffness, count });
+    return count;
+  }
 
   accumulate(q: Float64Array, g: Float64Array): number {
     const h2 = this.state.hTilde * this.state.hTilde, m = this.subspace.m, s = this.subspace, o = this.origin;
