@@ -6,7 +6,7 @@ import { loadRapier, SceneWorld } from "../../shared/scene";
 import {
   BodyState, SEAT_RESERVATION_SECONDS, UPLOAD_LIMITS, EMPTY_SNAPSHOT_BYTES, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
   parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parseKeepalive, parsePoke, parsePose, parseResetTable, parseSetMaterial, parseUploadTicket, snapshotCapacity,
-  type AdminMessage, type GrabResultMessage, type NoticeMessage,
+  type AdminMessage, type GrabResultMessage, type RoomFigures, type NoticeMessage,
 } from "../../shared/net";
 import { adminTokenMatches } from "../admin-token";
 import { PUBLIC_ROOM_OPTION, remakePublicRoom } from "../matchmaking/public-room";
@@ -31,7 +31,7 @@ import { TickStats } from "./tick-stats";
 import { ClientGuard } from "./client-guard";
 import { addCharacters } from "./room-characters";
 import { handOutUploadTicket, uploadRefusal } from "./upload-permits";
-import { carryOutAdmin, roomStatsView, type RoomStatsView } from "./room-admin";
+import { carryOutAdmin, roomFigures } from "./room-admin";
 
 /**
  * Per send, how much of the costliest recent send its expected cost keeps; and the most a send may take from the
@@ -321,8 +321,8 @@ export class PlaygroundRoom extends Room {
   }
 
   /** What the admin page shows of this room (room-admin.ts). */
-  adminStats(): RoomStatsView {
-    return roomStatsView(this.roomId, this.clients.length, this.stats, this.tableReset.idleMinutes, this.seats);
+  adminStats(): RoomFigures {
+    return roomFigures(this.roomId, this.clients.length, this.stats, this.tableReset.idleMinutes, this.seats);
   }
 
   /** While a kiosk watches an idle room, a body bounces now and then (attract-wobble.ts). */

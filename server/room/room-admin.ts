@@ -3,7 +3,7 @@
 // checks the token; this carries the action out and says what was done, for the admin and the log.
 
 import type { Client } from "@colyseus/core";
-import type { AdminMessage, RoomState } from "../../shared/net";
+import type { AdminMessage, RoomFigures, RoomState } from "../../shared/net";
 import type { RoomCharacter } from "./room-character";
 import type { RoomGrabs } from "./room-grabs";
 import type { RoomPokes } from "./room-pokes";
@@ -61,23 +61,11 @@ export function carryOutAdmin(host: AdminHost, message: AdminMessage): { done: s
   }
 }
 
-/** What the admin page shows of a room. */
-export interface RoomStatsView {
-  roomId: string;
-  clients: number;
-  tickMsP99: number;
-  overruns: number;
-  ticks: number;
-  snapshotBytes: number;
-  idleResetMinutes: number;
-  players: { sessionId: string; rttMs: number | null }[];
-}
-
 /**
  * Tick time (p99 of the last 4,096 ticks, overruns), snapshot bytes sent so far, and each connection's round-trip
  * time (null before its first answer).
  */
-export function roomStatsView(roomId: string, clients: number, stats: TickStats, idleResetMinutes: number, seats: ReadonlyMap<string, Seat>): RoomStatsView {
+export function roomFigures(roomId: string, clients: number, stats: TickStats, idleResetMinutes: number, seats: ReadonlyMap<string, Seat>): RoomFigures {
   return {
     roomId, clients, tickMsP99: stats.p99(), overruns: stats.overruns, ticks: stats.count, snapshotBytes: stats.snapshotBytes, idleResetMinutes,
     players: [...seats].map(([sessionId, seat]) => {

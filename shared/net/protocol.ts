@@ -108,6 +108,21 @@ export type AdminAction =
 /** `token` may be left out by a client that joined with the admin token. */
 export type AdminMessage = AdminAction & { token: string | null };
 
+/** A room's figures as GET /admin/stats gives them (one a room, in `rooms`). */
+export interface RoomFigures {
+  roomId: string;
+  clients: number;
+  /** The 99th percentile of the last 4,096 ticks' durations, ms, and the ticks over the tick's period. */
+  tickMsP99: number;
+  overruns: number;
+  ticks: number;
+  /** Snapshot bytes sent so far, times the clients each went to. */
+  snapshotBytes: number;
+  idleResetMinutes: number;
+  /** Each connection's round-trip time as the server measures it (ms; null before its first answer). */
+  players: { sessionId: string; rttMs: number | null }[];
+}
+
 export interface SetMaterialMessage {
   body: string;
   /** "jelly", "rubber" or "dough" (shared/scene/materials.ts). */

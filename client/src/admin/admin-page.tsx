@@ -4,10 +4,10 @@
 
 import { useEffect, useState, useSyncExternalStore } from "react";
 import { MATERIAL_NAMES } from "../../../shared/scene/materials";
-import { CHARACTER_MODES, type CharacterMode } from "../../../shared/net/protocol";
+import { CHARACTER_MODES, type CharacterMode, type RoomFigures } from "../../../shared/net/protocol";
 import { JoinQr, UnreachableAddressWarning, useJoinAddress } from "../stand/join-qr";
 import { adminErrorSentence, looksTechnical, readableName, sentence } from "../hud/visitor-messages";
-import { AdminRoom, type RoomFigures } from "./admin-room";
+import { AdminRoom } from "./admin-room";
 
 const TOKEN_KEY = "pliant-admin-token";
 

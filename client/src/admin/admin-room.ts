@@ -3,19 +3,7 @@
 // (GET /admin/stats, the token in a header).
 
 import { Client } from "@colyseus/sdk";
-import { MESSAGES, ROOM_NAME, type AdminAction, type NoticeMessage, type PliantRoom, type RoomState } from "../../../shared/net";
-
-export interface RoomFigures {
-  roomId: string;
-  clients: number;
-  tickMsP99: number;
-  overruns: number;
-  ticks: number;
-  snapshotBytes: number;
-  idleResetMinutes: number;
-  /** Each connection's round-trip time as the server measures it (ms; null before its first answer). */
-  players: { sessionId: string; rttMs: number | null }[];
-}
+import { MESSAGES, ROOM_NAME, type AdminAction, type NoticeMessage, type PliantRoom, type RoomFigures, type RoomState } from "../../../shared/net";
 
 export class AdminRoom {
   private constructor(readonly room: PliantRoom, private readonly token: string) {}
