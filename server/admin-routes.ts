@@ -4,7 +4,7 @@
 import { matchMaker } from "@colyseus/core";
 import type { Application } from "express";
 import { ROOM_NAME } from "../shared/net";
-import { adminTokenMatches } from "./admin-token";
+import { adminTokenMatches } from "./admin/admin-token";
 import type { PlaygroundRoom } from "./room/playground-room";
 
 /** Wrong tokens an address may send per minute before /admin/stats answers 429. */

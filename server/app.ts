@@ -27,9 +27,9 @@ import { bakeCharacters } from "./world/playground-characters";
 import { SharedBakes } from "./world/shared-bakes";
 import { CompressedBakes } from "./world/compressed-bakes";
 import { Baker } from "./uploads/baker";
-import { installUploadRoutes } from "./uploads/upload-routes";
+import { installUploadRoutes } from "./upload-routes";
 import { installGalleryRoutes } from "./uploads/gallery";
-import { UPLOAD_BAKE_DIRECTORY } from "./uploads/upload-store";
+import { UPLOAD_BAKE_DIRECTORY } from "./world/upload-store";
 import { SECONDARY_MODEL_DIRECTORY } from "./characters/secondary-model";
 import { builtClient, CompressedFiles } from "./static/compressed-static";
 
@@ -172,7 +172,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
         if (!/^[0-9a-f]{32}\.(png|jpg|webp)$/.test(file)) return void res.status(400).type("text/plain").send("an uploaded texture is <32 hex digits>.png, .jpg or .webp");
         const bytes = await readFile(path.join(UPLOAD_BAKE_DIRECTORY, file)).catch(async () => (await sharedBakes?.fetchTexture(file)) ?? null);
         if (!bytes) return void res.status(404).set("Cache-Control", "no-store").type("text/plain").send(`no texture ${file}`);
-        // Named by its content, and checked to be the image its name says (uploads/upload-store.ts).
+        // Named by its content, and checked to be the image its name says (world/upload-store.ts).
         res.type(path.extname(file)).set({ "Cache-Control": "public, max-age=31536000, immutable", "X-Content-Type-Options": "nosniff" }).send(bytes);
       });
       app.get("/status", async (_req, res) => {

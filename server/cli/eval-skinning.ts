@@ -12,7 +12,7 @@ import { promisify } from "node:util";
 import { normaliseMesh, sampleInterior, sampleSurface, thickenFlatMesh } from "../../shared/geometry";
 import { basisRows, FloorContact } from "../../shared/sim";
 import { baselineProvider, createModelProvider, fieldQuality, orthonormalProvider, type FieldQuality, type OrtModule, type ShapeSamples, type SkinningFieldProvider } from "../../shared/skinning";
-import { readMeshFile } from "../mesh-file";
+import { readMeshFile } from "../world/mesh-file";
 import { runScenario } from "../scenarios/run-scenario";
 import { createSoftBody, loadBody } from "../scenarios/body-from-mesh";
 import { MODEL_DIRECTORY, modelProvider } from "../skinning/model-provider";

@@ -4,7 +4,7 @@
 // one. Cross-origin calls are answered only for the app's own origin and the origins the operator allows.
 
 import { matchMaker, ServerError } from "@colyseus/core";
-import { adminTokenMatches } from "../admin-token";
+import { adminTokenMatches } from "../admin/admin-token";
 
 export interface MatchmakePolicy {
   adminToken: string;

@@ -8,7 +8,7 @@ import {
   parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parseKeepalive, parsePoke, parsePose, parseResetTable, parseSetMaterial, parseUploadTicket, snapshotCapacity,
   type AdminMessage, type GrabResultMessage, type RoomFigures, type NoticeMessage,
 } from "../../shared/net";
-import { adminTokenMatches } from "../admin-token";
+import { adminTokenMatches } from "../admin/admin-token";
 import { PUBLIC_ROOM_OPTION, remakePublicRoom } from "../matchmaking/public-room";
 import { placeBodies } from "../world/playground-bodies";
 import { RoomCharacter } from "./room-character";
@@ -415,7 +415,7 @@ export class PlaygroundRoom extends Room {
     return null;
   }
 
-  // ----- added bodies (uploads: server/uploads/upload-routes.ts calls these, through remoteRoomCall) -----------
+  // ----- added bodies (uploads: server/upload-routes.ts calls these, through remoteRoomCall) -----------
 
   /** A body joins the room's state and snapshots (the world has it already, as its last body). */
   private enter(body: RoomBody, name: string, texture: string): void {

@@ -1,6 +1,6 @@
 // A room's added bodies (uploads): each upload announced while it bakes (a placeholder everyone sees), placed when
 // baked, and sent away again (faded first) to make room for newer ones. The room hands it what it may touch
-// (UploadsHost); server/uploads/upload-routes.ts reaches it through the room's announceUpload, uploadProgress,
+// (UploadsHost); server/upload-routes.ts reaches it through the room's announceUpload, uploadProgress,
 // uploadBaked and uploadFailed, by remoteRoomCall.
 
 import type { ClockTimer, Delayed } from "@colyseus/timer";
@@ -10,7 +10,7 @@ import { sharedBodyShape } from "../../shared/scene/body-shape-cache";
 import { uploadColour } from "../../shared/scene/palette";
 import { STATUS_EVERY_MS } from "../uploads/baker";
 import { takePreparedShape } from "../uploads/prepared-shapes";
-import { UPLOAD_BAKE_DIRECTORY } from "../uploads/upload-store";
+import { UPLOAD_BAKE_DIRECTORY } from "../world/upload-store";
 import { bakeByHash } from "../world/bake-cache";
 import type { PlacedBody } from "../world/playground-bodies";
 import { makeRoomFor } from "./added-bodies";

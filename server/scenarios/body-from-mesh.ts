@@ -3,7 +3,7 @@
 import { boxMesh, type TriangleMesh } from "../../shared/geometry";
 import { basisRows, SoftBody, Subspace, type Material, type SolverOptions } from "../../shared/sim";
 import { bakeMesh, handleCount, SkinningError, toSubspaceSource, type BakedBody, type BakeResult, type SkinningFieldProvider } from "../../shared/skinning";
-import { readMeshFile } from "../mesh-file";
+import { parseBoxSpec, readMeshFile } from "../world/mesh-file";
 import { heldOutShape } from "../modes/heldout-shapes";
 import { providerFor, type WeightsSource } from "../skinning/weights-source";
 
@@ -35,16 +35,6 @@ export interface LoadedBody {
   renderRows: Float64Array;
   /** Set when the asked-for fields failed on this mesh and another provider's were baked (BakeResult.fallback). */
   fallback?: BakeResult["fallback"];
-}
-
-/** "box:1x0.1x0.1" -> [1, 0.1, 0.1], or null for a file path. */
-export function parseBoxSpec(spec: string): [number, number, number] | null {
-  if (!spec.startsWith("box:")) return null;
-  const parts = spec.slice(4).split("x").map(Number);
-  if (parts.length !== 3 || !parts.every((v) => Number.isFinite(v) && v > 0 && v <= 100)) {
-    throw new SkinningError(`box size must be LxWxH in metres, each in (0, 100], got "${spec}"`);
-  }
-  return parts as [number, number, number];
 }
 
 export async function loadMesh(spec: string): Promise<{ mesh: TriangleMesh; size?: number }> {

@@ -12,7 +12,7 @@ import { buildBodyShape } from "../../shared/scene";
 import { bakeMesh, SkinningError, type SkinningFieldProvider } from "../../shared/skinning";
 import { isWeightsSource, providerFor } from "../skinning/weights-source";
 import { bakeByHash, bakeKey, cachedBake, ROOM_BAKE_OPTIONS, type CachedBake } from "../world/bake-cache";
-import { keepTexture, pruneUploads, touch, UPLOAD_BAKE_DIRECTORY } from "./upload-store";
+import { keepTexture, pruneUploads, touch, UPLOAD_BAKE_DIRECTORY } from "../world/upload-store";
 import { textureRefusal, uploadTexture } from "./upload-texture";
 import { nativeRunsStopping, stopNativeRuns } from "../skinning/native-runs";
 import type { BakeJob, BakeWorkerReply, ReadJob, StopMessage, WarmJob, WorkerJob } from "./bake-messages";

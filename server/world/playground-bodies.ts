@@ -4,8 +4,7 @@ import path from "node:path";
 import { boxMesh, sphereMesh, type TriangleMesh } from "../../shared/geometry";
 import { MATERIALS, SoftEntity, type SoftBodySpec } from "../../shared/scene";
 import { FIT_CUBATURE_BY_DEFAULT, SkinningError, type SkinningFieldProvider } from "../../shared/skinning";
-import { readMeshFile } from "../mesh-file";
-import { parseBoxSpec } from "../scenarios/body-from-mesh";
+import { parseBoxSpec, readMeshFile } from "./mesh-file";
 import { cachedBake, ROOM_BAKE_OPTIONS, type CachedBake } from "./bake-cache";
 
 export const ASSET_DIRECTORY = path.resolve(import.meta.dirname, "../assets");

@@ -6,8 +6,8 @@ import path from "node:path";
 import { gltfBaseColourImage } from "../../shared/geometry";
 import type { CharacterSpec } from "../../shared/scene/layout";
 import { FIT_CUBATURE_BY_DEFAULT, type SkinningFieldProvider } from "../../shared/skinning";
-import { readMeshFile } from "../mesh-file";
-import { keepTexture } from "../uploads/upload-store";
+import { readMeshFile } from "./mesh-file";
+import { keepTexture } from "./upload-store";
 import { cachedBake, ROOM_BAKE_OPTIONS, type CachedBake } from "./bake-cache";
 import { ASSET_DIRECTORY } from "./playground-bodies";
 

@@ -6,7 +6,7 @@ import { readFile } from "node:fs/promises";
 import { Redis } from "ioredis";
 import path from "node:path";
 import { BAKE_CACHE_DIRECTORY, clientBakeFile } from "./bake-cache";
-import { UPLOAD_BAKE_DIRECTORY } from "../uploads/upload-store";
+import { UPLOAD_BAKE_DIRECTORY } from "./upload-store";
 
 const KEY_PREFIX = "pliant:bake:";
 /** The whole bake (the server's copy), for rooms in other processes: uploads are baked by whichever process got them. */

@@ -2,7 +2,7 @@ import { Logger, WebIO, type Document, type GLTF, type JSONDocument, type Node, 
 import { checkCountLimits, MESH_LIMITS, type MeshLimits } from "./limits";
 import { MeshError } from "./mesh-error";
 import type { TriangleMesh } from "./types";
-import { readRig, readSkinWeights } from "../rig/gltf-rig";
+import { readRig, readSkinWeights } from "./gltf-rig";
 
 const GLB_MAGIC = 0x46546c67; // "glTF"
 const CHUNK_JSON = 0x4e4f534a;

@@ -1,4 +1,4 @@
-import type { Rig } from "../rig/rig";
+import type { Rig } from "../skeleton/rig";
 
 /** An indexed triangle mesh: positions hold x, y, z per vertex; triangles hold three vertex indices each. */
 export interface TriangleMesh {

@@ -14,7 +14,7 @@ import { toSubspaceSource, type BakedBody } from "../skinning/baked-body";
 import { rigOf } from "../skinning/baked-rig";
 import { ComplementaryProjection } from "./complementary-projection";
 import { FleshLimit } from "./flesh-limit";
-import type { Rig } from "./rig";
+import type { Rig } from "../skeleton/rig";
 import { RigMotion } from "./rig-motion";
 
 export class CharacterBody {

@@ -10,7 +10,7 @@ import { handleCount } from "../skinning/baked-body";
 import { displacementAt } from "../sim/subspace";
 import { RigBasis } from "./rig-basis";
 import { skinWeightsAt } from "./rig-moments";
-import type { RigPose } from "./rig-pose";
+import type { RigPose } from "../skeleton/rig-pose";
 
 /** Eigenvalues of the projected basis's Gram matrix below this share of the largest count as none. */
 const RANK_TOLERANCE = 1e-10;

@@ -1,6 +1,6 @@
-export * from "./rig";
-export { RigPose, skinVertices } from "./rig-pose";
-export { readRig } from "./gltf-rig";
+export * from "../skeleton/rig";
+export { RigPose, skinVertices } from "../skeleton/rig-pose";
+export { readRig } from "../geometry/gltf-rig";
 export { RigBasis } from "./rig-basis";
 export { complementaryDirections, ComplementarityMeter, type Complementarity } from "./complementary";
 export { RigMoments, skinWeightsAt } from "./rig-moments";

@@ -4,7 +4,7 @@
 // below it) carry: column (j, a) is e_a x sum over k in the subtree of w_k (M_k x - c_j), M_k joint k's skinning
 // matrix. A soft displacement u is complementary to the rig when J^T M u = 0.
 
-import type { RigPose } from "./rig-pose";
+import type { RigPose } from "../skeleton/rig-pose";
 
 export class RigBasis {
   /** Columns: 3 for the root's translation, then 3 per joint. */

@@ -5,9 +5,9 @@
 // steps (its acceleration, frame motion included) and P_k its mass moments (rig-moments.ts).
 
 import type { BakedBody } from "../skinning/baked-body";
-import type { Rig, RigClip } from "./rig";
+import type { Rig, RigClip } from "../skeleton/rig";
 import { RigMoments, skinWeightsAt } from "./rig-moments";
-import { linearBlendSkin, RigPose } from "./rig-pose";
+import { linearBlendSkin, RigPose } from "../skeleton/rig-pose";
 
 /** Span of the acceleration's second difference, s (keys of the fox's clips are 1/24 s apart). */
 export const ACCELERATION_WINDOW = 1 / 20;

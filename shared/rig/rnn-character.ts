@@ -8,7 +8,7 @@
 import type { OrtModule, OrtSession, OrtTensor } from "../skinning/onnx-provider";
 import { rigOf } from "../skinning/baked-rig";
 import { handleCount, type BakedBody } from "../skinning/baked-body";
-import type { Rig } from "./rig";
+import type { Rig } from "../skeleton/rig";
 import { KINEMATIC_FEATURES, RigMotion } from "./rig-motion";
 import { FleshLimit } from "./flesh-limit";
 import { inTurn } from "../skinning/ort-turns";

@@ -2,7 +2,7 @@
 // their numbers in typed arrays, and each render vertex's four joints and weights. The render positions are the
 // bind pose, normalised like the rest of the bake.
 
-import type { Rig, RigChannel } from "../rig/rig";
+import type { Rig, RigChannel } from "../skeleton/rig";
 import type { BakedBody } from "./baked-body";
 
 /** The rig's names and the clips' shape; the numbers are in the bake's rig arrays. */

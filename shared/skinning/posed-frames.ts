@@ -4,8 +4,8 @@
 // weights of their nearest bind-pose vertex (as the rig's moments do), so correspondences come with the motion.
 
 import { normaliseMesh, sampleSurface, type TriangleMesh } from "../geometry";
-import type { Rig, RigClip } from "../rig/rig";
-import { linearBlendSkin, RigPose } from "../rig/rig-pose";
+import type { Rig, RigClip } from "../skeleton/rig";
+import { linearBlendSkin, RigPose } from "../skeleton/rig-pose";
 
 /** A rigged mesh in normalised units (normaliseMesh's output) and the normalisation's centre and scale. */
 export interface RiggedShape {

@@ -5,7 +5,7 @@ import { MeshError } from "../../shared/geometry";
 import { SimParameterError } from "../../shared/sim";
 import { bakeMesh, baselineProvider, SkinningError } from "../../shared/skinning";
 import { runScenario } from "../../server/scenarios/run-scenario";
-import { readMeshFile } from "../../server/mesh-file";
+import { readMeshFile } from "../../server/world/mesh-file";
 import { bodyFor, JELLY, makeBody } from "./helpers";
 
 describe("bad parameters", () => {

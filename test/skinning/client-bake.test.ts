@@ -3,7 +3,7 @@
 // and move as the server's does.
 
 import { describe, expect, it } from "vitest";
-import { readMeshFile } from "../../server/mesh-file";
+import { readMeshFile } from "../../server/world/mesh-file";
 import { MATERIALS, SoftEntity } from "../../shared/scene";
 import { FloorContact } from "../../shared/sim";
 import { bakeMesh, clientBakedBody, decodeBakedBody, eigenProvider, encodeBakedBody } from "../../shared/skinning";

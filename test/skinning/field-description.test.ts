@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { readFile } from "node:fs/promises";
-import { readMeshFile } from "../../server/mesh-file";
+import { readMeshFile } from "../../server/world/mesh-file";
 import { MODEL_DIRECTORY, modelProvider } from "../../server/skinning/model-provider";
 import { bakeMesh, baselineProvider, clientBakedBody, eigenProvider, decodeBakedBody, encodeBakedBody, needsDecoder, orthonormalProvider, renderWeightsOf, type OrtModule } from "../../shared/skinning";
 

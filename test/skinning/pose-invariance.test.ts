@@ -12,7 +12,7 @@ import { predictOnFrame } from "../../shared/skinning/anchor-frame";
 import { bakeMesh } from "../../shared/skinning/bake";
 import { minimumAssignment, subspaceDistance, temporalL1, type FieldTable } from "../../shared/skinning/field-agreement";
 import { frameView } from "../../shared/skinning/posed-frames";
-import { readMeshFile } from "../../server/mesh-file";
+import { readMeshFile } from "../../server/world/mesh-file";
 import { evaluatePoseInvariance } from "../../server/scenarios/pose-invariance";
 import { reconstruction, surfaceArea } from "../../server/scenarios/anchor-rules";
 import { MODEL_DIRECTORY, modelProvider, POSE_CONSISTENT_DIRECTORY } from "../../server/skinning/model-provider";

@@ -4,7 +4,7 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { bakedQuality, bakeMesh } from "../../shared/skinning";
-import { readMeshFile } from "../../server/mesh-file";
+import { readMeshFile } from "../../server/world/mesh-file";
 import { modelProvider, MODEL_DIRECTORY } from "../../server/skinning/model-provider";
 import { runScenario } from "../../server/scenarios/run-scenario";
 import { parityError } from "./parity";

@@ -7,16 +7,16 @@
 import { randomBytes } from "node:crypto";
 import { matchMaker, type Presence } from "@colyseus/core";
 import express, { type Application, type NextFunction, type Request, type Response } from "express";
-import type { MeshFormat } from "../../shared/geometry";
-import { UPLOAD_LIMITS } from "../../shared/net";
-import { adminTokenMatches } from "../admin-token";
-import { RateLimiter } from "../room/rate-limiter";
-import { ADMIN_OWNER } from "../room/added-bodies";
-import type { PlaygroundRoom } from "../room/playground-room";
-import { UploadError, type Baker, type BakeStatus } from "./baker";
-import { redeemUploadTicket, type TicketHolder } from "./upload-tickets";
-import { keepPreparedShape } from "./prepared-shapes";
-import { playgroundConfig } from "../room/playground-config";
+import type { MeshFormat } from "../shared/geometry";
+import { UPLOAD_LIMITS } from "../shared/net";
+import { adminTokenMatches } from "./admin/admin-token";
+import { RateLimiter } from "./room/rate-limiter";
+import { ADMIN_OWNER } from "./room/added-bodies";
+import type { PlaygroundRoom } from "./room/playground-room";
+import { UploadError, type Baker, type BakeStatus } from "./uploads/baker";
+import { redeemUploadTicket, type TicketHolder } from "./uploads/upload-tickets";
+import { keepPreparedShape } from "./uploads/prepared-shapes";
+import { playgroundConfig } from "./room/playground-config";
 
 /** The Content-Types a mesh may be sent as, and the format each names. */
 export const MESH_CONTENT_TYPES: Readonly<Record<string, MeshFormat>> = Object.freeze({

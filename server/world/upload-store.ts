@@ -7,7 +7,7 @@ import { mkdir, readdir, stat, unlink, utimes, writeFile } from "node:fs/promise
 import path from "node:path";
 import type { BaseColourImage } from "../../shared/geometry";
 import { UPLOAD_LIMITS } from "../../shared/net";
-import { BAKE_CACHE_DIRECTORY } from "../world/bake-cache";
+import { BAKE_CACHE_DIRECTORY } from "./bake-cache";
 
 export const UPLOAD_BAKE_DIRECTORY = path.join(BAKE_CACHE_DIRECTORY, "uploads");
 

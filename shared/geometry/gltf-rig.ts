@@ -1,8 +1,8 @@
 // Reads a glTF document's first skin and its animations into a Rig (@gltf-transform/core, as the mesh reader).
 
 import type { Document, Node, Primitive } from "@gltf-transform/core";
-import { MeshError } from "../geometry/mesh-error";
-import type { ChannelPath, Interpolation, Rig, RigChannel, RigClip } from "./rig";
+import { MeshError } from "./mesh-error";
+import type { ChannelPath, Interpolation, Rig, RigChannel, RigClip } from "../skeleton/rig";
 
 const IDENTITY = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
 
