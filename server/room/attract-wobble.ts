@@ -29,7 +29,7 @@ export class AttractWobble {
     world.wake(b);
   }
 
-  private readonly bounceable = (b: number): boolean => this.bodies[b].entity.body.activeGrabs() === 0 && !this.world!.homecoming.flying(b);
+  private readonly bounceable = (b: number): boolean => this.bodies[b].entity.heldGrabs === 0 && !this.world!.homecoming.flying(b);
 
   /**
    * The body to bounce at `tick` (-1 for none), given whether a kiosk watches, the tick of the last grab or poke,

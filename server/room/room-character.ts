@@ -6,7 +6,8 @@
 // the floor keeps its network's flesh (and snapshots carry only its pose). Standing still, it falls silent: its pose
 // is sent when it changes, and the solver's soft part when it moved visibly since last sent, as bodies are.
 
-import { grabRadius, LIMITS, type CharacterMode, type SnapshotWriter } from "../../shared/net";
+import { LIMITS, type CharacterMode, type SnapshotWriter } from "../../shared/net";
+import { grabRadius } from "../../shared/sim";
 import { CharacterBody, FramedSurface } from "../../shared/rig";
 import { displacementAt } from "../../shared/sim";
 import { saturate } from "../../shared/rig/flesh-limit";

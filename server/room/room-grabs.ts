@@ -5,8 +5,7 @@
 
 import type { Client } from "@colyseus/core";
 import { CHARACTER_GRAB_SLIP } from "../../shared/rig/character-defaults";
-import { grabSlipLimit } from "../../shared/scene";
-import { GrabState, grabRadius, LIMITS, MESSAGES, type GrabHeldMessage, type GrabResultMessage, type Hand, type RoomState } from "../../shared/net";
+import { GrabState, LIMITS, MESSAGES, type GrabHeldMessage, type GrabResultMessage, type Hand, type RoomState } from "../../shared/net";
 import type { GrabInput } from "./input-queue";
 import type { RoomCharacter } from "./room-character";
 import type { RoomBody } from "./room-uploads";
@@ -69,7 +68,7 @@ export class RoomGrabs {
           const bound = held.body.entity.proxies.bound;
           const [x, y, z] = input.message.target;
           if (Math.hypot(x - bound[0], y - bound[1], z - bound[2]) > LIMITS.grabStretch + bound[3]) return `grab target is more than ${LIMITS.grabStretch} m from the body`;
-          held.body.entity.body.moveGrab(held.grab, x, y, z);
+          held.body.entity.moveGrab(held.grab, x, y, z);
           held.target[0] = x; held.target[1] = y; held.target[2] = z;
           held.moved = true;
           return null;
@@ -99,7 +98,7 @@ export class RoomGrabs {
     }
     const held = this.onBodies.get(key);
     if (!held) return;
-    held.body.entity.body.release(held.grab);
+    held.body.entity.release(held.grab);
     this.onBodies.delete(key);
     const seat = this.host.seat(sessionId);
     if (seat) seat.holding--;
@@ -129,8 +128,7 @@ export class RoomGrabs {
   slipOverstretched(): void {
     // The live maps (no copy each tick): letting go deletes only the entry being visited, which a Map allows.
     for (const held of this.onBodies.values()) {
-      const entity = held.body.entity;
-      if (entity.body.grabStretch(held.grab) > grabSlipLimit(entity.size)) this.letGo(held, "the body slipped out of your hand");
+      if (held.body.entity.slipping(held.grab)) this.letGo(held, "the body slipped out of your hand");
     }
     for (const [key, held] of this.onCharacters) {
       if (held.character.stretch(key) > CHARACTER_GRAB_SLIP) this.letGoOfCharacter(key, `the ${held.character.id} slipped out of your hand`);
@@ -154,7 +152,7 @@ export class RoomGrabs {
     this.release(client.sessionId, hand);
     let grab = -1;
     try {
-      grab = entity.body.grab(point[0], point[1], point[2], { radius: grabRadius(entity.size) });
+      grab = entity.grabAt(point[0], point[1], point[2]);
     } catch (error) {
       client.send(MESSAGES.grabResult, { hand, body: bodyId, ok: false, reason: (error as Error).message });
       return null;
@@ -167,7 +165,7 @@ export class RoomGrabs {
     const key = `${client.sessionId}:${hand}`;
     this.onBodies.set(key, { sessionId: client.sessionId, hand, body: placed, grab, slot, target: Float64Array.from(point), moved: true });
     seat.holding++;
-    const held = entity.body.grabbedSamples(grab);
+    const held = entity.grabbedSamples(grab);
     state.grabs.set(key, new GrabState({ slot, body: bodyId, owner: client.sessionId, hand, x: point[0], y: point[1], z: point[2] }));
     client.send(MESSAGES.grabResult, { hand, body: bodyId, ok: true, point: [point[0], point[1], point[2]], samples: held.samples, offsets: held.offsets } satisfies GrabResultMessage);
     this.shareHeldMaterial(key, placed);
@@ -180,12 +178,12 @@ export class RoomGrabs {
    */
   private shareHeldMaterial(key: string, placed: RoomBody): void {
     const started = this.onBodies.get(key)!;
-    const startedMaterial = { key, body: placed.spec.id, ...placed.entity.body.grabbedSamples(started.grab) } satisfies GrabHeldMessage;
+    const startedMaterial = { key, body: placed.spec.id, ...placed.entity.grabbedSamples(started.grab) } satisfies GrabHeldMessage;
     const told = new Set<string>();
     for (const [otherKey, other] of this.onBodies) {
       if (other.body !== placed || other.sessionId === started.sessionId) continue;
       const grabber = this.host.seat(started.sessionId)?.client;
-      grabber?.send(MESSAGES.grabHeld, { key: otherKey, body: placed.spec.id, ...placed.entity.body.grabbedSamples(other.grab) } satisfies GrabHeldMessage);
+      grabber?.send(MESSAGES.grabHeld, { key: otherKey, body: placed.spec.id, ...placed.entity.grabbedSamples(other.grab) } satisfies GrabHeldMessage);
       if (told.has(other.sessionId)) continue;
       told.add(other.sessionId);
       this.host.seat(other.sessionId)?.client.send(MESSAGES.grabHeld, startedMaterial);

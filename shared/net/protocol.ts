@@ -1,7 +1,7 @@
 // The wire protocol of a Pliant room (docs/protocol.md is its prose): names, limits, rates and the shapes of
 // every message. Both the server and clients import it, so the limits they check are the same numbers.
 
-import { GRAB_RADIUS_FRACTION } from "../sim/body-types";
+import { GRAB_SLACK } from "../sim/body-types";
 
 export const ROOM_NAME = "playground";
 export const TICK_RATE = 60;
@@ -227,7 +227,7 @@ export const LIMITS = Object.freeze({
   /** Positions must lie within this distance of the room centre, m. */
   reach: 10,
   /** A grab point must lie within this distance of the body's surface, m. */
-  grabSlack: 0.1,
+  grabSlack: GRAB_SLACK,
   /** A grab target may be at most this far from the body's current centre, m (a stretch, not a teleport). */
   grabStretch: 1.5,
   pokeRadiusMax: 0.03,
@@ -253,15 +253,6 @@ export const LIMITS = Object.freeze({
   /** Most idle minutes an admin may set before the table is reset (admin idle-reset). */
   idleResetMinutes: 24 * 60,
 });
-
-/**
- * How far from a grab's point the room looks for surface samples to hold: a share of the body's size as placed
- * (its largest extent), never less than the slack a grab point may have. The room, its characters and a client's
- * prediction all grab with this.
- */
-export function grabRadius(size: number): number {
-  return Math.max(LIMITS.grabSlack, GRAB_RADIUS_FRACTION * size);
-}
 
 /** What uploaded meshes may be and do (POST /meshes). */
 export const UPLOAD_LIMITS = Object.freeze({

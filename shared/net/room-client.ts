@@ -11,7 +11,7 @@
 // longer applies. Remote bodies are shown INTERPOLATION_DELAY_MS in the past, between the two snapshots around
 // that time.
 
-import { PLAYGROUND, grabSlipLimit, isMaterialName, type MaterialName } from "../scene";
+import { PLAYGROUND, isMaterialName, type MaterialName } from "../scene";
 import { prepareSolverKernels } from "../sim/kernels/solver-kernels";
 import { ClientCharacters, type NetworkLoader } from "./client-characters";
 import { BodyPredictor, INTERPOLATION_DELAY_MS, type PredictionStats, type ReconcileEvent } from "./client/body-predictor";
@@ -26,7 +26,7 @@ import { UploadTickets, type UploadTicket } from "./client/upload-tickets";
 import { SEAT_DEADLINE_MS } from "./join-attempts";
 import { NetworkSimulator, PERFECT_NETWORK, type NetworkConditions } from "./network-conditions";
 import { networkLoader } from "./network-loader";
-import { grabRadius, LIMITS, MESSAGES, SEQ_MODULUS, type AckMessage, type GrabHeldMessage, type GrabResultMessage, type Hand, type NoticeMessage, type Pose, type SetMaterialMessage, type UploadTicketMessage } from "./protocol";
+import { LIMITS, MESSAGES, SEQ_MODULUS, type AckMessage, type GrabHeldMessage, type GrabResultMessage, type Hand, type NoticeMessage, type Pose, type SetMaterialMessage, type UploadTicketMessage } from "./protocol";
 import { RoundTrips } from "./round-trips";
 import { decodeSnapshot, type DecodedSnapshot } from "./snapshot";
 import type { PliantRoom } from "./state";
@@ -224,7 +224,7 @@ export class PliantRoomClient {
   grabStrain(hand: Hand): number {
     const held = this.grabs.held.get(hand);
     if (!held || held.grab < 0) return 0;
-    return Math.min(1, held.body.body.grabStretch(held.grab) / grabSlipLimit(held.body.entity.size));
+    return Math.min(1, held.body.entity.grabStrain(held.grab));
   }
 
   // ----- inputs -----------------------------------------------------------------------------------------
@@ -399,7 +399,7 @@ export class PliantRoomClient {
         this.predictor.start(body);
         let grab = -1;
         try {
-          grab = body.body.grab(input.point[0], input.point[1], input.point[2], { radius: grabRadius(body.entity.size) });
+          grab = body.entity.grabAt(input.point[0], input.point[1], input.point[2]);
         } catch {
           // No free grab slot in the solver: the server's state will show the grab.
         }
@@ -420,11 +420,11 @@ export class PliantRoomClient {
       if (!target) continue;
       limitTarget(held.body, target);
       if (held.grab >= 0) {
-        held.body.body.moveGrab(held.grab, target[0], target[1], target[2]);
+        held.body.entity.moveGrab(held.grab, target[0], target[1], target[2]);
         // A target further from the material than the server lets a grab stretch (a flick) would throw the body
         // in the step before the server's slip check let go: the hand lets go now instead, and the body keeps the
         // velocity the hand gave it.
-        if (held.body.body.grabStretch(held.grab) > grabSlipLimit(held.body.entity.size)) {
+        if (held.body.entity.slipping(held.grab)) {
           this.predictionStats.predictedSlips++;
           this.releaseLocal(hand);
           this.send(false, MESSAGES.grabEnd, { hand, seq: seq % SEQ_MODULUS });

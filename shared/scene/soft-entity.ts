@@ -6,7 +6,7 @@
 
 import { boundsDiagonal, meshBounds } from "../geometry";
 import { NearestPointGrid } from "../geometry/nearest-point-grid";
-import { basisRows, MAX_GRABS, SoftBody, Subspace } from "../sim";
+import { basisRows, grabRadius, MAX_GRABS, SoftBody, Subspace } from "../sim";
 import { handleCount, proxyCandidates, toSubspaceSource, type BakedBody } from "../skinning";
 import { sharedBodyShape, type BodyShape, type ProxyCover } from "./body-shape-cache";
 import { NearbyObstacles, SphereSetObstacle, type BoundedObstacle } from "./obstacles";
@@ -28,6 +28,8 @@ export const GRAB_SLIP_FRACTION = 0.6;
 export function grabSlipLimit(size: number): number {
   return Math.max(GRAB_SLIP_DISTANCE, GRAB_SLIP_FRACTION * size);
 }
+
+
 
 /** The room's obstacles other than soft bodies, as a soft body feels them. */
 export interface SceneObstacles {
@@ -145,6 +147,46 @@ export class SoftEntity {
   }
 
   private readonly nudged: Float64Array;
+
+  // ----- grabs, at the entity's own radius and slip limit ---------------------------------------------------
+
+  /** Grabs the surface near a world point (samples within grabRadius of its size); -1 when none is in reach. */
+  grabAt(x: number, y: number, z: number): number {
+    return this.body.grab(x, y, z, { radius: grabRadius(this.size) });
+  }
+
+  /** Recreates a grab as another copy of this body made it: the same samples at the same offsets from (x, y, z). */
+  grabExactly(samples: ArrayLike<number>, offsets: ArrayLike<number>, x: number, y: number, z: number): number {
+    return this.body.grabExactly(samples, offsets, x, y, z);
+  }
+
+  moveGrab(id: number, x: number, y: number, z: number): void {
+    this.body.moveGrab(id, x, y, z);
+  }
+
+  release(id: number): void {
+    this.body.release(id);
+  }
+
+  /** The surface samples a grab holds and their offsets from its target. */
+  grabbedSamples(id: number): { samples: number[]; offsets: number[] } {
+    return this.body.grabbedSamples(id);
+  }
+
+  /** How hard a grab pulls: its material's distance from its target as a share of the slip limit. */
+  grabStrain(id: number): number {
+    return this.body.grabStretch(id) / grabSlipLimit(this.size);
+  }
+
+  /** Whether a grab's material is further from its target than the slip limit: the hand loses it (room and prediction alike). */
+  slipping(id: number): boolean {
+    return this.body.grabStretch(id) > grabSlipLimit(this.size);
+  }
+
+  /** Grabs held now. */
+  get heldGrabs(): number {
+    return this.body.activeGrabs();
+  }
 
   /** Material and its damping, as an admin sets them. */
   setMaterial(material: MaterialPreset): void {

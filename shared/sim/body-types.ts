@@ -39,5 +39,16 @@ export interface StateConstraint {
   projectGradient(gradient: Float64Array): void;
 }
 
-/** Grab radius as a share of a body's size: the solver's default over its rest diagonal; a room's over its placed size (grabRadius, shared/net). */
+/** Grab radius as a share of a body's size: the solver's default over its rest diagonal; a room's over its placed size (grabRadius). */
 export const GRAB_RADIUS_FRACTION = 0.08;
+/** How far (m) from a body's surface a grab point may be and still hold it: a hand's slack. */
+export const GRAB_SLACK = 0.1;
+
+/**
+ * The radius (m) within which a grab at a point holds a body's surface samples, for a body placed at `size` (its
+ * largest extent), never less than the slack a grab point may have. Every grab in the room (SoftEntity.grabAt, its
+ * characters') and a client's prediction uses it.
+ */
+export function grabRadius(size: number): number {
+  return Math.max(GRAB_SLACK, GRAB_RADIUS_FRACTION * size);
+}

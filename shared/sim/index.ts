@@ -4,7 +4,7 @@ export * from "./contacts";
 export * from "./body";
 export type { Integrator } from "./integrator";
 export { DEFAULT_SOLVER_OPTIONS, validateOptions, type SolverOptions } from "./solver-options";
-export { GRAB_RADIUS_FRACTION, type Energies, type GrabOptions, type StateConstraint, type StepStats } from "./body-types";
+export { GRAB_RADIUS_FRACTION, GRAB_SLACK, grabRadius, type Energies, type GrabOptions, type StateConstraint, type StepStats } from "./body-types";
 export * from "./linalg";
 export { MAX_GRABS } from "./grabs";
 export { FoldRelease, FOLD_FIRST_JUDGED, FOLD_JUDGED_EVERY, FOLD_SPEED } from "./fold-release";

@@ -5,7 +5,7 @@
 // within 1 cm, for a free pull and for a pull that pushes the held block into a rigid prop.
 
 import { beforeAll, describe, expect, it } from "vitest";
-import { grabRadius, HANDS, IDLE_DISTANCE, IDLE_TURN, TICK_RATE, TICKS_PER_SNAPSHOT } from "../../shared/net";
+import { HANDS, IDLE_DISTANCE, IDLE_TURN, TICK_RATE, TICKS_PER_SNAPSHOT } from "../../shared/net";
 import { BodyPredictor, type ReconcileEvent } from "../../shared/net/client/body-predictor";
 import { clientBody, keepSnapshot, type ClientBody } from "../../shared/net/client/client-body";
 import { GrabMirror } from "../../shared/net/client/grab-mirror";
@@ -138,7 +138,7 @@ function run(pull: Pull, network: Network): { events: ReconcileEvent[]; ballMove
       applied++;
       inputs.delete(applied);
       ack = applied;
-      if (next.kind === "start") serverGrab = server.body.grab(next.target[0], next.target[1], next.target[2], { radius: grabRadius(server.size) });
+      if (next.kind === "start") serverGrab = server.grabAt(next.target[0], next.target[1], next.target[2]);
       else if (serverGrab >= 0) server.body.moveGrab(serverGrab, next.target[0], next.target[1], next.target[2]);
     }
     world.step();
@@ -154,7 +154,7 @@ function run(pull: Pull, network: Network): { events: ReconcileEvent[]; ballMove
     // The client: this frame's input, applied at once to the prediction and sent with the frame's number.
     if (f === 0) {
       predictor.start(body);
-      const grab = body.body.grab(start[0], start[1], start[2], { radius: grabRadius(body.entity.size) });
+      const grab = body.entity.grabAt(start[0], start[1], start[2]);
       grabs.hold(hand, body, grab, start);
       grabs.targets.set(hand, start);
       inputs.set(frame, { kind: "start", target: start });

@@ -7,7 +7,6 @@
 // by its correction) or left to the next snapshot, and new frames beyond the budget coast. Corrections are shown
 // gradually. A body no longer held is predicted on, free, until it settles; then it is shown from snapshots again.
 
-import { grabSlipLimit } from "../../scene";
 import type { PredictedScene } from "../../scene/predicted-scene";
 import { HANDS, TICK_RATE, type Hand } from "../protocol";
 import { interpolateBody, type ClientBody } from "./client-body";
@@ -305,9 +304,8 @@ export class BodyPredictor {
       this.budget--;
       this.stats.steps++;
       // The server lets a grab slip when it pulls too hard: so does the prediction, in the same step.
-      const limit = grabSlipLimit(body.entity.size);
       for (const held of grabs.held.values()) {
-        if (held.body !== body || held.grab < 0 || held.ending || !(solver.grabStretch(held.grab) > limit)) continue;
+        if (held.body !== body || held.grab < 0 || held.ending || !body.entity.slipping(held.grab)) continue;
         held.ending = true;
         this.stats.predictedSlips++;
         this.host.slipped(held.hand);

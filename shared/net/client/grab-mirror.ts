@@ -2,7 +2,7 @@
 // where their hand is now, moved with it, dropped when they let go; on the very material the server's grab holds
 // once the server has said which (grab-held), on the samples nearest the hand until then.
 
-import { grabRadius, type GrabHeldMessage } from "../protocol";
+import type { GrabHeldMessage } from "../protocol";
 import type { RoomState } from "../state";
 import type { ClientBody } from "./client-body";
 
@@ -25,7 +25,7 @@ export class GrabMirror {
     for (const [key, replica] of this.replicas) {
       const state = grabs.get(key);
       if (replica.body === body && (!state || state.body !== body.id)) {
-        body.body.release(replica.grab);
+        body.entity.release(replica.grab);
         this.replicas.delete(key);
         this.heldMaterial.delete(key);
       }
@@ -36,7 +36,7 @@ export class GrabMirror {
       const target = this.targets.get(state.slot) ?? [state.x, state.y, state.z];
       const replica = this.replicas.get(key);
       if (replica) {
-        body.body.moveGrab(replica.grab, target[0], target[1], target[2]);
+        body.entity.moveGrab(replica.grab, target[0], target[1], target[2]);
         continue;
       }
       const material = this.heldMaterial.get(key);
@@ -45,8 +45,8 @@ export class GrabMirror {
         // The server's material when it has said (grab-held); until then the samples nearest the hand, which settle a
         // little off where the server's do, and snapshots correct the difference.
         const grab = exact
-          ? body.body.grabExactly(material.samples, material.offsets, target[0], target[1], target[2])
-          : body.body.grab(target[0], target[1], target[2], { radius: grabRadius(body.entity.size) });
+          ? body.entity.grabExactly(material.samples, material.offsets, target[0], target[1], target[2])
+          : body.entity.grabAt(target[0], target[1], target[2]);
         if (grab >= 0) this.replicas.set(key, { body, grab, slot: state.slot, exact });
       } catch {
         // The solver's grab slots are full (or the samples do not fit the body): the server's corrections carry this pull.
@@ -58,7 +58,7 @@ export class GrabMirror {
   releaseOn(body: ClientBody): void {
     for (const [key, replica] of this.replicas) {
       if (replica.body !== body) continue;
-      body.body.release(replica.grab);
+      body.entity.release(replica.grab);
       this.replicas.delete(key);
       this.heldMaterial.delete(key);
     }
@@ -70,7 +70,7 @@ export class GrabMirror {
     const replica = this.replicas.get(held.key);
     if (!replica) return;
     // The replica made before this arrived holds the samples nearest the hand (or an earlier grab's): made again.
-    replica.body.body.release(replica.grab);
+    replica.body.entity.release(replica.grab);
     this.replicas.delete(held.key);
     if (replica.body.predicting) this.sync(replica.body);
   }

@@ -41,7 +41,7 @@ export class OwnGrabs {
 
   /** Starts holding `body` with solver grab `grab` (its samples as the solver chose them). */
   hold(hand: Hand, body: ClientBody, grab: number, point: Point): OwnGrab {
-    const { samples, offsets } = body.body.grabbedSamples(grab);
+    const { samples, offsets } = body.entity.grabbedSamples(grab);
     const own: OwnGrab = { hand, serial: ++this.serial, body, grab, point, samples, offsets, exact: false, recent: [], ending: false };
     this.held.set(hand, own);
     return own;
@@ -76,18 +76,18 @@ export class OwnGrabs {
 /** Takes an own grab out of the solver, keeping what recreates it. */
 export function deactivateGrab(own: OwnGrab): void {
   if (own.grab < 0) return;
-  own.body.body.release(own.grab);
+  own.body.entity.release(own.grab);
   own.grab = -1;
 }
 
 /** Puts an own grab (back) in the solver at a target: the same samples and offsets it held. */
 export function activateGrab(own: OwnGrab, x: number, y: number, z: number): void {
   if (own.grab >= 0) {
-    own.body.body.moveGrab(own.grab, x, y, z);
+    own.body.entity.moveGrab(own.grab, x, y, z);
     return;
   }
   try {
-    own.grab = own.body.body.grabExactly(own.samples, own.offsets, x, y, z);
+    own.grab = own.body.entity.grabExactly(own.samples, own.offsets, x, y, z);
   } catch {
     own.grab = -1; // no free slot: replayed without it
   }
