@@ -3,7 +3,7 @@
 
 import { matchMaker } from "@colyseus/core";
 import type { Application } from "express";
-import { ROOM_NAME } from "../shared/net";
+import { ROOM_NAME, type AdminStats } from "../shared/net";
 import { adminTokenMatches } from "./admin/admin-token";
 import type { PlaygroundRoom } from "./room/playground-room";
 
@@ -36,7 +36,7 @@ export function installAdminRoutes(app: Application, adminToken: string): void {
     }
     const rooms = await matchMaker.query({ name: ROOM_NAME });
     const local = rooms.map((r) => matchMaker.getLocalRoomById(r.roomId) as PlaygroundRoom | undefined).filter((r) => r !== undefined);
-    res.set("Cache-Control", "no-store").json({ at: now, rooms: local.map((room) => room.adminStats()) });
+    res.set("Cache-Control", "no-store").json({ at: now, rooms: local.map((room) => room.adminStats()) } satisfies AdminStats);
   });
   // The page itself is the built admin.html, served by the client's static handler (compressed, revalidated).
   app.get("/admin", (req, _res, next) => {

@@ -2,7 +2,6 @@
 
 import { readFile, stat } from "node:fs/promises";
 import { MESH_LIMITS, MeshError, meshFormatFromName, parseMesh, type TriangleMesh } from "../../shared/geometry";
-import { SkinningError } from "../../shared/skinning";
 
 export async function readMeshFile(path: string): Promise<TriangleMesh> {
   const format = meshFormatFromName(path);
@@ -22,7 +21,7 @@ export function parseBoxSpec(spec: string): [number, number, number] | null {
   if (!spec.startsWith("box:")) return null;
   const parts = spec.slice(4).split("x").map(Number);
   if (parts.length !== 3 || !parts.every((v) => Number.isFinite(v) && v > 0 && v <= 100)) {
-    throw new SkinningError(`box size must be LxWxH in metres, each in (0, 100], got "${spec}"`);
+    throw new MeshError(`box size must be LxWxH in metres, each in (0, 100], got "${spec}"`);
   }
   return parts as [number, number, number];
 }

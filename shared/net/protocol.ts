@@ -108,6 +108,12 @@ export type AdminAction =
 /** `token` may be left out by a client that joined with the admin token. */
 export type AdminMessage = AdminAction & { token: string | null };
 
+/** What GET /admin/stats answers: when (ms since the epoch), and each room's figures. */
+export interface AdminStats {
+  at: number;
+  rooms: RoomFigures[];
+}
+
 /** A room's figures as GET /admin/stats gives them (one a room, in `rooms`). */
 export interface RoomFigures {
   roomId: string;
@@ -288,7 +294,7 @@ export const UPLOAD_LIMITS = Object.freeze({
    * be read, refuses the file): every page decodes it whole, 4096 x 4096 being 64 MiB as RGBA.
    */
   maxTextureSide: 4096,
-  /** Uploads' bakes (and textures) a server keeps on disk, the most recently used (uploads/upload-store.ts). */
+  /** Uploads' bakes (and textures) a server keeps on disk, the most recently used (server/world/upload-store.ts). */
   keptBakes: 256,
   /** Seconds an added body fades out (BodyState.leaving) before it leaves the room. */
   leavingSeconds: 0.6,

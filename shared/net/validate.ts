@@ -2,7 +2,7 @@
 // value or a reason the message was dropped; nothing here trusts a field it has not checked.
 
 import { isMaterialName } from "../scene/materials";
-import { CHARACTER_MODES, HANDS, LIMITS, SEQ_MODULUS, type AdminMessage, type CharacterMode, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type JoinOptions, type PokeMessage, type Pose, type PoseMessage, type Role, type SetMaterialMessage } from "./protocol";
+import { CHARACTER_MODES, HANDS, LIMITS, SEQ_MODULUS, type AdminMessage, type CharacterMode, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type PokeMessage, type Pose, type PoseMessage, type Role, type SetMaterialMessage } from "./protocol";
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
 

@@ -3,7 +3,10 @@
 
 import type { Subspace } from "./subspace";
 
-/** World position of point i of a set (basis rows, m a point, and rest positions) for coordinates q, into out[o..o+2]. */
+/**
+ * World position of point i of a set (basis rows, m a point, and rest positions) for coordinates q, into out[o..o+2].
+ * (subspace.ts's displacementAt reads m from q's length; a caller here may pass a longer buffer.)
+ */
 export function pointPositionAt(q: Float64Array, m: number, origin: Float64Array, rows: Float64Array, rest: Float64Array, i: number, out: Float64Array, o: number): void {
   const r = i * m;
   let ux = 0, uy = 0, uz = 0;

@@ -33,6 +33,22 @@ describe("bad parameters", () => {
     expect(Array.from(body.q)).toEqual(Array.from(before));
   });
 
+  it("a generalised force with a non-finite entry is refused whole: the next force and step are the same as without it", async () => {
+    const loaded = await bodyFor("box:0.2x0.2x0.2");
+    const pushed = makeBody(loaded, {}, [0, 1, 0]), plain = makeBody(loaded, {}, [0, 1, 0]);
+    const force = new Float64Array(pushed.n).fill(5);
+    force[force.length - 1] = NaN;
+    expect(() => pushed.addGeneralisedForce(force)).toThrow(/generalised force must be finite/);
+    expect(pushed.hasPendingForce()).toBe(false);
+    // Whatever comes next adds to nothing left over from the refused one.
+    const next = new Float64Array(pushed.n).fill(1);
+    pushed.addGeneralisedForce(next);
+    plain.addGeneralisedForce(next);
+    pushed.step();
+    plain.step();
+    expect(Array.from(pushed.q)).toEqual(Array.from(plain.q));
+  });
+
   it("rejects a bad scenario size and bad bake counts", async () => {
     await expect(runScenario({
       scenario: "drop", mesh: "box:0x1x1", weights: "baseline", handles: 16, cubature: 256, size: 0.3,

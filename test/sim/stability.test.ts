@@ -1,12 +1,8 @@
 // Violent input must never produce NaN or runaway energy, and the body must recover its rest shape.
 
 import { describe, expect, it } from "vitest";
-import { FloorContact } from "../../shared/sim";
+import { allFinite, FloorContact } from "../../shared/sim";
 import { bodyFor, makeBody, minRestY, shapeError, totalEnergy } from "./helpers";
-
-function allFinite(a: Float64Array): boolean {
-  return a.every(Number.isFinite);
-}
 
 describe("stability at dt = 1/30 s", () => {
   it("survives a grab yanked 1 m in one frame, then recovers its rest shape after release", async () => {

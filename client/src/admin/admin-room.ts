@@ -3,7 +3,7 @@
 // (GET /admin/stats, the token in a header).
 
 import { Client } from "@colyseus/sdk";
-import { MESSAGES, ROOM_NAME, type AdminAction, type NoticeMessage, type PliantRoom, type RoomFigures, type RoomState } from "../../../shared/net";
+import { MESSAGES, ROOM_NAME, type AdminAction, type NoticeMessage, type PliantRoom, type AdminStats, type RoomState } from "../../../shared/net";
 
 export class AdminRoom {
   private constructor(readonly room: PliantRoom, private readonly token: string) {}
@@ -27,7 +27,7 @@ export class AdminRoom {
     return this.room.onMessage(MESSAGES.notice, listener);
   }
 
-  async figures(): Promise<{ at: number; rooms: RoomFigures[] }> {
+  async figures(): Promise<AdminStats> {
     const response = await fetch("/admin/stats", { headers: { authorization: `Bearer ${this.token}` } });
     if (!response.ok) throw new Error(`stats: ${response.status} ${await response.text()}`);
     return response.json();

@@ -22,12 +22,11 @@ export class SpringTerm implements EnergyTerm, HessianTerm {
 
   constructor(private readonly subspace: Subspace, private readonly state: StepState, private readonly grabs: GrabSet, private readonly origin: Float64Array) {}
 
-  /** Holds points (rest positions, basis rows) where they are for coordinates q, k N/m each. Returns their count. */
-  pin(rows: Float64Array, rest: Float64Array, q: Float64Array, stiffness: number): number {
+  /** Holds points (rest positions, basis rows) where they are for coordinates q, k N/m each. */
+  pin(rows: Float64Array, rest: Float64Array, q: Float64Array, stiffness: number): void {
     const count = rest.length / 3, targets = new Float64Array(3 * count);
     for (let i = 0; i < count; i++) pointPositionAt(q, this.subspace.m, this.origin, rows, rest, i, targets, 3 * i);
     this.pins.push({ rows, rest: Float64Array.from(rest), targets, stiffness, count });
-    return count;
   }
 
   accumulate(q: Float64Array, g: Float64Array): number {
