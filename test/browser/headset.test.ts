@@ -5,7 +5,6 @@
 
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { matchMaker } from "@colyseus/core";
 import { startServer, type RunningServer } from "../../server/app";

@@ -24,7 +24,7 @@ describe("render influences", () => {
     const frame = new Float64Array(6);
     let worst = 0;
     for (let i = 0; i < table.vertexCount; i++) {
-      const x = body.renderPositions[3 * i], y = body.renderPositions[3 * i + 1], z = body.renderPositions[3 * i + 2];
+      const x = body.renderPositions[3 * i], y = body.renderPositions[3 * i + 1];
       tangentOf(table.normals[3 * i], table.normals[3 * i + 1], table.normals[3 * i + 2], frame);
       for (let s = 0; s < 5; s++) {
         const handle = table.handles[i * 8 + s];
