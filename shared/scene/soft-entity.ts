@@ -29,8 +29,6 @@ export function grabSlipLimit(size: number): number {
   return Math.max(GRAB_SLIP_DISTANCE, GRAB_SLIP_FRACTION * size);
 }
 
-
-
 /** The room's obstacles other than soft bodies, as a soft body feels them. */
 export interface SceneObstacles {
   /** The static scene (floor, table, walls). */
@@ -196,7 +194,7 @@ export class SoftEntity {
 
   /** Back to the spawn point, at rest, with no grabs. */
   respawn(): void {
-    for (let id = 0; id < MAX_GRABS; id++) this.body.release(id);
+    for (let id = 0; id < MAX_GRABS; id++) this.release(id);
     this.body.reset();
     this.updateProxies();
   }
