@@ -40,12 +40,16 @@ export function classifyGridCells(mesh: TriangleMesh, inside: WindingInsideTest,
       const c = stack[--top];
       order[filled++] = c;
       const i = c % nx, j = Math.floor(c / nx) % ny, k = Math.floor(c / (nx * ny));
-      if (i > 0) visit(c - 1);
-      if (i + 1 < nx) visit(c + 1);
-      if (j > 0) visit(c - nx);
-      if (j + 1 < ny) visit(c + nx);
-      if (k > 0) visit(c - nx * ny);
-      if (k + 1 < nz) visit(c + nx * ny);
+      // The six face neighbours not crossed and not yet in a region join this one.
+      for (let side = 0; side < 6; side++) {
+        const axis = side >> 1, up = side & 1;
+        const at = axis === 0 ? i : axis === 1 ? j : k, count = axis === 0 ? nx : axis === 1 ? ny : nz;
+        if (up ? at + 1 >= count : at === 0) continue;
+        const step = axis === 0 ? 1 : axis === 1 ? nx : nx * ny, other = up ? c + step : c - step;
+        if (crossed[other] || region[other] >= 0) continue;
+        region[other] = seed;
+        stack[top++] = other;
+      }
     }
     const size = filled - start, probes = Math.min(size, Math.max(MIN_PROBES, Math.ceil(size / PROBE_SHARE)));
     let agreed = -1;
@@ -62,12 +66,6 @@ export function classifyGridCells(mesh: TriangleMesh, inside: WindingInsideTest,
     for (let at = start; at < filled; at++) {
       if (agreed >= 0) result[order[at]] = agreed;
       else test(order[at]);
-    }
-
-    function visit(other: number): void {
-      if (crossed[other] || region[other] >= 0) return;
-      region[other] = seed;
-      stack[top++] = other;
     }
   }
   return result;

@@ -59,13 +59,14 @@ const BUMP_COARSENING = 2;
 const MIN_BUMP_CELLS = 500;
 
 /**
- * Defaults: the network's 16 fields as they are, then two Chebyshev iterations of degree 8 (models/README.md, "The
- * network finished by Rayleigh-Ritz": 1.131x full FEM over 14 held-out meshes, eigen 1.134x). Enlarging the span
- * first (the fields times each coordinate and the quadratics: 73 directions) gives the same 1.133x at 0.3-0.45 s
+ * Defaults: the network's 16 fields as they are on a grid of about 4,000 cells, then two Chebyshev iterations of
+ * degree 8 (models/README.md, "The network finished by Rayleigh-Ritz": 1.139x full FEM over 14 held-out meshes,
+ * eigen on its 6,000 cells 1.134x; the model on 6,000 cells was 1.133x at about 0.1 s more a bake). Enlarging the
+ * span first (the fields times each coordinate and the quadratics: 73 directions) gives the same at 0.3-0.45 s
  * more; it matters only without iterations (1.243x).
  */
 export const RITZ_FINISH_DEFAULTS = Object.freeze({
-  targetCells: EIGEN_DEFAULTS.targetCells, maxCellsPerAxis: EIGEN_DEFAULTS.maxCellsPerAxis,
+  targetCells: 4000, maxCellsPerAxis: EIGEN_DEFAULTS.maxCellsPerAxis,
   localFields: EIGEN_DEFAULTS.localFields, localReach: EIGEN_DEFAULTS.localReach,
   coordinateProducts: false, polynomialDegree: 0, fieldSquares: false, iterations: 2, chebyshevDegree: 8, guardVectors: 8,
   complementary: false,

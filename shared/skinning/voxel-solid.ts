@@ -106,12 +106,19 @@ function gridOver(min: ArrayLike<number>, max: ArrayLike<number>, spacing: numbe
 
 /** Share of a coarse grid's cell centres that are inside. */
 function insideShare(inside: InsideTest, min: ArrayLike<number>, extent: number[], step: number): number {
-  const n = extent.map((e) => Math.max(1, Math.round(e / step)));
-  let count = 0;
-  for (let k = 0; k < n[2]; k++) for (let j = 0; j < n[1]; j++) for (let i = 0; i < n[0]; i++) {
-    if (inside.contains(min[0] + ((i + 0.5) * extent[0]) / n[0], min[1] + ((j + 0.5) * extent[1]) / n[1], min[2] + ((k + 0.5) * extent[2]) / n[2])) count++;
+  const n = extent.map((e) => Math.max(1, Math.round(e / step))) as [number, number, number], cell = [0, 1, 2].map((a) => extent[a] / n[a]);
+  const centres = new Float64Array(3 * n[0] * n[1] * n[2]);
+  for (let k = 0, c = 0; k < n[2]; k++) for (let j = 0; j < n[1]; j++) for (let i = 0; i < n[0]; i++, c++) {
+    centres[3 * c] = min[0] + (i + 0.5) * cell[0];
+    centres[3 * c + 1] = min[1] + (j + 0.5) * cell[1];
+    centres[3 * c + 2] = min[2] + (k + 0.5) * cell[2];
   }
-  return count / (n[0] * n[1] * n[2]);
+  const found = inside.containsInGrid
+    ? inside.containsInGrid(n, min, cell, centres)
+    : Uint8Array.from({ length: centres.length / 3 }, (_, c) => (inside.contains(centres[3 * c], centres[3 * c + 1], centres[3 * c + 2]) ? 1 : 0));
+  let count = 0;
+  for (let c = 0; c < found.length; c++) count += found[c];
+  return count / found.length;
 }
 
 /**
@@ -164,49 +171,44 @@ function cellIndex(frame: GridFrame, i: number, j: number, k: number): number {
   return i + nx * (j + ny * k);
 }
 
-/** Whether node (i, j, k) is a corner of some inside cell. */
-function touched(frame: GridFrame, share: Float64Array, i: number, j: number, k: number): boolean {
-  const [nx, ny, nz] = frame.cells;
-  for (let dk = -1; dk <= 0; dk++) for (let dj = -1; dj <= 0; dj++) for (let di = -1; di <= 0; di++) {
-    const ci = i + di, cj = j + dj, ck = k + dk;
-    if (ci >= 0 && cj >= 0 && ck >= 0 && ci < nx && cj < ny && ck < nz && share[cellIndex(frame, ci, cj, ck)] > 0) return true;
-  }
-  return false;
-}
-
 /**
  * Nested dissection on the node grid: split the box across its longest axis by a plane of nodes, number both
  * halves (recursively), then the plane. The trilinear stencil couples only neighbouring planes, so the halves
  * never couple and the factor fills in only where the separators meet.
  */
 function dissectionOrder(frame: GridFrame, share: Float64Array): { unknownOf: Int32Array; unknowns: number } {
-  const [nx, ny, nz] = frame.cells;
+  const [nx, ny, nz] = frame.cells, sx = nx + 1, sxy = (nx + 1) * (ny + 1);
+  // A node is active when it is a corner of some inside cell.
   const active = new Uint8Array((nx + 1) * (ny + 1) * (nz + 1));
-  for (let k = 0; k <= nz; k++) for (let j = 0; j <= ny; j++) for (let i = 0; i <= nx; i++) {
-    if (touched(frame, share, i, j, k)) active[nodeIndex(frame, i, j, k)] = 1;
+  for (let k = 0, c = 0; k < nz; k++) for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++, c++) {
+    if (share[c] === 0) continue;
+    const node = i + sx * j + sxy * k;
+    active[node] = active[node + 1] = active[node + sx] = active[node + sx + 1] = 1;
+    active[node + sxy] = active[node + sxy + 1] = active[node + sxy + sx] = active[node + sxy + sx + 1] = 1;
   }
   const unknownOf = new Int32Array(active.length).fill(-1);
   let next = 0;
   const numberBox = (lo: number[], hi: number[]) => {
     for (let k = lo[2]; k <= hi[2]; k++) for (let j = lo[1]; j <= hi[1]; j++) for (let i = lo[0]; i <= hi[0]; i++) {
-      const node = nodeIndex(frame, i, j, k);
+      const node = i + sx * j + sxy * k;
       if (active[node]) unknownOf[node] = next++;
     }
   };
   const dissect = (boxLo: number[], boxHi: number[]) => {
     // Shrink to the active nodes' bounds, and count them per plane along each axis.
-    const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
-    let count = 0;
+    let loI = Infinity, loJ = Infinity, loK = Infinity, hiI = -Infinity, hiJ = -Infinity, hiK = -Infinity, count = 0;
     for (let k = boxLo[2]; k <= boxHi[2]; k++) for (let j = boxLo[1]; j <= boxHi[1]; j++) for (let i = boxLo[0]; i <= boxHi[0]; i++) {
-      if (!active[nodeIndex(frame, i, j, k)]) continue;
+      if (!active[i + sx * j + sxy * k]) continue;
       count++;
-      const at = [i, j, k];
-      for (let a = 0; a < 3; a++) {
-        lo[a] = Math.min(lo[a], at[a]);
-        hi[a] = Math.max(hi[a], at[a]);
-      }
+      if (i < loI) loI = i;
+      if (i > hiI) hiI = i;
+      if (j < loJ) loJ = j;
+      if (j > hiJ) hiJ = j;
+      if (k < loK) loK = k;
+      if (k > hiK) hiK = k;
     }
     if (count === 0) return;
+    const lo = [loI, loJ, loK], hi = [hiI, hiJ, hiK];
     const size = [0, 1, 2].map((a) => hi[a] - lo[a] + 1);
     if (count <= DISSECTION_LEAF || Math.max(...size) < 3) {
       numberBox(lo, hi);
@@ -216,7 +218,7 @@ function dissectionOrder(frame: GridFrame, share: Float64Array): { unknownOf: In
     // third of the nodes on either side.
     const axis = size.indexOf(Math.max(...size)), perPlane = new Int32Array(size[axis]);
     for (let k = lo[2]; k <= hi[2]; k++) for (let j = lo[1]; j <= hi[1]; j++) for (let i = lo[0]; i <= hi[0]; i++) {
-      if (active[nodeIndex(frame, i, j, k)]) perPlane[[i, j, k][axis] - lo[axis]]++;
+      if (active[i + sx * j + sxy * k]) perPlane[(axis === 0 ? i : axis === 1 ? j : k) - lo[axis]]++;
     }
     let before = 0, middle = (lo[axis] + hi[axis]) >> 1, fewest = Infinity;
     for (let p = 1; p + 1 < size[axis]; p++) {
@@ -275,8 +277,9 @@ const UNIT_CUBE_STIFFNESS = (() => {
 /** Column by column (an unknown's 27 neighbours), the upper triangle of the assembled Laplacian. */
 function laplacian(frame: GridFrame, share: Float64Array, unknownOf: Int32Array, unknowns: number): UpperCsc {
   const [nx, ny, nz] = frame.cells, h = frame.spacing;
-  const columnStart = new Int32Array(unknowns + 1);
-  const rows: number[] = [], values: number[] = [];
+  // The upper triangle holds (entries + diagonal) / 2 of a matrix with at most 27 entries a row: at most 14 n.
+  const columnStart = new Int32Array(unknowns + 1), rows = new Int32Array(14 * unknowns), values = new Float64Array(14 * unknowns);
+  let entries = 0;
   const nodeOf = new Int32Array(unknowns);
   for (let node = 0; node < unknownOf.length; node++) if (unknownOf[node] >= 0) nodeOf[unknownOf[node]] = node;
   const local = new Float64Array(27), entryRow = new Int32Array(27), entryValue = new Float64Array(27);
@@ -310,11 +313,11 @@ function laplacian(frame: GridFrame, share: Float64Array, unknownOf: Int32Array,
       entryRow[at] = row;
       entryValue[at] = local[o];
     }
-    for (let e = 0; e < count; e++) {
-      rows.push(entryRow[e]);
-      values.push(entryValue[e]);
+    for (let e = 0; e < count; e++, entries++) {
+      rows[entries] = entryRow[e];
+      values[entries] = entryValue[e];
     }
-    columnStart[column + 1] = rows.length;
+    columnStart[column + 1] = entries;
   }
-  return { n: unknowns, columnStart, rows: Int32Array.from(rows), values: Float64Array.from(values) };
+  return { n: unknowns, columnStart, rows: rows.slice(0, entries), values: values.slice(0, entries) };
 }
