@@ -1,9 +1,10 @@
-// The network's fields finished by Rayleigh-Ritz (METHOD.md section 8): the network's K fields are evaluated at
-// the nodes of the same voxel solid the eigen provider discretises, their span is enlarged cheaply (the fields
-// times each coordinate, low polynomials), and the Rayleigh-Ritz solution of the Neumann Laplacian's pencil
-// L w = lambda M w over that span gives the lowest modes; optionally a few Chebyshev-filtered subspace iterations
-// with the matrix-free voxel operator refine them. Then surface bumps of the eigen provider's kind, solved by
-// conjugate gradients on a coarser grid. No factorisation anywhere: the network stands in for the eigensolver's.
+// The network's fields finished by Rayleigh-Ritz (METHOD.md section 8): the network's K fields are decoded at the
+// nodes of a coarse voxel solid and interpolated at a finer one's (the eigen provider's kind of solid, on fewer
+// cells than its own), their span is enlarged cheaply (the fields times each coordinate, low polynomials), and the
+// Rayleigh-Ritz solution of the Neumann Laplacian's pencil L w = lambda M w over that span gives the lowest modes;
+// optionally a few Chebyshev-filtered subspace iterations with the matrix-free voxel operator refine them. Then
+// surface bumps of the eigen provider's kind, solved by conjugate gradients on the coarse grid. No factorisation
+// anywhere: the network stands in for the eigensolver's.
 // The result is a grid description ("eigen-grid"), as the eigen provider's, so pages evaluate it the same way.
 
 import { solveShiftedCg } from "../linalg/conjugate-gradient";
@@ -51,11 +52,12 @@ export interface RitzFinishOptions {
  */
 const BUMP_TOLERANCE = 1e-6;
 /**
- * The bumps' grid is this many times coarser along each axis than the modes' (a reach of 0.5 is about eight of the
- * modes' cells): their conjugate gradients cost about a sixteenth.
+ * The coarse grid (the bumps', and the network's decoded fields') is this many times coarser along each axis than
+ * the modes' (a reach of 0.5 is about seven of the modes' cells): the bumps' conjugate gradients cost about a
+ * sixteenth, the decoder an eighth.
  */
 const BUMP_COARSENING = 2;
-/** Cells of the bumps' grid at least. */
+/** Cells of the coarse grid at least. */
 const MIN_BUMP_CELLS = 500;
 
 /**
@@ -151,9 +153,13 @@ export async function createRitzFields(
   const n = solid.unknowns;
   if (n < 4 * (count + 1)) throw new SkinningError(`the shape's grid has ${n} nodes, too few for ${count} handles`);
   const positions = unknownPositions(solid);
+  // The bumps' coarser grid also carries the network's fields: decoded at its nodes and interpolated at the modes'
+  // (a start for the iterations that follow, which the decoder's cost at every fine node would not improve).
+  const coarse = voxelSolid(solidOf.inside, solidOf.min, solidOf.max, {
+    targetCells: Math.max(MIN_BUMP_CELLS, Math.round(settings.targetCells / BUMP_COARSENING ** 3)), maxCellsPerAxis: settings.maxCellsPerAxis,
+  });
   const t1 = performance.now();
-  const k = network.count, raw = new Float64Array(n * k);
-  await network.evaluate(positions, raw);
+  const k = network.count, raw = atFineNodes(coarse, k, await decodedAtNodes(network, coarse), positions);
   const t2 = performance.now();
 
   const local = Math.max(0, Math.min(Math.floor(count / 2), Math.floor(settings.localFields)));
@@ -176,7 +182,7 @@ export async function createRitzFields(
     for (let i = 0; i < n; i++) v[i] = pairs.vectors[i * pairs.count + f];
     modes.push(v);
   }
-  const bumps = local > 0 ? massOrthonormalised(coarseBumps(solidOf, settings, positions, local), [...deflate, ...modes], solid.mass) : [];
+  const bumps = local > 0 ? massOrthonormalised(coarseBumps(coarse, settings.localReach, positions, local), [...deflate, ...modes], solid.mass) : [];
   const t5 = performance.now();
   const vectors = [...modes, ...bumps];
   const values = Float64Array.from([...pairs.values.subarray(0, modeCount), ...bumps.map((b) => rayleigh(solid, b))]);
@@ -281,27 +287,16 @@ function sliceColumns(x: Float64Array, width: number, keep: number, n: number): 
 }
 
 /**
- * The eigen provider's kind of surface bumps, (K + M / r^2) g = M s, solved by conjugate gradients on a grid
- * BUMP_COARSENING times coarser (no factor; a bump's reach spans several coarse cells) and interpolated
- * trilinearly at the solid's unknowns (`positions`), as pages interpolate grid fields.
+ * The eigen provider's kind of surface bumps, (K + M / r^2) g = M s, solved by conjugate gradients on the coarse
+ * grid (no factor; a bump's reach spans several coarse cells) and interpolated trilinearly at the modes' unknowns
+ * (`positions`), as pages interpolate grid fields.
  */
-function coarseBumps(solidOf: NonNullable<ShapeSamples["solid"]>, settings: { targetCells: number; maxCellsPerAxis: number; localReach: number }, positions: Float64Array, count: number): Float64Array[] {
-  const coarse = voxelSolid(solidOf.inside, solidOf.min, solidOf.max, {
-    targetCells: Math.max(MIN_BUMP_CELLS, Math.round(settings.targetCells / BUMP_COARSENING ** 3)), maxCellsPerAxis: settings.maxCellsPerAxis,
-  });
-  const reach = settings.localReach, sources = surfaceBumpSources(coarse, count, reach), n = coarse.unknowns;
+function coarseBumps(coarse: VoxelSolid, reach: number, positions: Float64Array, count: number): Float64Array[] {
+  const sources = surfaceBumpSources(coarse, count, reach), n = coarse.unknowns;
   const block = new Float64Array(n * count);
   for (let i = 0; i < n; i++) for (let c = 0; c < count; c++) block[i * count + c] = sources[c][i];
   solveShiftedCg(coarse.stiffness, coarse.mass, 1 / (reach * reach), block, count, BUMP_TOLERANCE);
-  const nodes = coarse.unknownOf.length, data = new Float64Array(nodes * count), known = new Uint8Array(nodes);
-  for (let node = 0; node < nodes; node++) {
-    const u = coarse.unknownOf[node];
-    if (u < 0) continue;
-    known[node] = 1;
-    for (let c = 0; c < count; c++) data[node * count + c] = block[u * count + c];
-  }
-  const fine = positions.length / 3, values = new Float64Array(fine * count);
-  new GridFields(coarse, count, data, known).evaluateSync(positions, values);
+  const fine = positions.length / 3, values = atFineNodes(coarse, count, block, positions);
   const bumps: Float64Array[] = [];
   for (let c = 0; c < count; c++) {
     const bump = new Float64Array(fine);
@@ -309,6 +304,27 @@ function coarseBumps(solidOf: NonNullable<ShapeSamples["solid"]>, settings: { ta
     bumps.push(bump);
   }
   return bumps;
+}
+
+/** The network's fields at a solid's unknowns (unknown-major, network.count a node). */
+async function decodedAtNodes(network: SkinningFields, solid: VoxelSolid): Promise<Float64Array> {
+  const values = new Float64Array(solid.unknowns * network.count);
+  await network.evaluate(unknownPositions(solid), values);
+  return values;
+}
+
+/** Values at a coarse solid's unknowns (`count` a node), filled outwards and interpolated trilinearly at `positions`. */
+function atFineNodes(coarse: VoxelSolid, count: number, atUnknowns: Float64Array, positions: Float64Array): Float64Array {
+  const nodes = coarse.unknownOf.length, data = new Float64Array(nodes * count), known = new Uint8Array(nodes);
+  for (let node = 0; node < nodes; node++) {
+    const u = coarse.unknownOf[node];
+    if (u < 0) continue;
+    known[node] = 1;
+    for (let c = 0; c < count; c++) data[node * count + c] = atUnknowns[u * count + c];
+  }
+  const values = new Float64Array((positions.length / 3) * count);
+  new GridFields(coarse, count, data, known).evaluateSync(positions, values);
+  return values;
 }
 
 /** Relative residuals ||L x - lambda M x||_M^-1 / (lambda ||x||_M) of Ritz pairs (a convergence measure). */
