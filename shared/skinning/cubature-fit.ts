@@ -12,6 +12,7 @@
 
 import { LowestEigenpairs, symmetricEigenSorted } from "../linalg/symmetric-eigen";
 import { basisRows, jacobianBlocks } from "../sim";
+import { dotStrided } from "../sim/linalg";
 import { CubatureKernels } from "./kernels/cubature-kernels";
 
 export interface CubaturePool {
@@ -173,18 +174,7 @@ function jacobianGram(jacobians: Float64Array, p: number, m: number, stride: num
   }
   for (let i = 0; i < n; i++) {
     const a = i * points;
-    for (let j = i; j < n; j++) {
-      const b = j * points;
-      let s0 = 0, s1 = 0, s2 = 0, s3 = 0, k = 0;
-      for (; k + 3 < points; k += 4) {
-        s0 += columns[a + k] * columns[b + k];
-        s1 += columns[a + k + 1] * columns[b + k + 1];
-        s2 += columns[a + k + 2] * columns[b + k + 2];
-        s3 += columns[a + k + 3] * columns[b + k + 3];
-      }
-      for (; k < points; k++) s0 += columns[a + k] * columns[b + k];
-      gram[i * n + j] = gram[j * n + i] = v * (s0 + s1 + s2 + s3);
-    }
+    for (let j = i; j < n; j++) gram[i * n + j] = gram[j * n + i] = v * dotStrided(columns, a, columns, j * points, points);
   }
   return gram;
 }
