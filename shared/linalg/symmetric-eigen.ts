@@ -1,8 +1,9 @@
 // Eigen-decomposition of a dense symmetric matrix: Householder reduction to tridiagonal form, then QL with
 // implicit shifts. O(n^3) with a small constant, where cyclic Jacobi needs many sweeps (a 204 x 204 reduced
 // stiffness: ~400 ms by Jacobi). When only the lowest few eigenvectors are wanted, the QL finds the eigenvalues
-// alone (O(n^2)) and inverse iteration on the tridiagonal the vectors (O(n) each), so the cubature fit's 204 x 204
-// problem costs the reduction and little more.
+// alone (O(n^2)), inverse iteration on the tridiagonal the vectors (O(n) a solve, plus re-orthogonalisation within a
+// cluster) and the stored reflectors take them back (O(n^2) a vector): the cubature fit's 204 x 204 problem costs
+// the reduction and about as much again, not the QL's accumulated rotations.
 
 import { tridiagonalEigen } from "./tridiagonal-eigen";
 
@@ -25,7 +26,7 @@ export function symmetricEigenSorted(a: Float64Array, n: number, values: Float64
 
 /**
  * Every eigenvalue of a dense symmetric matrix, and the eigenvectors of the lowest few on demand. Vectors of
- * eigenvalues closer than CLUSTER of the spectrum's spread are orthogonalised against each other, so a (nearly)
+ * eigenvalues closer than CLUSTER of the largest one's magnitude are orthogonalised against each other, so a (nearly)
  * repeated eigenvalue gets an orthonormal basis of its eigenspace.
  */
 export class LowestEigenpairs {
@@ -47,14 +48,17 @@ export class LowestEigenpairs {
   /** The eigenvectors of the lowest `keep` eigenvalues, as the columns of an n x keep row-major matrix. */
   vectors(keep: number): Float64Array {
     const { a, n, values } = this, out = new Float64Array(n * keep);
-    const spread = Math.max(Math.abs(values[0]), Math.abs(values[n - 1]), Number.MIN_VALUE);
-    const solver = new ShiftedTridiagonal(this.diagonal, this.off, n), found: Float64Array[] = [];
+    // The tridiagonal scaled by a power of two (exactly) to a spectrum of magnitude about 1, so that a pivot's floor
+    // and a solve's growth do not depend on the matrix's units; a zero matrix keeps its own.
+    const largest = Math.max(Math.abs(values[0]), Math.abs(values[n - 1])), usable = largest > 0 && Number.isFinite(largest);
+    const scale = usable ? 2 ** -Math.round(Math.log2(largest)) : 1, top = usable ? largest * scale : 1;
+    const solver = new ShiftedTridiagonal(this.diagonal.map((v) => v * scale), this.off.map((v) => v * scale), n), found: Float64Array[] = [];
     let clusterStart = 0, shift = -Infinity;
     for (let f = 0; f < keep; f++) {
-      if (f > 0 && values[f] - values[f - 1] > CLUSTER * spread) clusterStart = f;
+      if (f > 0 && (values[f] - values[f - 1]) * scale > CLUSTER * top) clusterStart = f;
       // Equal shifts would give equal vectors: nudge each past the last, as EISPACK's tinvit does.
-      shift = Math.max(values[f], shift + SHIFT_NUDGE * spread);
-      solver.factor(shift, spread);
+      shift = Math.max(values[f] * scale, shift + SHIFT_NUDGE * top);
+      solver.factor(shift, Number.EPSILON * top);
       const x = new Float64Array(n);
       for (let i = 0; i < n; i++) x[i] = 1 + ((i * 0.6180339887498949) % 1) * 1e-3;
       for (let iteration = 0; iteration < INVERSE_ITERATIONS; iteration++) {
@@ -82,10 +86,12 @@ export class LowestEigenpairs {
   }
 }
 
-/** Eigenvalues closer than this share of the spectrum's spread form a cluster whose vectors are orthogonalised. */
+/** Eigenvalues closer than this share of the largest's magnitude form a cluster whose vectors are orthogonalised. */
 const CLUSTER = 1e-3;
-/** A shift equal to the last one moves up by this share of the spread. */
+/** A shift equal to the last one moves up by this share of the largest eigenvalue's magnitude. */
 const SHIFT_NUDGE = 1e-13;
+/** A solve's entry past this shrinks the whole vector by it (far from overflow, far above any eigenvector's scale). */
+const GROWTH_LIMIT = 1e150;
 /** Solves a vector of inverse iteration takes (a shift at an eigenvalue converges in one or two). */
 const INVERSE_ITERATIONS = 3;
 
@@ -193,10 +199,9 @@ class ShiftedTridiagonal {
     this.swapped = new Uint8Array(n);
   }
 
-  factor(shift: number, spread: number): void {
+  /** A zero pivot (the shift is an eigenvalue to rounding) becomes `tiny`: the solve then grows the eigenvector. */
+  factor(shift: number, tiny: number): void {
     const { diagonal, off, n, u0, u1, u2, multiplier, swapped } = this;
-    // A zero pivot (the shift is an eigenvalue to rounding) becomes the smallest that keeps the solve finite.
-    const tiny = Number.EPSILON * spread;
     let p = diagonal[0] - shift, q = n > 1 ? off[0] : 0, r = 0;
     for (let i = 0; i + 1 < n; i++) {
       const below = off[i], nextDiagonal = diagonal[i + 1] - shift, nextOff = i + 2 < n ? off[i + 1] : 0;
@@ -237,6 +242,8 @@ class ShiftedTridiagonal {
       if (i + 1 < n) sum -= u1[i] * x[i + 1];
       if (i + 2 < n) sum -= u2[i] * x[i + 2];
       x[i] = sum / u0[i];
+      // Several tiny pivots compound: the system is linear, so all of x (solved part and right-hand side) may shrink.
+      if (Math.abs(x[i]) > GROWTH_LIMIT) for (let j = 0; j < n; j++) x[j] /= GROWTH_LIMIT;
     }
   }
 }

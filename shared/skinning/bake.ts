@@ -9,6 +9,7 @@ import { BAKED_BODY_VERSION, type BakedBody } from "./baked-body";
 import { anchoredFields, type AnchorFrame } from "./anchored-prediction";
 import { NO_RIG, packRig } from "./baked-rig";
 import { fitCubature } from "./cubature-fit";
+import { allFinite } from "../sim/linalg";
 import { rigRegionsOf } from "./rig-regions";
 import { FIT_CUBATURE_BY_DEFAULT } from "./defaults";
 import { SkinningError, type SkinningFieldProvider, type SkinningFields } from "./fields";
@@ -58,9 +59,9 @@ const MAX_POOL_GRID = 1 << 19;
 
 /**
  * Bumped whenever the same mesh, fields and options bake differently (a part of bake cache keys): a change of
- * EIGEN_DEFAULTS included.
+ * EIGEN_DEFAULTS or RITZ_FINISH_DEFAULTS included.
  */
-export const BAKE_RECIPE = 14;
+export const BAKE_RECIPE = 15;
 
 export const BAKE_LIMITS = Object.freeze({ maxHandles: 64, maxCubature: 4096, maxSurfaceSamples: 4096 });
 
@@ -162,6 +163,7 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
   const surfaceWeights = await withConstant(contactPoints);
   progress("evaluating", 0.7);
   const renderWeights = await withConstant(shapeMesh.positions);
+  // One small function a check (allFinite), which the compiler optimises; a loop in this long function it did not (16 ms).
   for (const [name, a] of [["cubature", poolWeights], ["render", renderWeights], ["gradient", poolGradients], ["mass", massWeights]] as const) {
     if (!allFinite(a)) throw new SkinningError(`provider ${provider.name} produced a non-finite ${name} weight`);
   }
@@ -217,13 +219,6 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
     fieldRefinement: fields.refinement?.() ?? new Float64Array(0),
   };
   return { body, timings: { sampling: t1 - t0, fields: t2 - t1, evaluating: t3 - t2, total: t3 - t0 }, ...(anchor ? { anchor } : {}), ...(fields.fallback ? { fallback: fields.fallback } : {}) };
-}
-
-/** Whether every entry is finite: x * 0 is 0 for a finite x and NaN otherwise, so one pass with no branch a number. */
-function allFinite(a: Float64Array): boolean {
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) sum += a[i] * 0;
-  return sum === 0;
 }
 
 function describedFields(fields: SkinningFields): { fieldKind: string; fieldDescription: Float64Array } {

@@ -238,7 +238,7 @@ function fitRows(
   const { first, second, count: rows } = pairs, pairCount = first.length;
   const used = Math.min(values.length, DIAGONAL_MODES);
   const matrix = kernels ? kernels.matrix : new Float32Array(p * columnLength), target = new Float64Array(columnLength);
-  // This loop runs pool points x pairs (8,192 x 184) times. With strains e (modeStrains), F_i : (F_j + F_j^T) =
+  // This loop runs once for every pool point and matched pair (over a million times). With strains e (modeStrains), F_i : (F_j + F_j^T) =
   // 2 e_i : e_j and tr F = e_xx + e_yy + e_zz; each row is scaled by its modes' eigenvalues (twice: 2 e_i : e_j).
   const scale = Float64Array.from(first, (i, r) => pairs.weight[r] / Math.sqrt(values[i] * values[second[r]]));
   const shearScale = scale.map((v) => 2 * v);

@@ -62,8 +62,8 @@ const MIN_BUMP_CELLS = 500;
 
 /**
  * Defaults: the network's 16 fields as they are on a grid of about 4,000 cells, then two Chebyshev iterations of
- * degree 8 (models/README.md, "The network finished by Rayleigh-Ritz": 1.139x full FEM over 14 held-out meshes,
- * eigen on its 6,000 cells 1.134x; the model on 6,000 cells was 1.133x at about 0.1 s more a bake). Enlarging the
+ * degree 8 (models/README.md, "Later on 2026-12-04": 1.139x full FEM over 14 held-out meshes, eigen on its 6,000
+ * cells 1.132x; on 6,000 cells decoded at every node it was 1.133x at about 0.1 s more a bake). Enlarging the
  * span first (the fields times each coordinate and the quadratics: 73 directions) gives the same at 0.3-0.45 s
  * more; it matters only without iterations (1.243x).
  */
@@ -91,11 +91,17 @@ export class RitzFields extends GridFields {
     readonly timings: RitzTimings,
     /** Dimension of the enlarged span after the dependence cut. */
     readonly spanRank: number,
-    /** The network's own description and its fields' combination closest to these (refined-fields.ts), when it has one. */
-    private readonly refiner?: { network: FieldDescription; combination: Float64Array },
+    /**
+     * The network's own description and its fields' combination closest to these (refined-fields.ts), when it has
+     * one: made from the finished fields as they evaluate (hence a function of them).
+     */
+    refinerOf?: (fields: GridFields) => { network: FieldDescription; combination: Float64Array },
   ) {
     super(frame, eigenvalues.length, values, known);
+    this.refiner = refinerOf?.(this);
   }
+
+  private readonly refiner?: { network: FieldDescription; combination: Float64Array };
 
   /** The network's latents and combination with which a page that has the decoder refines these fields between nodes. */
   refinement(): Float64Array | undefined {
@@ -159,7 +165,7 @@ export async function createRitzFields(
     targetCells: Math.max(MIN_BUMP_CELLS, Math.round(settings.targetCells / BUMP_COARSENING ** 3)), maxCellsPerAxis: settings.maxCellsPerAxis,
   });
   const t1 = performance.now();
-  const k = network.count, raw = atFineNodes(coarse, k, await decodedAtNodes(network, coarse), positions);
+  const k = network.count, decoded = await decodedAtNodes(network, coarse), raw = atFineNodes(coarse, k, decoded, positions);
   const t2 = performance.now();
 
   const local = Math.max(0, Math.min(Math.floor(count / 2), Math.floor(settings.localFields)));
@@ -195,13 +201,16 @@ export async function createRitzFields(
   }
   const timings = { voxels: t1 - t0, decode: t2 - t1, ritz: t3 - t2, iterations: t4 - t3, bumps: t5 - t4 };
   const described = network.describe?.();
-  let refinement: ConstructorParameters<typeof RitzFields>[6];
-  if (described?.kind === MODEL_DESCRIPTION) {
-    const finished = new Float64Array(n * count);
-    for (let u = 0; u < n; u++) for (let f = 0; f < count; f++) finished[u * count + f] = vectors[f][u];
-    refinement = { network: described, combination: networkCombination(raw, finished, solid.mass, k, count) };
-  }
-  return new RitzFields(solid, data, known, values, timings, spanRank, refinement);
+  // The combination is fitted where the network was decoded (the coarse nodes), to its own values there: a page
+  // applies it to the network's output, not to an interpolation of it.
+  const refinerOf = described?.kind === MODEL_DESCRIPTION
+    ? (fields: GridFields) => {
+        const finished = new Float64Array(coarse.unknowns * count);
+        fields.evaluateSync(unknownPositions(coarse), finished);
+        return { network: described, combination: networkCombination(decoded, finished, coarse.mass, k, count) };
+      }
+    : undefined;
+  return new RitzFields(solid, data, known, values, timings, spanRank, refinerOf);
 }
 
 /** The rig's constraints at the solid's unknowns, each unknown with the shares of its nearest vertex. */

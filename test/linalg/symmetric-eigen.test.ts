@@ -90,7 +90,14 @@ describe("dense symmetric eigen-decomposition", () => {
     const keep = 96, full = new Float64Array(n), fullVectors = new Float64Array(n * n);
     symmetricEigenSorted(a.slice(), n, full, fullVectors);
     const pairs = new LowestEigenpairs(a.slice(), n), lowest = pairs.values, lowestVectors = pairs.vectors(keep);
-    for (let i = 0; i < n; i++) expect(Math.abs(lowest[i] - full[i])).toBeLessThan(1e-10 * full[n - 1]);
+    // Ascending, and summing to the trace.
+    let trace = 0, sum = 0;
+    for (let i = 0; i < n; i++) {
+      trace += a[i * n + i];
+      sum += lowest[i];
+      if (i > 0) expect(lowest[i]).toBeGreaterThanOrEqual(lowest[i - 1]);
+    }
+    expect(Math.abs(sum - trace)).toBeLessThan(1e-10 * trace);
     const { residual, orthogonality } = quality(a, n, lowest, lowestVectors, keep);
     expect(residual).toBeLessThan(1e-9 * full[n - 1]);
     expect(orthogonality).toBeLessThan(1e-9);
@@ -102,14 +109,19 @@ describe("dense symmetric eigen-decomposition", () => {
     }
   });
 
-  it("handles the smallest sizes", () => {
-    for (const spectrum of [[4], [3, -1], [2, 2]]) {
-      const n = spectrum.length, a = withSpectrum(spectrum, 3);
+  it("handles the smallest sizes, a zero matrix and a matrix of tiny units", () => {
+    const cases = [[4], [3, -1], [2, 2], [0], [0, 0, 0, 0, 0], [1e-150, 2e-150, 2e-150, 5e-150, 3e-149]];
+    for (const spectrum of cases) {
+      const n = spectrum.length, a = withSpectrum(spectrum, 3), top = Math.max(...spectrum.map(Math.abs), Number.MIN_VALUE);
       const pairs = new LowestEigenpairs(a.slice(), n);
-      expect(quality(a, n, pairs.values, pairs.vectors(n), n).residual).toBeLessThan(1e-12);
+      const lowest = quality(a, n, pairs.values, pairs.vectors(n), n);
+      expect(lowest.residual).toBeLessThanOrEqual(1e-12 * top);
+      expect(lowest.orthogonality).toBeLessThan(1e-12);
       const values = new Float64Array(n), vectors = new Float64Array(n * n);
       symmetricEigenSorted(a.slice(), n, values, vectors);
-      expect(quality(a, n, values, vectors, n).residual).toBeLessThan(1e-12);
+      const full = quality(a, n, values, vectors, n);
+      expect(full.residual).toBeLessThanOrEqual(1e-12 * top);
+      expect(full.orthogonality).toBeLessThan(1e-12);
     }
   });
 });
