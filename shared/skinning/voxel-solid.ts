@@ -113,12 +113,17 @@ function insideShare(inside: InsideTest, min: ArrayLike<number>, extent: number[
     centres[3 * c + 1] = min[1] + (j + 0.5) * cell[1];
     centres[3 * c + 2] = min[2] + (k + 0.5) * cell[2];
   }
-  const found = inside.containsInGrid
-    ? inside.containsInGrid(n, min, cell, centres)
-    : Uint8Array.from({ length: centres.length / 3 }, (_, c) => (inside.contains(centres[3 * c], centres[3 * c + 1], centres[3 * c + 2]) ? 1 : 0));
+  const found = insideAtGrid(inside, n, min, cell, centres);
   let count = 0;
   for (let c = 0; c < found.length; c++) count += found[c];
   return count / found.length;
+}
+
+/** Whether each point, one a cell of the grid (cells, min, cell), is inside: coherently when the test can, else one by one. */
+function insideAtGrid(inside: InsideTest, cells: [number, number, number], min: ArrayLike<number>, cell: ArrayLike<number>, points: Float64Array): Uint8Array {
+  return inside.containsInGrid
+    ? inside.containsInGrid(cells, min, cell, points)
+    : Uint8Array.from({ length: points.length / 3 }, (_, c) => (inside.contains(points[3 * c], points[3 * c + 1], points[3 * c + 2]) ? 1 : 0));
 }
 
 /**
@@ -135,9 +140,7 @@ function cellShares(inside: InsideTest, frame: GridFrame): Float64Array {
     nodes[3 * node + 2] = oz + k * h;
   }
   // The nodes are the centres of the cells of a grid half a cell off (when the test can classify a grid coherently).
-  const cornerInside = inside.containsInGrid
-    ? inside.containsInGrid([nx + 1, ny + 1, nz + 1], [ox - h / 2, oy - h / 2, oz - h / 2], [h, h, h], nodes)
-    : Uint8Array.from({ length: nodes.length / 3 }, (_, node) => (inside.contains(nodes[3 * node], nodes[3 * node + 1], nodes[3 * node + 2]) ? 1 : 0));
+  const cornerInside = insideAtGrid(inside, [nx + 1, ny + 1, nz + 1], [ox - h / 2, oy - h / 2, oz - h / 2], [h, h, h], nodes);
   const share = new Float64Array(nx * ny * nz);
   const cornersOf = new Uint8Array(nx * ny * nz), centres = new Float64Array(3 * nx * ny * nz);
   let open = 0;
