@@ -30,7 +30,7 @@ const RITZ_SPANS: Record<string, Pick<RitzFinishOptions, "coordinateProducts" | 
 
 const USAGE = `usage: npm run eval:modes -- --mesh PATH|box:LxWxH|heldout:N [--weights model|eigen|baseline|model-raw] [--handles 16] [--cubature 256]
        [--E 1e5] [--nu 0.35] [--rho 1000] [--size 0.3] [--modes 6] [--fem] [--exact] [--max-tets ${DEFAULT_MAX_TETS}]
-       [--clusters] [--eigen-cells ${EIGEN_DEFAULTS.targetCells}] [--local-fields ${EIGEN_DEFAULTS.localFields}]
+       [--clusters] [--eigen-cells N (eigen ${EIGEN_DEFAULTS.targetCells}, model ${RITZ_FINISH_DEFAULTS.targetCells})] [--local-fields ${EIGEN_DEFAULTS.localFields}]
        [--ritz-span fields] [--ritz-iterations ${RITZ_FINISH_DEFAULTS.iterations}] [--ritz-degree ${RITZ_FINISH_DEFAULTS.chebyshevDegree}] [--complementary] [--clip NAME]
        [--fem-cache DIR] [--json]
   --exact            the fields integrated over a dense grid of the solid (no cubature error) without --fem; with --fem
@@ -72,7 +72,8 @@ async function main(): Promise<void> {
   const size = numberFlag(flags, "size", 0.3, (v) => v > 0 && v <= 100, "must be in (0, 100] m");
   const modes = integerFlag(flags, "modes", 6, 1, 30);
   const maxTets = integerFlag(flags, "max-tets", DEFAULT_MAX_TETS, 100, 200_000);
-  const eigenCells = integerFlag(flags, "eigen-cells", EIGEN_DEFAULTS.targetCells, 100, 200_000);
+  // Each provider's own grid by default: the network's finish runs on a coarser one than eigen's solve.
+  const eigenCells = integerFlag(flags, "eigen-cells", weights === "model" ? RITZ_FINISH_DEFAULTS.targetCells : EIGEN_DEFAULTS.targetCells, 100, 200_000);
   const localFields = integerFlag(flags, "local-fields", EIGEN_DEFAULTS.localFields, 0, 32);
   const gridded = weights === "eigen" || weights === "model";
   for (const flag of ["eigen-cells", "local-fields"]) if (flags[flag] !== undefined && !gridded) throw new UsageError(`--${flag} is for --weights model or eigen`);

@@ -194,23 +194,40 @@ function symmetricGram(x: Float64Array, y: Float64Array, p: number, mass?: Float
   return gram;
 }
 
-/** B^T M B and B^T (K B) (p x p each, symmetric: upper triangles summed) in one pass over the block. */
+/**
+ * B^T M B and B^T (K B) (p x p each, symmetric: upper triangles summed). The blocks are transposed first (column
+ * c's entries contiguous), so each entry is a dot product with two running sums and no store in its loop.
+ */
 function gramPair(b: Float64Array, kb: Float64Array, p: number, mass: Float64Array): { mass: Float64Array; stiffness: Float64Array } {
-  const n = mass.length, gm = new Float64Array(p * p), gk = new Float64Array(p * p), row = new Float64Array(p);
+  const n = mass.length, gm = new Float64Array(p * p), gk = new Float64Array(p * p);
+  const columns = new Float64Array(n * p), massColumns = new Float64Array(n * p), stiffnessColumns = new Float64Array(n * p);
   for (let i = 0; i < n; i++) {
     const o = i * p, m = mass[i];
-    for (let c = 0; c < p; c++) row[c] = m * b[o + c];
-    for (let r = 0; r < p; r++) {
-      const br = b[o + r], at = r * p;
-      for (let c = r; c < p; c++) {
-        gm[at + c] += br * row[c];
-        gk[at + c] += br * kb[o + c];
-      }
+    for (let c = 0; c < p; c++) {
+      columns[c * n + i] = b[o + c];
+      massColumns[c * n + i] = m * b[o + c];
+      stiffnessColumns[c * n + i] = kb[o + c];
     }
   }
-  for (let r = 0; r < p; r++) for (let c = 0; c < r; c++) {
-    gm[r * p + c] = gm[c * p + r];
-    gk[r * p + c] = gk[c * p + r];
+  for (let r = 0; r < p; r++) {
+    const a = r * n;
+    for (let c = r; c < p; c++) {
+      const x = c * n;
+      let m0 = 0, m1 = 0, k0 = 0, k1 = 0, i = 0;
+      for (; i + 1 < n; i += 2) {
+        const b0 = columns[a + i], b1 = columns[a + i + 1];
+        m0 += b0 * massColumns[x + i];
+        m1 += b1 * massColumns[x + i + 1];
+        k0 += b0 * stiffnessColumns[x + i];
+        k1 += b1 * stiffnessColumns[x + i + 1];
+      }
+      if (i < n) {
+        m0 += columns[a + i] * massColumns[x + i];
+        k0 += columns[a + i] * stiffnessColumns[x + i];
+      }
+      gm[r * p + c] = gm[c * p + r] = m0 + m1;
+      gk[r * p + c] = gk[c * p + r] = k0 + k1;
+    }
   }
   return { mass: gm, stiffness: gk };
 }
@@ -267,15 +284,21 @@ function inverseSquareRoot(g: Float64Array, p: number): Float64Array | null {
   return out;
 }
 
-/** X S for a block X (n x p) and a small S (p x q, row-major). */
+/** X S for a block X (n x p) and a small S (p x q, row-major): per node, q dot products with S's columns. */
 function blockTimesSmall(x: Float64Array, p: number, s: Float64Array, q: number): Float64Array {
-  const n = x.length / p, out = new Float64Array(n * q);
+  const n = x.length / p, out = new Float64Array(n * q), columns = new Float64Array(p * q);
+  for (let r = 0; r < p; r++) for (let c = 0; c < q; c++) columns[c * p + r] = s[r * q + c];
   for (let i = 0; i < n; i++) {
     const o = i * p, w = i * q;
-    for (let r = 0; r < p; r++) {
-      const xr = x[o + r];
-      if (xr === 0) continue;
-      for (let c = 0; c < q; c++) out[w + c] += xr * s[r * q + c];
+    for (let c = 0; c < q; c++) {
+      const a = c * p;
+      let s0 = 0, s1 = 0, r = 0;
+      for (; r + 1 < p; r += 2) {
+        s0 += x[o + r] * columns[a + r];
+        s1 += x[o + r + 1] * columns[a + r + 1];
+      }
+      if (r < p) s0 += x[o + r] * columns[a + r];
+      out[w + c] = s0 + s1;
     }
   }
   return out;

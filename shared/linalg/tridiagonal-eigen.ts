@@ -6,11 +6,12 @@
  * eigenvalues end in `diagonal` (unsorted) and the eigenvectors in the columns of `vectors` (m x m, row-major).
  * With `transformed`, `vectors` already holds Q (the tridiagonal is Q^T A Q) and ends as A's eigenvectors. With
  * `rows`, the eigenvectors are the rows of `vectors` instead (Q^T in, rows out): each rotation then updates two
- * contiguous rows, several times faster on a large matrix than two strided columns.
+ * contiguous rows, several times faster on a large matrix than two strided columns. With `vectors` null, only
+ * the eigenvalues are found (O(m^2)).
  */
-export function tridiagonalEigen(diagonal: Float64Array, offDiagonal: Float64Array, m: number, vectors: Float64Array, transformed = false, rows = false): void {
+export function tridiagonalEigen(diagonal: Float64Array, offDiagonal: Float64Array, m: number, vectors: Float64Array | null, transformed = false, rows = false): void {
   const d = diagonal, e = offDiagonal;
-  if (!transformed) {
+  if (vectors && !transformed) {
     vectors.fill(0, 0, m * m);
     for (let i = 0; i < m; i++) vectors[i * m + i] = 1;
   }
@@ -43,6 +44,7 @@ export function tridiagonalEigen(diagonal: Float64Array, offDiagonal: Float64Arr
         p = s * r;
         d[i + 1] = g + p;
         g = c * r - b;
+        if (!vectors) continue;
         if (rows) {
           for (let k = i * m, k1 = k + m, end = k + m; k < end; k++, k1++) {
             const zi = vectors[k], zi1 = vectors[k1];

@@ -1,8 +1,8 @@
 // Render weights refined by the network that started the fields. The Rayleigh-Ritz finish (ritz-finish.ts) leaves
 // its fields F as values at the nodes of a voxel grid, and the physics and a page's first frames interpolate them
 // trilinearly. Between nodes the network knows the fields' shape better than a trilinear cell, so the bake also
-// keeps the network's latents and the combination C of its raw fields n(x) closest to F at the nodes (mass-weighted
-// least squares), and a page with the decoder draws
+// keeps the network's latents and the combination C of its raw fields n(x) closest to F (mass-weighted least
+// squares at the nodes of the coarse grid the finish decoded the network on), and a page with the decoder draws
 //     f(x) = trilinear(F)(x) + n(x) C - trilinear(n C)(x),
 // which is F at every node (the same body the physics steps) and follows the network inside the cells.
 
@@ -17,8 +17,8 @@ const HEADER = 10;
 const RIDGE = 1e-8;
 
 /**
- * The combination C (k x K, row-major) of the network's k raw fields closest to the K finished ones over the
- * solid's nodes, weighted by each node's mass: C = (N^T M N)^-1 N^T M F. `raw` is nodes x k, `finished` nodes x K.
+ * The combination C (k x K, row-major) of the network's k raw fields closest to the K finished ones over a solid's
+ * nodes, weighted by each node's mass: C = (N^T M N)^-1 N^T M F. `raw` is nodes x k, `finished` nodes x K.
  */
 export function networkCombination(raw: Float64Array, finished: Float64Array, mass: Float64Array, k: number, count: number): Float64Array {
   const n = mass.length, gram = new Float64Array(k * k), right = new Float64Array(k * count);

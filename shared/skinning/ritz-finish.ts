@@ -1,9 +1,10 @@
-// The network's fields finished by Rayleigh-Ritz (METHOD.md section 8): the network's K fields are evaluated at
-// the nodes of the same voxel solid the eigen provider discretises, their span is enlarged cheaply (the fields
-// times each coordinate, low polynomials), and the Rayleigh-Ritz solution of the Neumann Laplacian's pencil
-// L w = lambda M w over that span gives the lowest modes; optionally a few Chebyshev-filtered subspace iterations
-// with the matrix-free voxel operator refine them. Then surface bumps of the eigen provider's kind, solved by
-// conjugate gradients on a coarser grid. No factorisation anywhere: the network stands in for the eigensolver's.
+// The network's fields finished by Rayleigh-Ritz (METHOD.md section 8): the network's K fields are decoded at the
+// nodes of a coarse voxel solid and interpolated at a finer one's (the eigen provider's kind of solid, on fewer
+// cells than its own), their span is enlarged cheaply (the fields times each coordinate, low polynomials), and the
+// Rayleigh-Ritz solution of the Neumann Laplacian's pencil L w = lambda M w over that span gives the lowest modes;
+// optionally a few Chebyshev-filtered subspace iterations with the matrix-free voxel operator refine them. Then
+// surface bumps of the eigen provider's kind, solved by conjugate gradients on the coarse grid. No factorisation
+// anywhere: the network stands in for the eigensolver's.
 // The result is a grid description ("eigen-grid"), as the eigen provider's, so pages evaluate it the same way.
 
 import { solveShiftedCg } from "../linalg/conjugate-gradient";
@@ -51,21 +52,23 @@ export interface RitzFinishOptions {
  */
 const BUMP_TOLERANCE = 1e-6;
 /**
- * The bumps' grid is this many times coarser along each axis than the modes' (a reach of 0.5 is about eight of the
- * modes' cells): their conjugate gradients cost about a sixteenth.
+ * The coarse grid (the bumps', and the network's decoded fields') is this many times coarser along each axis than
+ * the modes' (a reach of 0.5 is about seven of the modes' cells): the bumps' conjugate gradients cost about a
+ * sixteenth, the decoder an eighth.
  */
 const BUMP_COARSENING = 2;
-/** Cells of the bumps' grid at least. */
+/** Cells of the coarse grid at least. */
 const MIN_BUMP_CELLS = 500;
 
 /**
- * Defaults: the network's 16 fields as they are, then two Chebyshev iterations of degree 8 (models/README.md, "The
- * network finished by Rayleigh-Ritz": 1.131x full FEM over 14 held-out meshes, eigen 1.134x). Enlarging the span
- * first (the fields times each coordinate and the quadratics: 73 directions) gives the same 1.133x at 0.3-0.45 s
+ * Defaults: the network's 16 fields as they are on a grid of about 4,000 cells, then two Chebyshev iterations of
+ * degree 8 (models/README.md, "Later on 2026-12-04": 1.139x full FEM over 14 held-out meshes, eigen on its 6,000
+ * cells 1.132x; on 6,000 cells decoded at every node it was 1.133x at about 0.1 s more a bake). Enlarging the
+ * span first (the fields times each coordinate and the quadratics: 73 directions) gives the same at 0.3-0.45 s
  * more; it matters only without iterations (1.243x).
  */
 export const RITZ_FINISH_DEFAULTS = Object.freeze({
-  targetCells: EIGEN_DEFAULTS.targetCells, maxCellsPerAxis: EIGEN_DEFAULTS.maxCellsPerAxis,
+  targetCells: 4000, maxCellsPerAxis: EIGEN_DEFAULTS.maxCellsPerAxis,
   localFields: EIGEN_DEFAULTS.localFields, localReach: EIGEN_DEFAULTS.localReach,
   coordinateProducts: false, polynomialDegree: 0, fieldSquares: false, iterations: 2, chebyshevDegree: 8, guardVectors: 8,
   complementary: false,
@@ -88,11 +91,17 @@ export class RitzFields extends GridFields {
     readonly timings: RitzTimings,
     /** Dimension of the enlarged span after the dependence cut. */
     readonly spanRank: number,
-    /** The network's own description and its fields' combination closest to these (refined-fields.ts), when it has one. */
-    private readonly refiner?: { network: FieldDescription; combination: Float64Array },
+    /**
+     * The network's own description and its fields' combination closest to these (refined-fields.ts), when it has
+     * one: made from the finished fields as they evaluate (hence a function of them).
+     */
+    refinerOf?: (fields: GridFields) => { network: FieldDescription; combination: Float64Array },
   ) {
     super(frame, eigenvalues.length, values, known);
+    this.refiner = refinerOf?.(this);
   }
+
+  private readonly refiner?: { network: FieldDescription; combination: Float64Array };
 
   /** The network's latents and combination with which a page that has the decoder refines these fields between nodes. */
   refinement(): Float64Array | undefined {
@@ -150,9 +159,13 @@ export async function createRitzFields(
   const n = solid.unknowns;
   if (n < 4 * (count + 1)) throw new SkinningError(`the shape's grid has ${n} nodes, too few for ${count} handles`);
   const positions = unknownPositions(solid);
+  // The bumps' coarser grid also carries the network's fields: decoded at its nodes and interpolated at the modes'
+  // (a start for the iterations that follow, which the decoder's cost at every fine node would not improve).
+  const coarse = voxelSolid(solidOf.inside, solidOf.min, solidOf.max, {
+    targetCells: Math.max(MIN_BUMP_CELLS, Math.round(settings.targetCells / BUMP_COARSENING ** 3)), maxCellsPerAxis: settings.maxCellsPerAxis,
+  });
   const t1 = performance.now();
-  const k = network.count, raw = new Float64Array(n * k);
-  await network.evaluate(positions, raw);
+  const k = network.count, decoded = await decodedAtNodes(network, coarse), raw = atFineNodes(coarse, k, decoded, positions);
   const t2 = performance.now();
 
   const local = Math.max(0, Math.min(Math.floor(count / 2), Math.floor(settings.localFields)));
@@ -175,7 +188,7 @@ export async function createRitzFields(
     for (let i = 0; i < n; i++) v[i] = pairs.vectors[i * pairs.count + f];
     modes.push(v);
   }
-  const bumps = local > 0 ? massOrthonormalised(coarseBumps(solidOf, settings, positions, local), [...deflate, ...modes], solid.mass) : [];
+  const bumps = local > 0 ? massOrthonormalised(coarseBumps(coarse, settings.localReach, positions, local), [...deflate, ...modes], solid.mass) : [];
   const t5 = performance.now();
   const vectors = [...modes, ...bumps];
   const values = Float64Array.from([...pairs.values.subarray(0, modeCount), ...bumps.map((b) => rayleigh(solid, b))]);
@@ -188,13 +201,16 @@ export async function createRitzFields(
   }
   const timings = { voxels: t1 - t0, decode: t2 - t1, ritz: t3 - t2, iterations: t4 - t3, bumps: t5 - t4 };
   const described = network.describe?.();
-  let refinement: ConstructorParameters<typeof RitzFields>[6];
-  if (described?.kind === MODEL_DESCRIPTION) {
-    const finished = new Float64Array(n * count);
-    for (let u = 0; u < n; u++) for (let f = 0; f < count; f++) finished[u * count + f] = vectors[f][u];
-    refinement = { network: described, combination: networkCombination(raw, finished, solid.mass, k, count) };
-  }
-  return new RitzFields(solid, data, known, values, timings, spanRank, refinement);
+  // The combination is fitted where the network was decoded (the coarse nodes), to its own values there: a page
+  // applies it to the network's output, not to an interpolation of it.
+  const refinerOf = described?.kind === MODEL_DESCRIPTION
+    ? (fields: GridFields) => {
+        const finished = new Float64Array(coarse.unknowns * count);
+        fields.evaluateSync(unknownPositions(coarse), finished);
+        return { network: described, combination: networkCombination(decoded, finished, coarse.mass, k, count) };
+      }
+    : undefined;
+  return new RitzFields(solid, data, known, values, timings, spanRank, refinerOf);
 }
 
 /** The rig's constraints at the solid's unknowns, each unknown with the shares of its nearest vertex. */
@@ -280,27 +296,16 @@ function sliceColumns(x: Float64Array, width: number, keep: number, n: number): 
 }
 
 /**
- * The eigen provider's kind of surface bumps, (K + M / r^2) g = M s, solved by conjugate gradients on a grid
- * BUMP_COARSENING times coarser (no factor; a bump's reach spans several coarse cells) and interpolated
- * trilinearly at the solid's unknowns (`positions`), as pages interpolate grid fields.
+ * The eigen provider's kind of surface bumps, (K + M / r^2) g = M s, solved by conjugate gradients on the coarse
+ * grid (no factor; a bump's reach spans several coarse cells) and interpolated trilinearly at the modes' unknowns
+ * (`positions`), as pages interpolate grid fields.
  */
-function coarseBumps(solidOf: NonNullable<ShapeSamples["solid"]>, settings: { targetCells: number; maxCellsPerAxis: number; localReach: number }, positions: Float64Array, count: number): Float64Array[] {
-  const coarse = voxelSolid(solidOf.inside, solidOf.min, solidOf.max, {
-    targetCells: Math.max(MIN_BUMP_CELLS, Math.round(settings.targetCells / BUMP_COARSENING ** 3)), maxCellsPerAxis: settings.maxCellsPerAxis,
-  });
-  const reach = settings.localReach, sources = surfaceBumpSources(coarse, count, reach), n = coarse.unknowns;
+function coarseBumps(coarse: VoxelSolid, reach: number, positions: Float64Array, count: number): Float64Array[] {
+  const sources = surfaceBumpSources(coarse, count, reach), n = coarse.unknowns;
   const block = new Float64Array(n * count);
   for (let i = 0; i < n; i++) for (let c = 0; c < count; c++) block[i * count + c] = sources[c][i];
   solveShiftedCg(coarse.stiffness, coarse.mass, 1 / (reach * reach), block, count, BUMP_TOLERANCE);
-  const nodes = coarse.unknownOf.length, data = new Float64Array(nodes * count), known = new Uint8Array(nodes);
-  for (let node = 0; node < nodes; node++) {
-    const u = coarse.unknownOf[node];
-    if (u < 0) continue;
-    known[node] = 1;
-    for (let c = 0; c < count; c++) data[node * count + c] = block[u * count + c];
-  }
-  const fine = positions.length / 3, values = new Float64Array(fine * count);
-  new GridFields(coarse, count, data, known).evaluateSync(positions, values);
+  const fine = positions.length / 3, values = atFineNodes(coarse, count, block, positions);
   const bumps: Float64Array[] = [];
   for (let c = 0; c < count; c++) {
     const bump = new Float64Array(fine);
@@ -308,6 +313,27 @@ function coarseBumps(solidOf: NonNullable<ShapeSamples["solid"]>, settings: { ta
     bumps.push(bump);
   }
   return bumps;
+}
+
+/** The network's fields at a solid's unknowns (unknown-major, network.count a node). */
+async function decodedAtNodes(network: SkinningFields, solid: VoxelSolid): Promise<Float64Array> {
+  const values = new Float64Array(solid.unknowns * network.count);
+  await network.evaluate(unknownPositions(solid), values);
+  return values;
+}
+
+/** Values at a coarse solid's unknowns (`count` a node), filled outwards and interpolated trilinearly at `positions`. */
+function atFineNodes(coarse: VoxelSolid, count: number, atUnknowns: Float64Array, positions: Float64Array): Float64Array {
+  const nodes = coarse.unknownOf.length, data = new Float64Array(nodes * count), known = new Uint8Array(nodes);
+  for (let node = 0; node < nodes; node++) {
+    const u = coarse.unknownOf[node];
+    if (u < 0) continue;
+    known[node] = 1;
+    for (let c = 0; c < count; c++) data[node * count + c] = atUnknowns[u * count + c];
+  }
+  const values = new Float64Array((positions.length / 3) * count);
+  new GridFields(coarse, count, data, known).evaluateSync(positions, values);
+  return values;
 }
 
 /** Relative residuals ||L x - lambda M x||_M^-1 / (lambda ||x||_M) of Ritz pairs (a convergence measure). */

@@ -5,7 +5,7 @@
 
 import { createInsideTest, meshBounds, normaliseMesh, sampleSurface, thickenFlatMesh } from "../../shared/geometry";
 import { lowestEigenpairs } from "../../shared/linalg/shift-invert-lanczos";
-import { createEigenFields, createRitzFields, EIGEN_DEFAULTS, voxelSolid, type RitzFinishOptions } from "../../shared/skinning";
+import { createEigenFields, createRitzFields, RITZ_FINISH_DEFAULTS, voxelSolid, type RitzFinishOptions } from "../../shared/skinning";
 import { loadMesh } from "../../server/scenarios/body-from-mesh";
 import { modelProvider } from "../../server/skinning/model-provider";
 
@@ -42,7 +42,8 @@ async function main(): Promise<void> {
     const te = performance.now();
     createEigenFields(solidOf, 16);
     const eigenMs = performance.now() - te;
-    const solid = voxelSolid(inside, solidOf.min, solidOf.max, EIGEN_DEFAULTS);
+    // The finish's own grid (coarser than eigen's), so that the ratios are the finish's error alone.
+    const solid = voxelSolid(inside, solidOf.min, solidOf.max, RITZ_FINISH_DEFAULTS);
     let volume = 0;
     for (let i = 0; i < solid.unknowns; i++) volume += solid.mass[i];
     const exact = lowestEigenpairs(solid.stiffness, solid.mass, 12, { shift: 1, deflate: [new Float64Array(solid.unknowns).fill(1 / Math.sqrt(volume))] }).values;

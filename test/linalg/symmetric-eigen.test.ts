@@ -1,10 +1,10 @@
-// The dense symmetric eigen-decomposition against matrices built from a known spectrum, A = U diag(lambda) U^T with
+// Dense symmetric eigen-decompositions against matrices built from a known spectrum, A = U diag(lambda) U^T with
 // U a product of random reflections: every eigenvalue back, and vectors that satisfy A v = lambda v and are
 // orthonormal, also inside repeated and nearly repeated eigenvalues (where any basis of the eigenspace is right,
 // so the test checks residuals and orthogonality, not the vectors themselves).
 
 import { describe, expect, it } from "vitest";
-import { symmetricEigenSorted } from "../../shared/linalg/symmetric-eigen";
+import { LowestEigenpairs, symmetricEigenSorted } from "../../shared/linalg/symmetric-eigen";
 
 function noise(count: number, seed: number): Float64Array {
   let state = seed >>> 0;
@@ -68,10 +68,55 @@ describe("dense symmetric eigen-decomposition", () => {
     expect(orthogonality).toBeLessThan(1e-12);
   });
 
+  it("LowestEigenpairs finds every eigenvalue and the lowest vectors, orthonormal inside repeated eigenvalues", () => {
+    const n = SPECTRUM.length, a = withSpectrum(SPECTRUM, 23);
+    for (const keep of [1, 3, 4, 9, n]) {
+      const pairs = new LowestEigenpairs(a.slice(), n), values = pairs.values, vectors = pairs.vectors(keep);
+      const sorted = [...SPECTRUM].sort((x, y) => x - y);
+      sorted.forEach((value, i) => expect(values[i]).toBeCloseTo(value, 9));
+      const { residual, orthogonality } = quality(a, n, values, vectors, keep);
+      expect(residual).toBeLessThan(1e-10 * 300);
+      expect(orthogonality).toBeLessThan(1e-10);
+    }
+  });
+
+  it("agrees with the full decomposition on a stiffness-like matrix of the cubature fit's size", () => {
+    // A Gram matrix of random vectors (positive semi-definite, a spread of 1e6 like a reduced stiffness).
+    const n = 204, rows = 600, b = noise(rows * n, 5), a = new Float64Array(n * n);
+    for (let r = 0; r < rows; r++) {
+      const weight = 10 ** (6 * (r / rows));
+      for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) a[i * n + j] += weight * b[r * n + i] * b[r * n + j];
+    }
+    const keep = 96, full = new Float64Array(n), fullVectors = new Float64Array(n * n);
+    symmetricEigenSorted(a.slice(), n, full, fullVectors);
+    const pairs = new LowestEigenpairs(a.slice(), n), lowest = pairs.values, lowestVectors = pairs.vectors(keep);
+    // Ascending, and summing to the trace.
+    let trace = 0, sum = 0;
+    for (let i = 0; i < n; i++) {
+      trace += a[i * n + i];
+      sum += lowest[i];
+      if (i > 0) expect(lowest[i]).toBeGreaterThanOrEqual(lowest[i - 1]);
+    }
+    expect(Math.abs(sum - trace)).toBeLessThan(1e-10 * trace);
+    const { residual, orthogonality } = quality(a, n, lowest, lowestVectors, keep);
+    expect(residual).toBeLessThan(1e-9 * full[n - 1]);
+    expect(orthogonality).toBeLessThan(1e-9);
+    // Distinct eigenvalues: the same vectors up to sign.
+    for (let c = 0; c < keep; c++) {
+      let dot = 0;
+      for (let k = 0; k < n; k++) dot += fullVectors[k * n + c] * lowestVectors[k * keep + c];
+      expect(Math.abs(dot)).toBeCloseTo(1, 8);
+    }
+  });
+
   it("handles the smallest sizes, a zero matrix and a matrix of tiny units", () => {
     const cases = [[4], [3, -1], [2, 2], [0], [0, 0, 0, 0, 0], [1e-150, 2e-150, 2e-150, 5e-150, 3e-149]];
     for (const spectrum of cases) {
       const n = spectrum.length, a = withSpectrum(spectrum, 3), top = Math.max(...spectrum.map(Math.abs), Number.MIN_VALUE);
+      const pairs = new LowestEigenpairs(a.slice(), n);
+      const lowest = quality(a, n, pairs.values, pairs.vectors(n), n);
+      expect(lowest.residual).toBeLessThanOrEqual(1e-12 * top);
+      expect(lowest.orthogonality).toBeLessThan(1e-12);
       const values = new Float64Array(n), vectors = new Float64Array(n * n);
       symmetricEigenSorted(a.slice(), n, values, vectors);
       const full = quality(a, n, values, vectors, n);
