@@ -41,8 +41,7 @@ export interface FittedCubature {
 const PAIRED_MODES = 16;
 /**
  * Modes whose own energy is matched (the lowest first). 64 of the ~200 (96 before): over 14 held-out meshes the
- * same ratios to FEM within the fit's seed-to-seed spread (eigen 1.134x -> 1.132x, the network 1.136x -> 1.139x),
- * a third fewer strains and rows to form.
+ * same ratios to FEM within the fit's seed-to-seed spread, a third fewer strains and rows to form.
  */
 const DIAGONAL_MODES = 64;
 /**
