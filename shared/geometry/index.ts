@@ -13,7 +13,7 @@ export { normaliseMesh } from "./normalise-mesh";
 export { signedVolume, surfaceArea, triangleAreas } from "./mesh-measures";
 export { sampleSurface, type SurfaceSamples } from "./sample-surface";
 export { farthestPointIndices, farthestPoints } from "./farthest-points";
-export { createInsideTest, type InsideTest, type WindingInsideTest } from "./inside-test";
+export { createInsideTest, insideAtGrid, type InsideTest, type WindingInsideTest } from "./inside-test";
 export { WindingNumberTree, type WindingNumberTreeOptions } from "./winding-number-tree";
 export {
   sampleInterior,

@@ -36,6 +36,14 @@ const REFINED_ACCURACY = 8;
  * a much tighter far field only when it lands near 0.5, which keeps the decision accurate at the cost of
  * a few slow queries near the surface and across holes.
  */
+/** Whether each point, one a cell of the grid (cells, min, cell), is inside: coherently when the test can, else one by one. */
+export function insideAtGrid(inside: InsideTest, cells: [number, number, number], min: ArrayLike<number>, cell: ArrayLike<number>, points: Float64Array): Uint8Array {
+  if (inside.containsInGrid) return inside.containsInGrid(cells, min, cell, points);
+  const out = new Uint8Array(points.length / 3);
+  for (let c = 0; c < out.length; c++) out[c] = inside.contains(points[3 * c], points[3 * c + 1], points[3 * c + 2]) ? 1 : 0;
+  return out;
+}
+
 export function createInsideTest(mesh: TriangleMesh): WindingInsideTest {
   if (mesh.triangles.length < 3) throw new MeshError("cannot build an inside test for a mesh with no triangles");
   const tree = new WindingNumberTree(mesh.positions, mesh.triangles);

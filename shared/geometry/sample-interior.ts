@@ -1,6 +1,6 @@
 import { meshBounds } from "./bounds";
 import { clusterSamples } from "./cubature-clusters";
-import { createInsideTest, type InsideTest } from "./inside-test";
+import { createInsideTest, insideAtGrid, type InsideTest } from "./inside-test";
 import { MeshError } from "./mesh-error";
 import { Random } from "./random";
 import type { TriangleMesh } from "./types";
@@ -121,7 +121,7 @@ export function jitteredInside(mesh: TriangleMesh, target: number, random: Rando
       }
     }
   }
-  const inCell = inside.containsInGrid ? inside.containsInGrid([nx, ny, nz], min, cell, jitter) : eachPoint(inside, jitter);
+  const inCell = insideAtGrid(inside, [nx, ny, nz], min, cell, jitter);
   const kept = new Float64Array(3 * cells);
   let keptCount = 0;
   for (let c = 0; c < cells; c++) {
@@ -132,12 +132,6 @@ export function jitteredInside(mesh: TriangleMesh, target: number, random: Rando
     keptCount++;
   }
   return { points: kept.slice(0, 3 * keptCount), cellVolume: cell[0] * cell[1] * cell[2], cells };
-}
-
-function eachPoint(inside: InsideTest, points: Float64Array): Uint8Array {
-  const out = new Uint8Array(points.length / 3);
-  for (let c = 0; c < out.length; c++) out[c] = inside.contains(points[3 * c], points[3 * c + 1], points[3 * c + 2]) ? 1 : 0;
-  return out;
 }
 
 /**

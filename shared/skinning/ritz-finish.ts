@@ -62,8 +62,8 @@ const MIN_BUMP_CELLS = 500;
 
 /**
  * Defaults: the network's 16 fields as they are on a grid of about 4,000 cells, then two Chebyshev iterations of
- * degree 8 (models/README.md, "Later on 2026-12-04": 1.139x full FEM over 14 held-out meshes, eigen on its 6,000
- * cells 1.132x; on 6,000 cells decoded at every node it was 1.133x at about 0.1 s more a bake). Enlarging the
+ * degree 8 (models/README.md, "Faster again, with the cubature's volume matched": 1.129x full FEM over 14
+ * held-out meshes, eigen on its 6,000 cells 1.128x). Enlarging the
  * span first (the fields times each coordinate and the quadratics: 73 directions) gives the same at 0.3-0.45 s
  * more; it matters only without iterations (1.243x).
  */

@@ -3,7 +3,7 @@
 // is inside (a fictitious-domain trilinear finite element: a staircase boundary without the staircase's extra
 // stiffness), the unknowns numbered by nested dissection so that the sparse Cholesky factor stays small.
 
-import type { InsideTest } from "../geometry";
+import { insideAtGrid, type InsideTest } from "../geometry";
 import type { UpperCsc } from "../linalg/sparse-cholesky";
 import { SkinningError } from "./fields";
 
@@ -117,13 +117,6 @@ function insideShare(inside: InsideTest, min: ArrayLike<number>, extent: number[
   let count = 0;
   for (let c = 0; c < found.length; c++) count += found[c];
   return count / found.length;
-}
-
-/** Whether each point, one a cell of the grid (cells, min, cell), is inside: coherently when the test can, else one by one. */
-function insideAtGrid(inside: InsideTest, cells: [number, number, number], min: ArrayLike<number>, cell: ArrayLike<number>, points: Float64Array): Uint8Array {
-  return inside.containsInGrid
-    ? inside.containsInGrid(cells, min, cell, points)
-    : Uint8Array.from({ length: points.length / 3 }, (_, c) => (inside.contains(points[3 * c], points[3 * c + 1], points[3 * c + 2]) ? 1 : 0));
 }
 
 /**
