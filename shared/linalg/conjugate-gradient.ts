@@ -3,6 +3,7 @@
 // lowest eigenvalues (a screened Poisson problem), solved without factorising K. Several right-hand sides are
 // solved together (one pass over K's entries per iteration serves them all), each with its own CG recurrence.
 
+import { stiffnessTimesBlock } from "./block-product";
 import type { UpperCsc } from "./sparse-cholesky";
 
 export interface CgResult {
@@ -46,24 +47,10 @@ export function solveShiftedCg(k: UpperCsc, mass: Float64Array, shift: number, b
   let iterations = 0;
   while (open > 0 && iterations < maxIterations) {
     // q = (K + shift M) d
-    const columnStart = k.columnStart, rowOf = k.rows, values = k.values;
+    stiffnessTimesBlock(k, d, p, q);
     for (let i = 0; i < n; i++) {
       const sm = shift * mass[i];
-      for (let o = i * p, end = o + p; o < end; o++) q[o] = sm * d[o];
-    }
-    for (let j = 0; j < n; j++) {
-      const dj = j * p;
-      for (let at = columnStart[j], end = columnStart[j + 1]; at < end; at++) {
-        const i = rowOf[at], v = values[at], di = i * p;
-        if (i === j) {
-          for (let c = 0; c < p; c++) q[dj + c] += v * d[dj + c];
-        } else {
-          for (let c = 0; c < p; c++) {
-            q[di + c] += v * d[dj + c];
-            q[dj + c] += v * d[di + c];
-          }
-        }
-      }
+      for (let o = i * p, end = o + p; o < end; o++) q[o] += sm * d[o];
     }
     dq.fill(0);
     rr.fill(0);

@@ -3,13 +3,16 @@
 // factorisation of K: K is applied to the block once, the block's M- and K-Gram matrices are formed, the M-Gram
 // is whitened by its eigen-decomposition (cutting near-dependent directions), the projected K-Gram diagonalised,
 // and the few Ritz vectors kept are M-orthonormalised once more against round-off. Also the block operations a
-// subspace iteration around it needs: K times a block, and a Chebyshev filter in M^-1 K.
+// subspace iteration around it needs: K times a block (block-product.ts), and a Chebyshev filter in M^-1 K.
 //
 // Blocks are node-major: x[i * p + c] is vector c's entry i, so one pass over K's entries serves every vector.
 
 import type { UpperCsc } from "./sparse-cholesky";
-import { simdSymmetricProduct } from "./kernels/sparse-kernels";
+import { blockTimesSmall, columnGram, transposed } from "./dense-blocks";
+import { stiffnessTimesBlock } from "./block-product";
 import { symmetricEigenSorted } from "./symmetric-eigen";
+
+export { stiffnessTimesBlock };
 
 /** A direction whose M-norm squared, relative to the largest of the (unit-scaled) block, is below this is dropped. */
 export const RITZ_DEPENDENCE_CUT = 1e-10;
@@ -69,33 +72,12 @@ export function rayleighRitz(stiffness: UpperCsc, mass: Float64Array, basis: Flo
   let stiffnessTimes = options.stiffnessTimes ? blockTimesSmall(kb, p, coefficients, count) : undefined;
   // Once more over the few Ritz vectors (round-off of the whitening of a nearly dependent span): their M-Gram is
   // the identity up to round-off; its inverse square root keeps them M-orthonormal, barely moving them.
-  const again = inverseSquareRoot(symmetricGram(vectors, vectors, count, mass), count);
+  const again = inverseSquareRoot(massGram(vectors, count, mass), count);
   if (again) {
     vectors = blockTimesSmall(vectors, count, again, count);
     if (stiffnessTimes) stiffnessTimes = blockTimesSmall(stiffnessTimes, count, again, count);
   }
   return { values: values.slice(0, count), vectors, ...(stiffnessTimes ? { stiffnessTimes } : {}), count, rank };
-}
-
-/** y = K x for a block x (n x p, node-major), K given by its upper triangle; on WebAssembly SIMD where it runs. */
-export function stiffnessTimesBlock(k: UpperCsc, x: Float64Array, p: number, y: Float64Array): void {
-  if (simdSymmetricProduct(k, x, p, y)) return;
-  y.fill(0, 0, k.n * p);
-  const { columnStart, rows, values } = k;
-  for (let j = 0; j < k.n; j++) {
-    const xj = j * p;
-    for (let at = columnStart[j]; at < columnStart[j + 1]; at++) {
-      const i = rows[at], v = values[at], xi = i * p;
-      if (i === j) {
-        for (let c = 0; c < p; c++) y[xj + c] += v * x[xj + c];
-      } else {
-        for (let c = 0; c < p; c++) {
-          y[xi + c] += v * x[xj + c];
-          y[xj + c] += v * x[xi + c];
-        }
-      }
-    }
-  }
 }
 
 /** Largest row sum of |M^-1 K| (Gershgorin): an upper bound of the pencil's spectrum. */
@@ -178,58 +160,19 @@ function columnMassNorms(basis: Float64Array, p: number, mass: Float64Array): Fl
   return norms;
 }
 
-/** X^T diag(m) Y (p x p) for blocks X, Y (n x p) whose product is symmetric (only its upper triangle is summed). */
-function symmetricGram(x: Float64Array, y: Float64Array, p: number, mass?: Float64Array): Float64Array {
-  const n = x.length / p, gram = new Float64Array(p * p), row = new Float64Array(p);
-  for (let i = 0; i < n; i++) {
-    const o = i * p, m = mass ? mass[i] : 1;
-    for (let c = 0; c < p; c++) row[c] = m * y[o + c];
-    for (let r = 0; r < p; r++) {
-      const xr = x[o + r];
-      if (xr === 0) continue;
-      for (let c = r; c < p; c++) gram[r * p + c] += xr * row[c];
-    }
-  }
-  for (let r = 0; r < p; r++) for (let c = 0; c < r; c++) gram[r * p + c] = gram[c * p + r];
-  return gram;
+/** X^T diag(m) X (p x p) for a block X (n x p, node-major). */
+function massGram(x: Float64Array, p: number, mass: Float64Array): Float64Array {
+  const n = mass.length;
+  return columnGram(transposed(x, n, p), p, transposed(x, n, p, mass), p, n, new Float64Array(p * p), true);
 }
 
-/**
- * B^T M B and B^T (K B) (p x p each, symmetric: upper triangles summed). The blocks are transposed first (column
- * c's entries contiguous), so each entry is a dot product with two running sums and no store in its loop.
- */
+/** B^T M B and B^T (K B) (p x p each, symmetric: upper tiles summed), over the blocks' columns (dense-blocks.ts). */
 function gramPair(b: Float64Array, kb: Float64Array, p: number, mass: Float64Array): { mass: Float64Array; stiffness: Float64Array } {
-  const n = mass.length, gm = new Float64Array(p * p), gk = new Float64Array(p * p);
-  const columns = new Float64Array(n * p), massColumns = new Float64Array(n * p), stiffnessColumns = new Float64Array(n * p);
-  for (let i = 0; i < n; i++) {
-    const o = i * p, m = mass[i];
-    for (let c = 0; c < p; c++) {
-      columns[c * n + i] = b[o + c];
-      massColumns[c * n + i] = m * b[o + c];
-      stiffnessColumns[c * n + i] = kb[o + c];
-    }
-  }
-  for (let r = 0; r < p; r++) {
-    const a = r * n;
-    for (let c = r; c < p; c++) {
-      const x = c * n;
-      let m0 = 0, m1 = 0, k0 = 0, k1 = 0, i = 0;
-      for (; i + 1 < n; i += 2) {
-        const b0 = columns[a + i], b1 = columns[a + i + 1];
-        m0 += b0 * massColumns[x + i];
-        m1 += b1 * massColumns[x + i + 1];
-        k0 += b0 * stiffnessColumns[x + i];
-        k1 += b1 * stiffnessColumns[x + i + 1];
-      }
-      if (i < n) {
-        m0 += columns[a + i] * massColumns[x + i];
-        k0 += columns[a + i] * stiffnessColumns[x + i];
-      }
-      gm[r * p + c] = gm[c * p + r] = m0 + m1;
-      gk[r * p + c] = gk[c * p + r] = k0 + k1;
-    }
-  }
-  return { mass: gm, stiffness: gk };
+  const n = mass.length, columns = transposed(b, n, p);
+  return {
+    mass: columnGram(columns, p, transposed(b, n, p, mass), p, n, new Float64Array(p * p), true),
+    stiffness: columnGram(columns, p, transposed(kb, n, p), p, n, new Float64Array(p * p), true),
+  };
 }
 
 /** T^T G T for T (p x r) and a symmetric G (p x p), symmetrised. */
@@ -284,22 +227,3 @@ function inverseSquareRoot(g: Float64Array, p: number): Float64Array | null {
   return out;
 }
 
-/** X S for a block X (n x p) and a small S (p x q, row-major): per node, q dot products with S's columns. */
-function blockTimesSmall(x: Float64Array, p: number, s: Float64Array, q: number): Float64Array {
-  const n = x.length / p, out = new Float64Array(n * q), columns = new Float64Array(p * q);
-  for (let r = 0; r < p; r++) for (let c = 0; c < q; c++) columns[c * p + r] = s[r * q + c];
-  for (let i = 0; i < n; i++) {
-    const o = i * p, w = i * q;
-    for (let c = 0; c < q; c++) {
-      const a = c * p;
-      let s0 = 0, s1 = 0, r = 0;
-      for (; r + 1 < p; r += 2) {
-        s0 += x[o + r] * columns[a + r];
-        s1 += x[o + r + 1] * columns[a + r + 1];
-      }
-      if (r < p) s0 += x[o + r] * columns[a + r];
-      out[w + c] = s0 + s1;
-    }
-  }
-  return out;
-}

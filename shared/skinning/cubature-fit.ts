@@ -12,7 +12,7 @@
 
 import { LowestEigenpairs, symmetricEigenSorted } from "../linalg/symmetric-eigen";
 import { basisRows, jacobianBlocks } from "../sim";
-import { dotStrided } from "../sim/linalg";
+import { columnGram, transposed } from "../linalg/dense-blocks";
 import { CubatureKernels } from "./kernels/cubature-kernels";
 
 export interface CubaturePool {
@@ -89,17 +89,8 @@ function vibrationModes(pool: CubaturePool, jacobians: Float64Array, m: number):
   // Test directions need not be exact modes: a subset of the pool gives them at a fraction of the cost.
   const p = pool.positions.length / 3, stride = Math.max(1, Math.floor(p / MODE_POINTS)), v = pool.volumeEach * stride, n = 3 * m;
   // Mass block and its whitening W = U diag(d)^-1/2 over its range.
-  const massBlock = new Float64Array(m * m), rows = basisRows(pool.mass, pool.handles);
-  for (let s = 0; s < pool.mass.volumes.length; s++) {
-    const vs = pool.mass.volumes[s], o = s * m;
-    for (let a = 0; a < m; a++) {
-      const va = vs * rows[o + a];
-      if (va === 0) continue;
-      const row = a * m - o;
-      for (let b = o + a; b < o + m; b++) massBlock[row + b] += va * rows[b];
-    }
-  }
-  for (let a = 0; a < m; a++) for (let b = 0; b < a; b++) massBlock[a * m + b] = massBlock[b * m + a];
+  const rows = basisRows(pool.mass, pool.handles), samples = pool.mass.volumes.length;
+  const massBlock = columnGram(transposed(rows, samples, m), m, transposed(rows, samples, m, pool.mass.volumes), m, samples, new Float64Array(m * m), true);
   const massValues = new Float64Array(m), massVectors = new Float64Array(m * m);
   symmetricEigenSorted(massBlock, m, massValues, massVectors);
   const largest = massValues[m - 1], kept: number[] = [];
@@ -167,18 +158,16 @@ function congruence(w: Float64Array, t: Float64Array, m: number, r: number, scra
 
 /**
  * sum over every stride-th point of v d d^T (3m x 3m, both triangles), d the point's flattened Jacobian block.
- * Each entry is one dot product of two rows of the kept points' Jacobians transposed (contiguous, four running sums).
+ * The kept points' Jacobians transposed (a row of the blocks contiguous), their Gram matrix by tiles.
  */
 function jacobianGram(jacobians: Float64Array, p: number, m: number, stride: number, v: number): Float64Array {
-  const n = 3 * m, points = Math.ceil(p / stride), columns = new Float64Array(n * points), gram = new Float64Array(n * n);
+  const n = 3 * m, points = Math.ceil(p / stride), columns = new Float64Array(n * points);
   for (let c = 0, at = 0; c < p; c += stride, at++) {
     const base = c * n;
     for (let i = 0; i < n; i++) columns[i * points + at] = jacobians[base + i];
   }
-  for (let i = 0; i < n; i++) {
-    const a = i * points;
-    for (let j = i; j < n; j++) gram[i * n + j] = gram[j * n + i] = v * dotStrided(columns, a, columns, j * points, points);
-  }
+  const gram = columnGram(columns, n, columns, n, points, new Float64Array(n * n), true);
+  for (let i = 0; i < n * n; i++) gram[i] *= v;
   return gram;
 }
 
@@ -381,6 +370,7 @@ export function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: 
       if (append(best[i])) fresh[best[i]] = 1;
       else excluded[best[i]] = 1;
     }
+   
     for (;;) {
       solvePassive();
       let step = 1, blocking = -1;
@@ -409,6 +399,7 @@ export function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: 
         remove(i);
       }
     }
+   
     fresh.fill(0);
     if (kernels) kernels.residual(chosen, chosen.length, x, b, residual);
     else {
