@@ -1,5 +1,6 @@
 import { classifyGridCells } from "./grid-inside";
 import { MeshError } from "./mesh-error";
+import { RayCrossings } from "./ray-crossings";
 import type { TriangleMesh } from "./types";
 import { WindingNumberTree } from "./winding-number-tree";
 
@@ -27,15 +28,6 @@ const AMBIGUOUS_BAND = 0.15;
 /** Accuracy (beta) for the recomputation: far-field error below ~0.005. */
 const REFINED_ACCURACY = 8;
 
-/**
- * Inside test by fast generalised winding numbers (see winding-number-tree.ts), chosen over BVH ray voting
- * because it is robust on meshes with holes, gaps and non-manifold edges by construction (no ray can slip
- * through a hole and flip a parity), is deterministic, needs no ray directions, and its far-field tree
- * makes a query cost about as much as one or two ray casts (~1.5 us on the 70k-triangle bunny).
- * A point is inside when |w| > 0.5, so inward-wound meshes work too. The fast estimate is refined with
- * a much tighter far field only when it lands near 0.5, which keeps the decision accurate at the cost of
- * a few slow queries near the surface and across holes.
- */
 /** Whether each point, one a cell of the grid (cells, min, cell), is inside: coherently when the test can, else one by one. */
 export function insideAtGrid(inside: InsideTest, cells: [number, number, number], min: ArrayLike<number>, cell: ArrayLike<number>, points: Float64Array): Uint8Array {
   if (inside.containsInGrid) return inside.containsInGrid(cells, min, cell, points);
@@ -44,20 +36,33 @@ export function insideAtGrid(inside: InsideTest, cells: [number, number, number]
   return out;
 }
 
+/**
+ * Inside test by winding numbers, |w| > 0.5 (so inward-wound meshes work too). On a closed surface w is an integer
+ * off it, counted exactly by a ray's signed crossings (ray-crossings.ts): no approximation, and a fraction of the
+ * tree's cost near the surface, where grids need most of their tests. On an open one (holes, gaps), the
+ * generalised winding number by the fast tree (winding-number-tree.ts), robust by construction (no ray can slip
+ * through a hole and flip a count); its fast estimate is refined with a much tighter far field only when it lands
+ * near 0.5.
+ */
 export function createInsideTest(mesh: TriangleMesh): WindingInsideTest {
   if (mesh.triangles.length < 3) throw new MeshError("cannot build an inside test for a mesh with no triangles");
-  const tree = new WindingNumberTree(mesh.positions, mesh.triangles);
-  const windingNumber = (x: number, y: number, z: number): number => {
-    const fast = tree.windingNumber(x, y, z);
-    return Math.abs(Math.abs(fast) - 0.5) < AMBIGUOUS_BAND ? tree.windingNumber(x, y, z, REFINED_ACCURACY) : fast;
-  };
-  let closed: boolean | undefined;
+  const closed = isClosedSurface(mesh.triangles);
+  let windingNumber: (x: number, y: number, z: number) => number;
+  if (closed) {
+    const rays = new RayCrossings(mesh.positions, mesh.triangles);
+    windingNumber = (x, y, z) => rays.windingNumber(x, y, z);
+  } else {
+    const tree = new WindingNumberTree(mesh.positions, mesh.triangles);
+    windingNumber = (x, y, z) => {
+      const fast = tree.windingNumber(x, y, z);
+      return Math.abs(Math.abs(fast) - 0.5) < AMBIGUOUS_BAND ? tree.windingNumber(x, y, z, REFINED_ACCURACY) : fast;
+    };
+  }
   const test: WindingInsideTest = {
     windingNumber,
     contains: (x, y, z) => Math.abs(windingNumber(x, y, z)) > 0.5,
     // Only a closed surface has a winding number that is constant off it; an open one is tested point by point.
     containsInGrid: (cells, min, cell, points) => {
-      closed ??= isClosedSurface(mesh.triangles);
       if (closed) return classifyGridCells(mesh, test, cells, min, cell, points);
       const out = new Uint8Array(points.length / 3);
       for (let c = 0; c < out.length; c++) out[c] = test.contains(points[3 * c], points[3 * c + 1], points[3 * c + 2]) ? 1 : 0;

@@ -26,6 +26,11 @@ export interface RitzOptions {
   cut?: number;
   /** Also return K times the Ritz vectors (two more block products; default false). */
   stiffnessTimes?: boolean;
+  /**
+   * M-orthonormalise the Ritz vectors once more against the whitening's round-off (default true). A subspace
+   * iteration's intermediate blocks need not be: the next Rayleigh-Ritz whitens its span itself.
+   */
+  reorthonormalise?: boolean;
 }
 
 export interface RitzPairs {
@@ -72,7 +77,7 @@ export function rayleighRitz(stiffness: UpperCsc, mass: Float64Array, basis: Flo
   let stiffnessTimes = options.stiffnessTimes ? blockTimesSmall(kb, p, coefficients, count) : undefined;
   // Once more over the few Ritz vectors (round-off of the whitening of a nearly dependent span): their M-Gram is
   // the identity up to round-off; its inverse square root keeps them M-orthonormal, barely moving them.
-  const again = inverseSquareRoot(massGram(vectors, count, mass), count);
+  const again = options.reorthonormalise === false ? null : inverseSquareRoot(massGram(vectors, count, mass), count);
   if (again) {
     vectors = blockTimesSmall(vectors, count, again, count);
     if (stiffnessTimes) stiffnessTimes = blockTimesSmall(stiffnessTimes, count, again, count);

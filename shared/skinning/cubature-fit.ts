@@ -12,7 +12,7 @@
 
 import { LowestEigenpairs, symmetricEigenSorted } from "../linalg/symmetric-eigen";
 import { basisRows, jacobianBlocks } from "../sim";
-import { columnGram, transposed } from "../linalg/dense-blocks";
+import { blockTimesSmall, columnGram, transposed } from "../linalg/dense-blocks";
 import { CubatureKernels } from "./kernels/cubature-kernels";
 
 export interface CubaturePool {
@@ -104,10 +104,10 @@ function vibrationModes(pool: CubaturePool, jacobians: Float64Array, m: number):
   const gram = jacobianGram(jacobians, p, m, stride, v);
   // T_ba = T_ab^T, so only a <= b are projected and the others transposed.
   const projected: Float64Array[] = new Array(9);
-  const t = new Float64Array(m * m), tw = new Float64Array(m * r), n3 = 3 * m;
+  const t = new Float64Array(m * m), whitenColumns = transposed(whiten, m, r), n3 = 3 * m;
   for (let a = 0; a < 3; a++) for (let b = a; b < 3; b++) {
     for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) t[i * m + j] = gram[(3 * i + a) * n3 + 3 * j + b];
-    const ab = congruence(whiten, t, m, r, tw);
+    const ab = congruence(whiten, t, m, r, whitenColumns);
     projected[a * 3 + b] = ab;
     if (a === b) continue;
     const ba = new Float64Array(r * r);
@@ -141,19 +141,10 @@ function vibrationModes(pool: CubaturePool, jacobians: Float64Array, m: number):
   return { vectors: out, values: values.slice(first), count };
 }
 
-/** W^T T W for W (m x r) and T (m x m). */
-function congruence(w: Float64Array, t: Float64Array, m: number, r: number, scratch: Float64Array): Float64Array {
-  scratch.fill(0);
-  for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) {
-    const tij = t[i * m + j];
-    if (tij !== 0) for (let c = 0; c < r; c++) scratch[i * r + c] += tij * w[j * r + c];
-  }
-  const out = new Float64Array(r * r);
-  for (let i = 0; i < m; i++) for (let k = 0; k < r; k++) {
-    const wik = w[i * r + k];
-    if (wik !== 0) for (let c = 0; c < r; c++) out[k * r + c] += wik * scratch[i * r + c];
-  }
-  return out;
+/** W^T T W for W (m x r) and T (m x m): T W by tiles, then its columns against W's. */
+function congruence(w: Float64Array, t: Float64Array, m: number, r: number, wColumns: Float64Array): Float64Array {
+  const tw = blockTimesSmall(t, m, w, r);
+  return columnGram(wColumns, r, transposed(tw, m, r), r, m, new Float64Array(r * r));
 }
 
 /**
@@ -227,8 +218,8 @@ function fitRows(
   kernels: CubatureKernels | null, strains: Float32Array, width: number, pairs: ReturnType<typeof fitRowPairs>, values: Float64Array,
   columnLength: number, p: number, volumeEach: number,
 ): { matrix: Float32Array; target: Float64Array } {
-  const { first, second, count: rows } = pairs, pairCount = first.length;
-  const used = Math.min(values.length, DIAGONAL_MODES);
+  const { first, second, count: rows } = pairs;
+  const used = Math.min(values.length, DIAGONAL_MODES), paired = Math.min(used, PAIRED_MODES);
   const matrix = kernels ? kernels.matrix : new Float32Array(p * columnLength), target = new Float64Array(columnLength);
   // This loop runs once for every pool point and matched pair (over a million times). With strains e (modeStrains), F_i : (F_j + F_j^T) =
   // 2 e_i : e_j and tr F = e_xx + e_yy + e_zz; each row is scaled by its modes' eigenvalues (twice: 2 e_i : e_j).
@@ -240,14 +231,18 @@ function fitRows(
     // The point's strains, mode-major (six a mode), in double precision.
     for (let k = 0; k < 6; k++) for (let e = 0, at = g + k * width; e < used; e++) s[6 * e + k] = strains[at + e];
     for (let e = 0; e < used; e++) trace[e] = s[6 * e] + s[6 * e + 1] + s[6 * e + 2];
-    for (let r = 0; r < pairCount; r++) {
-      const i = first[r], j = second[r], fi = 6 * i, fj = 6 * j;
-      const shear = s[fi] * s[fj] + s[fi + 1] * s[fj + 1] + s[fi + 2] * s[fj + 2] + s[fi + 3] * s[fj + 3] + s[fi + 4] * s[fj + 4] + s[fi + 5] * s[fj + 5];
-      const shearRow = shear * shearScale[r], volumeRow = trace[i] * trace[j] * scale[r];
-      matrix[o + 2 * r] = shearRow;
-      matrix[o + 2 * r + 1] = volumeRow;
-      target[2 * r] += shearRow;
-      target[2 * r + 1] += volumeRow;
+    // The pairs in fitRowPairs's order: i <= j among the paired modes, then the others' diagonal.
+    for (let i = 0, r = 0; i < used; i++) {
+      const fi = 6 * i, a0 = s[fi], a1 = s[fi + 1], a2 = s[fi + 2], a3 = s[fi + 3], a4 = s[fi + 4], a5 = s[fi + 5], ti = trace[i];
+      for (let j = i, last = i < paired ? paired : i + 1; j < last; j++, r++) {
+        const fj = 6 * j;
+        const shear = a0 * s[fj] + a1 * s[fj + 1] + a2 * s[fj + 2] + a3 * s[fj + 3] + a4 * s[fj + 4] + a5 * s[fj + 5];
+        const shearRow = shear * shearScale[r], volumeRow = ti * trace[j] * scale[r];
+        matrix[o + 2 * r] = shearRow;
+        matrix[o + 2 * r + 1] = volumeRow;
+        target[2 * r] += shearRow;
+        target[2 * r + 1] += volumeRow;
+      }
     }
     matrix[o + rows - 1] = volumeScale;
   }
@@ -269,7 +264,7 @@ function fitRows(
 export function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: number, p: number, limit: number, kernels: CubatureKernels | null = null): FittedCubature {
   const chosen: number[] = [], x = new Float64Array(p), excluded = new Uint8Array(p), departures = new Uint8Array(p), fresh = new Uint8Array(p);
   const cap = Math.min(limit, p, rows);
-  const factor = new Float64Array(cap * cap), rhs = new Float64Array(cap);
+  const factor = new Float64Array(cap * cap), forward = new Float64Array(cap);
   const residual = Float64Array.from(b), z = new Float64Array(cap), column = new Float64Array(cap);
   let bNorm = 0;
   for (let r = 0; r < rows; r++) bNorm += b[r] * b[r];
@@ -301,32 +296,32 @@ export function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: 
     if (!(pivot > 1e-10 * own)) return false;
     for (let k = 0; k < s; k++) factor[s * cap + k] = column[k];
     factor[s * cap + s] = Math.sqrt(pivot);
-    rhs[s] = dotTarget(c);
+    // The forward substitution L y = A_P^T b grows by its new row only.
+    let y = dotTarget(c);
+    for (let k = 0; k < s; k++) y -= column[k] * forward[k];
+    forward[s] = y / factor[s * cap + s];
     chosen.push(c);
     return true;
   };
+  /** z = (A_P^T A_P)^-1 A_P^T b: the back substitution L^T z = y (the forward one is kept up to date). */
   const solvePassive = () => {
     const s = chosen.length;
-    for (let i = 0; i < s; i++) {
-      let sum = rhs[i];
-      for (let k = 0; k < i; k++) sum -= factor[i * cap + k] * z[k];
-      z[i] = sum / factor[i * cap + i];
-    }
-    // L^T z = y column by column, so that L is read along its rows (contiguous) as in the forward pass.
+    z.set(forward.subarray(0, s));
+    // Column by column, so that L is read along its rows (contiguous).
     for (let i = s - 1; i >= 0; i--) {
       const row = i * cap, zi = (z[i] /= factor[row + i]);
       for (let k = 0; k < i; k++) z[k] -= factor[row + k] * zi;
     }
   };
   /**
-   * Removes the chosen point at `position`: its row leaves the factor, and Givens rotations of neighbouring
-   * columns take the rows below back to lower-triangular form (the product L L^T is unchanged by them).
+   * Removes the chosen point at `position`: its row leaves the factor, and Givens rotations G of neighbouring
+   * columns take the rows below back to lower-triangular form (the product L L^T is unchanged by them); the
+   * forward solution becomes G^T y, its last entry dropped.
    */
   const remove = (position: number) => {
     const s = chosen.length;
     for (let r = position; r + 1 < s; r++) {
       for (let k = 0; k <= r + 1; k++) factor[r * cap + k] = factor[(r + 1) * cap + k];
-      rhs[r] = rhs[r + 1];
     }
     chosen.splice(position, 1);
     for (let j = position; j + 1 < s; j++) {
@@ -337,6 +332,9 @@ export function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: 
         factor[k * cap + j] = c * u + sn * w;
         factor[k * cap + j + 1] = c * w - sn * u;
       }
+      const u = forward[j], w = forward[j + 1];
+      forward[j] = c * u + sn * w;
+      forward[j + 1] = c * w - sn * u;
     }
     for (let k = 0; k < s; k++) factor[(s - 1) * cap + k] = 0;
   };

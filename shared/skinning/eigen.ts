@@ -187,9 +187,15 @@ export function massOrthonormalised(vectors: Float64Array[], fixed: Float64Array
   return done;
 }
 
-/** a^T diag(mass) b. */
+/** a^T diag(mass) b (four running sums: one would wait on each addition). */
 export function massDot(a: Float64Array, b: Float64Array, mass: Float64Array): number {
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) sum += mass[i] * a[i] * b[i];
-  return sum;
+  let s0 = 0, s1 = 0, s2 = 0, s3 = 0, i = 0;
+  for (; i + 3 < a.length; i += 4) {
+    s0 += mass[i] * a[i] * b[i];
+    s1 += mass[i + 1] * a[i + 1] * b[i + 1];
+    s2 += mass[i + 2] * a[i + 2] * b[i + 2];
+    s3 += mass[i + 3] * a[i + 3] * b[i + 3];
+  }
+  for (; i < a.length; i++) s0 += mass[i] * a[i] * b[i];
+  return s0 + s1 + s2 + s3;
 }

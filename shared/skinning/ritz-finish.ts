@@ -175,7 +175,9 @@ export async function createRitzFields(
   // the rig's motions at its bind pose.
   const deflate = [constant, ...(settings.complementary && regionsOf ? rigConstraints(solid, positions, regionsOf(), constant) : [])];
   const span = enlargedSpan(solid, positions, raw, k, settings);
-  let pairs = rayleighRitz(solid.stiffness, solid.mass, span.data, span.width, { deflate, keep: modeCount + settings.guardVectors });
+  // Iterations follow (when asked for): the vectors are whitened again by the next Rayleigh-Ritz.
+  const iterating = settings.iterations > 0;
+  let pairs = rayleighRitz(solid.stiffness, solid.mass, span.data, span.width, { deflate, keep: modeCount + settings.guardVectors, reorthonormalise: !iterating });
   if (pairs.count < modeCount) throw new SkinningError(`the network's fields span only ${pairs.rank} directions, fewer than ${modeCount} modes`);
   const spanRank = pairs.rank;
   const t3 = performance.now();
@@ -284,7 +286,7 @@ function subspaceIterations(
     const span = joinBlocks(n, [{ data: x, width: block }, { data: filtered, width: block }]);
     // Keep up to the full block, not only as many as came in: a start narrower than the block (the network's 16
     // fields for 12 modes and 8 guards) grows to it, and the guards are what let the highest kept modes converge.
-    pairs = rayleighRitz(solid.stiffness, solid.mass, span.data, span.width, { deflate, keep: modeCount + settings.guardVectors });
+    pairs = rayleighRitz(solid.stiffness, solid.mass, span.data, span.width, { deflate, keep: modeCount + settings.guardVectors, reorthonormalise: it === settings.iterations - 1 });
   }
   return pairs;
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { MeshError, Random, WindingNumberTree, boxMesh, createInsideTest, meshBounds, signedVolume, sphereMesh } from "../../shared/geometry";
+import { MeshError, Random, WindingNumberTree, boxMesh, createInsideTest, meshBounds, signedVolume, sphereMesh, thickenFlatMesh } from "../../shared/geometry";
+import { isClosedSurface } from "../../shared/geometry/inside-test";
+import { RayCrossings } from "../../shared/geometry/ray-crossings";
 import { flipped, loadNormalisedAsset, torusMesh, withoutFace } from "./helpers";
 
 /** Uniform random points in [-extent, extent]^3. */
@@ -86,6 +88,41 @@ describe("createInsideTest", () => {
         if (Math.abs(Math.abs(w) - 0.5) > 0.1) expect(fast.contains(x, y, z)).toBe(Math.abs(w) > 0.5);
       }
     }
+  });
+
+  it("counts a closed mesh's winding number exactly by a ray's crossings: the integer the exact sum rounds to", async () => {
+    for (const name of ["spot", "cow", "woody"] as const) {
+      // Woody is a flat figure: the bake sees it thickened, a closed solid.
+      const mesh = thickenFlatMesh(await loadNormalisedAsset(name));
+      expect(isClosedSurface(mesh.triangles)).toBe(true);
+      const rays = new RayCrossings(mesh.positions, mesh.triangles);
+      const exact = new WindingNumberTree(mesh.positions, mesh.triangles, { accuracy: Infinity });
+      const points = randomPoints(800, 1, 5);
+      let inside = 0;
+      for (let i = 0; i < points.length / 3; i++) {
+        const [x, y, z] = [points[3 * i], points[3 * i + 1], points[3 * i + 2]];
+        const w = exact.windingNumber(x, y, z), r = rays.windingNumber(x, y, z);
+        expect(Number.isInteger(r)).toBe(true);
+        // Off the surface the exact sum is an integer up to rounding; on it (not hit by random points) anything goes.
+        if (Math.abs(w - Math.round(w)) < 1e-6) expect(r).toBe(Math.round(w) + 0); // + 0: no -0
+        if (Math.abs(r) === 1) inside++;
+      }
+      expect(inside).toBeGreaterThan(5);
+    }
+  });
+
+  it("counts one crossing where a ray passes through an edge or a vertex shared by several triangles", () => {
+    // A cube of edge 2: rays at y, z in {-0.5, 0, 0.5} run through its faces' diagonals and, at 0, their shared corner.
+    const box = boxMesh(2, 2, 2), boxRays = new RayCrossings(box.positions, box.triangles);
+    for (const y of [-0.5, 0, 0.5]) for (const z of [-0.5, 0, 0.5]) {
+      for (const x of [-1.5, -0.999, -0.5, 0, 0.5, 0.999, 1.5]) expect(boxRays.windingNumber(x, y, z)).toBe(Math.abs(x) < 1 ? 1 : 0);
+    }
+    // An octahedron: the ray along the x axis enters and leaves through vertices where four triangles meet.
+    const octahedron = { positions: Float64Array.from([1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1]), triangles: Uint32Array.from([0, 2, 4, 2, 1, 4, 1, 3, 4, 3, 0, 4, 2, 0, 5, 1, 2, 5, 3, 1, 5, 0, 3, 5]) };
+    expect(signedVolume(octahedron)).toBeGreaterThan(0);
+    const octahedronRays = new RayCrossings(octahedron.positions, octahedron.triangles);
+    for (const x of [-2, -0.5, 0, 0.7, 2]) expect(octahedronRays.windingNumber(x, 0, 0)).toBe(Math.abs(x) < 1 ? 1 : 0);
+    for (const x of [-0.3, 0.3]) expect(octahedronRays.windingNumber(x, 0.2, -0.1)).toBe(1);
   });
 
   it("finds the centre of the holey bunny, teapot and suzanne inside and their bounding-box corners outside", async () => {
