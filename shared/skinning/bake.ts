@@ -90,6 +90,7 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
   const contactPoints = farthestPoints(concat(shapeMesh.positions, encoderSurface.points), surfaceSamples);
   // One inside test serves the interior sampling and the providers that discretise the solid.
   const inside = createInsideTest(shapeMesh);
+  const bounds = meshBounds(shapeMesh.positions), boxVolume = [0, 1, 2].reduce((v, a) => v * (bounds.max[a] - bounds.min[a]), 1);
   const fit = options.fitCubature ?? FIT_CUBATURE_BY_DEFAULT;
   let anchor: AnchorFrame | undefined;
   let interior: Pick<InteriorSamples, "points" | "volumes" | "candidates" | "candidateVolume">, fields: SkinningFields, t1: number, pool: { points: Float64Array; cellVolume: number } | undefined;
@@ -121,7 +122,7 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
           surfacePoints: encoderSurface.points,
           surfaceNormals: encoderSurface.normals,
           interiorPoints: interior.candidates,
-          solid: { inside, ...meshBounds(shapeMesh.positions) },
+          solid: { inside, ...bounds, share: (interior.candidates.length / 3) * interior.candidateVolume / boxVolume },
           ...(shapeMesh.rig && shapeMesh.skinJoints && shapeMesh.skinWeights
             ? { rigRegions: rigRegionsOf(shapeMesh.positions, shapeMesh.rig.parents, shapeMesh.rig.jointNodes, shapeMesh.skinJoints, shapeMesh.skinWeights) }
             : {}),

@@ -65,7 +65,7 @@ export function createEigenFields(
 ): EigenFields {
   if (!Number.isInteger(count) || count < 1) throw new SkinningError(`handle count must be a positive integer, got ${count}`);
   const settings = { ...EIGEN_DEFAULTS, ...options };
-  const solid = voxelSolid(solidOf.inside, solidOf.min, solidOf.max, settings);
+  const solid = voxelSolid(solidOf.inside, solidOf.min, solidOf.max, { ...settings, filledShare: solidOf.share });
   if (solid.unknowns < 4 * (count + 1)) throw new SkinningError(`the shape's grid has ${solid.unknowns} nodes, too few for ${count} handles`);
   let volume = 0;
   for (let i = 0; i < solid.unknowns; i++) volume += solid.mass[i];

@@ -11,8 +11,11 @@ export interface ShapeSamples {
   surfaceNormals: Float64Array;
   /** Dense, volume-uniform interior points (3N). */
   interiorPoints: Float64Array;
-  /** The solid itself, for providers that discretise its volume: its inside test and bounding box. */
-  solid?: { inside: InsideTest; min: ArrayLike<number>; max: ArrayLike<number> };
+  /**
+   * The solid itself, for providers that discretise its volume: its inside test, bounding box, and the share of
+   * the box inside when the caller has measured it (voxel grids then size themselves without a probe of their own).
+   */
+  solid?: { inside: InsideTest; min: ArrayLike<number>; max: ArrayLike<number>; share?: number };
   /**
    * A rigged mesh's joint regions at its vertices (rig-regions.ts), for fields complementary to its rig: made on
    * request (a large skin's table is big, and only complementary fields need it).

@@ -155,14 +155,14 @@ export async function createRitzFields(
   const settings = { ...RITZ_FINISH_DEFAULTS, ...options };
   if (settings.complementary && !regionsOf) throw new SkinningError("complementary fields need a rigged mesh (its skin's regions)");
   const t0 = performance.now();
-  const solid = voxelSolid(solidOf.inside, solidOf.min, solidOf.max, settings);
+  const solid = voxelSolid(solidOf.inside, solidOf.min, solidOf.max, { ...settings, filledShare: solidOf.share });
   const n = solid.unknowns;
   if (n < 4 * (count + 1)) throw new SkinningError(`the shape's grid has ${n} nodes, too few for ${count} handles`);
   const positions = unknownPositions(solid);
   // The bumps' coarser grid also carries the network's fields: decoded at its nodes and interpolated at the modes'
   // (a start for the iterations that follow, which the decoder's cost at every fine node would not improve).
   const coarse = voxelSolid(solidOf.inside, solidOf.min, solidOf.max, {
-    targetCells: Math.max(MIN_BUMP_CELLS, Math.round(settings.targetCells / BUMP_COARSENING ** 3)), maxCellsPerAxis: settings.maxCellsPerAxis,
+    targetCells: Math.max(MIN_BUMP_CELLS, Math.round(settings.targetCells / BUMP_COARSENING ** 3)), maxCellsPerAxis: settings.maxCellsPerAxis, filledShare: solidOf.share,
   });
   const t1 = performance.now();
   const k = network.count, decoded = await decodedAtNodes(network, coarse), raw = atFineNodes(coarse, k, decoded, positions);

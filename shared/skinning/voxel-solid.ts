@@ -12,6 +12,8 @@ export interface VoxelSolidOptions {
   targetCells: number;
   /** At most this many cells along any axis. */
   maxCellsPerAxis: number;
+  /** Share of the box [min, max] inside the solid, when known (else a coarse probe measures it). */
+  filledShare?: number;
 }
 
 export interface GridFrame {
@@ -42,7 +44,7 @@ export function voxelSolid(inside: InsideTest, min: ArrayLike<number>, max: Arra
   const largest = Math.max(...extent);
   if (!(largest > 0) || !Number.isFinite(largest)) throw new SkinningError("the shape has no extent to discretise");
   // A probe that finds nothing inside (a thin plate between its centres) counts as one cell in its whole grid.
-  const filled = Math.max(insideShare(inside, min, extent, largest / PROBE_CELLS), PROBE_CELLS ** -3);
+  const filled = Math.max(options.filledShare ?? insideShare(inside, min, extent, largest / PROBE_CELLS), PROBE_CELLS ** -3);
   const boxVolume = extent.reduce((a, b) => a * Math.max(b, largest / PROBE_CELLS), 1);
   let spacing = Math.cbrt((filled * boxVolume) / options.targetCells);
   spacing = Math.max(spacing, largest / options.maxCellsPerAxis);
