@@ -38,32 +38,37 @@ export function insideAtGrid(inside: InsideTest, cells: [number, number, number]
 
 /**
  * Inside test by winding numbers, |w| > 0.5 (so inward-wound meshes work too). On a closed surface w is an integer
- * off it, counted exactly by a ray's signed crossings (ray-crossings.ts): no approximation, and a fraction of the
- * tree's cost near the surface, where grids need most of their tests. On an open one (holes, gaps), the
+ * off it, counted by a ray's signed crossings with exact side tests (ray-crossings.ts): no far-field estimate, and
+ * a fraction of the tree's cost near the surface, where grids need most of their tests. On an open one (holes, gaps), the
  * generalised winding number by the fast tree (winding-number-tree.ts), robust by construction (no ray can slip
  * through a hole and flip a count); its fast estimate is refined with a much tighter far field only when it lands
  * near 0.5.
  */
 export function createInsideTest(mesh: TriangleMesh): WindingInsideTest {
   if (mesh.triangles.length < 3) throw new MeshError("cannot build an inside test for a mesh with no triangles");
-  const closed = isClosedSurface(mesh.triangles);
-  let windingNumber: (x: number, y: number, z: number) => number;
-  if (closed) {
-    const rays = new RayCrossings(mesh.positions, mesh.triangles);
-    windingNumber = (x, y, z) => rays.windingNumber(x, y, z);
-  } else {
+  // Chosen and built on first use (a caller may never test a point).
+  let chosen: { closed: boolean; windingNumber: (x: number, y: number, z: number) => number } | undefined;
+  const choose = () => {
+    const closed = isClosedSurface(mesh.triangles);
+    // A closed surface whose shadow's bins would be too large takes the tree too (its winding number is still constant off it).
+    const rays = closed ? RayCrossings.create(mesh.positions, mesh.triangles) : null;
+    if (rays) return { closed, windingNumber: (x: number, y: number, z: number) => rays.windingNumber(x, y, z) };
     const tree = new WindingNumberTree(mesh.positions, mesh.triangles);
-    windingNumber = (x, y, z) => {
-      const fast = tree.windingNumber(x, y, z);
-      return Math.abs(Math.abs(fast) - 0.5) < AMBIGUOUS_BAND ? tree.windingNumber(x, y, z, REFINED_ACCURACY) : fast;
+    return {
+      closed,
+      windingNumber: (x: number, y: number, z: number) => {
+        const fast = tree.windingNumber(x, y, z);
+        return Math.abs(Math.abs(fast) - 0.5) < AMBIGUOUS_BAND ? tree.windingNumber(x, y, z, REFINED_ACCURACY) : fast;
+      },
     };
-  }
+  };
+  const windingNumber = (x: number, y: number, z: number) => (chosen ??= choose()).windingNumber(x, y, z);
   const test: WindingInsideTest = {
     windingNumber,
     contains: (x, y, z) => Math.abs(windingNumber(x, y, z)) > 0.5,
     // Only a closed surface has a winding number that is constant off it; an open one is tested point by point.
     containsInGrid: (cells, min, cell, points) => {
-      if (closed) return classifyGridCells(mesh, test, cells, min, cell, points);
+      if ((chosen ??= choose()).closed) return classifyGridCells(mesh, test, cells, min, cell, points);
       const out = new Uint8Array(points.length / 3);
       for (let c = 0; c < out.length; c++) out[c] = test.contains(points[3 * c], points[3 * c + 1], points[3 * c + 2]) ? 1 : 0;
       return out;

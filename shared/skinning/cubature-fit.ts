@@ -368,7 +368,7 @@ export function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: 
       if (append(best[i])) fresh[best[i]] = 1;
       else excluded[best[i]] = 1;
     }
-   
+
     for (;;) {
       solvePassive();
       let step = 1, blocking = -1;
@@ -397,7 +397,7 @@ export function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: 
         remove(i);
       }
     }
-   
+
     fresh.fill(0);
     if (kernels) kernels.residual(chosen, chosen.length, x, b, residual);
     else {

@@ -95,7 +95,7 @@ describe("createInsideTest", () => {
       // Woody is a flat figure: the bake sees it thickened, a closed solid.
       const mesh = thickenFlatMesh(await loadNormalisedAsset(name));
       expect(isClosedSurface(mesh.triangles)).toBe(true);
-      const rays = new RayCrossings(mesh.positions, mesh.triangles);
+      const rays = RayCrossings.create(mesh.positions, mesh.triangles)!;
       const exact = new WindingNumberTree(mesh.positions, mesh.triangles, { accuracy: Infinity });
       const points = randomPoints(800, 1, 5);
       let inside = 0;
@@ -113,16 +113,49 @@ describe("createInsideTest", () => {
 
   it("counts one crossing where a ray passes through an edge or a vertex shared by several triangles", () => {
     // A cube of edge 2: rays at y, z in {-0.5, 0, 0.5} run through its faces' diagonals and, at 0, their shared corner.
-    const box = boxMesh(2, 2, 2), boxRays = new RayCrossings(box.positions, box.triangles);
+    const box = boxMesh(2, 2, 2), boxRays = RayCrossings.create(box.positions, box.triangles)!;
     for (const y of [-0.5, 0, 0.5]) for (const z of [-0.5, 0, 0.5]) {
       for (const x of [-1.5, -0.999, -0.5, 0, 0.5, 0.999, 1.5]) expect(boxRays.windingNumber(x, y, z)).toBe(Math.abs(x) < 1 ? 1 : 0);
     }
     // An octahedron: the ray along the x axis enters and leaves through vertices where four triangles meet.
     const octahedron = { positions: Float64Array.from([1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1]), triangles: Uint32Array.from([0, 2, 4, 2, 1, 4, 1, 3, 4, 3, 0, 4, 2, 0, 5, 1, 2, 5, 3, 1, 5, 0, 3, 5]) };
     expect(signedVolume(octahedron)).toBeGreaterThan(0);
-    const octahedronRays = new RayCrossings(octahedron.positions, octahedron.triangles);
+    const octahedronRays = RayCrossings.create(octahedron.positions, octahedron.triangles)!;
     for (const x of [-2, -0.5, 0, 0.7, 2]) expect(octahedronRays.windingNumber(x, 0, 0)).toBe(Math.abs(x) < 1 ? 1 : 0);
     for (const x of [-0.3, 0.3]) expect(octahedronRays.windingNumber(x, 0.2, -0.1)).toBe(1);
+  });
+
+  it("leaves a closed mesh of long thin triangles across its shadow to the tree, and still classifies it", () => {
+    // A cylinder along x with fan caps: every cap triangle's shadow box spans a large share of the bins.
+    const n = 1000, positions: number[] = [], triangles: number[] = [];
+    for (const x of [-1, 1]) for (let i = 0; i < n; i++) positions.push(x, Math.cos((2 * Math.PI * i) / n), Math.sin((2 * Math.PI * i) / n));
+    for (let i = 1; i + 1 < n; i++) triangles.push(0, i + 1, i, n, n + i, n + i + 1);
+    for (let i = 0; i < n; i++) triangles.push(i, (i + 1) % n, n + ((i + 1) % n), i, n + ((i + 1) % n), n + i);
+    const cylinder = { positions: Float64Array.from(positions), triangles: Uint32Array.from(triangles) };
+    expect(isClosedSurface(cylinder.triangles)).toBe(true);
+    expect(RayCrossings.create(cylinder.positions, cylinder.triangles)).toBeNull();
+    const inside = createInsideTest(cylinder);
+    expect(inside.contains(0.3, 0.2, -0.4)).toBe(true);
+    expect(inside.contains(0.3, 0.8, 0.8)).toBe(false);
+    expect(inside.contains(1.2, 0, 0)).toBe(false);
+  });
+
+  it("counts one crossing where a ray runs along a wall parallel to it, whatever the caps' vertex order", () => {
+    // A triangular prism along x, its back cap numbered the other way round: its side walls' shadows are the caps' edges.
+    const corners = [0.3, 0.3 + (2 * Math.PI) / 3, 0.3 + (4 * Math.PI) / 3].map((t) => [Math.cos(t), Math.sin(t)]);
+    const positions = Float64Array.from([-1, ...corners[0], -1, ...corners[1], -1, ...corners[2], 1, ...corners[2], 1, ...corners[1], 1, ...corners[0]]);
+    const triangles = Uint32Array.from([0, 2, 1, 5, 4, 3, 0, 1, 4, 0, 4, 5, 1, 2, 3, 1, 3, 4, 2, 0, 5, 2, 5, 3]);
+    expect(isClosedSurface(triangles)).toBe(true);
+    const rays = RayCrossings.create(positions, triangles)!;
+    for (let k = 1; k < 20; k++) {
+      // Points on the line of the walls' edges, before, inside and beyond the prism along x.
+      const u = k / 20, y = corners[0][0] + u * (corners[1][0] - corners[0][0]), z = corners[0][1] + u * (corners[1][1] - corners[0][1]);
+      expect(rays.windingNumber(-3, y, z)).toBe(0);
+      expect(rays.windingNumber(3, y, z)).toBe(0);
+      expect([0, 1]).toContain(rays.windingNumber(0, y, z));
+      // Just inside the wall: inside.
+      expect(rays.windingNumber(0, 0.999 * y, 0.999 * z)).toBe(1);
+    }
   });
 
   it("finds the centre of the holey bunny, teapot and suzanne inside and their bounding-box corners outside", async () => {
