@@ -1,72 +1,33 @@
-import { OBJLoader } from "three/examples/jsm/loaders/OBJLoader.js";
-import type { BufferGeometry, Object3D } from "three";
 import { checkCountLimits, type MeshLimits } from "./limits";
 import { MeshError } from "./mesh-error";
+import { objCorners } from "./obj-corners";
 import type { TriangleMesh } from "./types";
 
 /**
- * Reads Wavefront OBJ text with three's OBJLoader, merging every object and group into one mesh. The loader
- * fan-triangulates quads and polygons and emits three unshared vertices per triangle; cleanMesh merges them
- * afterwards. Texture coordinates are kept (TriangleMesh.uvs) when the file has any (the loader gives faces without
- * them (0, 0)), and vertex colours (`v x y z r g b`, sRGB, kept linear in TriangleMesh.colors) when every vertex
- * has one; line and point elements, normals and materials are ignored.
+ * Reads Wavefront OBJ text (obj-corners.ts: what three's OBJLoader reads, in half its time), merging every
+ * object and group into one mesh. Quads and polygons are fan-triangulated into three unshared vertices per
+ * triangle; cleanMesh merges them afterwards. Texture coordinates are kept (TriangleMesh.uvs) when the file has any
+ * (faces without them get (0, 0)), and vertex colours (`v x y z r g b`, sRGB, kept linear in TriangleMesh.colors)
+ * when every vertex has one; line and point elements, normals and materials are ignored.
  */
 export function parseObj(source: string, limits: MeshLimits): TriangleMesh {
-  // Same normalisation the loader does, done once here so the size pre-check sees the same lines.
+  // Line ends and continuations as three's OBJLoader normalises them, so that the size pre-check sees the lines read.
   let text = source.includes("\r\n") ? source.replace(/\r\n/g, "\n") : source;
   if (text.includes("\\\n")) text = text.replace(/\\\n/g, "");
-  // OBJLoader turns a whole group into Points or LineSegments as soon as it meets one 'p' or 'l' element,
-  // which would lose that group's faces; we ignore points and lines anyway, so drop them first.
+  // A 'p' or 'l' element turns a whole group into points or lines (as in three's OBJLoader), which would lose that
+  // group's faces; we ignore points and lines anyway, so drop them first.
   if (/^[ \t]*[lp][ \t]/m.test(text)) text = text.replace(/^[ \t]*[lp][ \t].*$/gm, "");
 
-  // Refuse oversized files before the loader allocates anything for them.
+  // Refuse oversized files before anything is allocated for them.
   const declared = countObjElements(text);
   checkCountLimits(declared.vertices, declared.triangles, limits);
   if (declared.triangles === 0) throw new MeshError("OBJ file has no faces (no 'f' lines with 3 or more vertices)");
 
-  let root: Object3D;
-  try {
-    root = new OBJLoader().parse(text);
-  } catch (error) {
-    throw new MeshError(`could not parse OBJ: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  const geometries: BufferGeometry[] = [];
-  root.traverse((object) => {
-    if ((object as { isMesh?: boolean }).isMesh) geometries.push((object as unknown as { geometry: BufferGeometry }).geometry);
-  });
-
-  let vertexCount = 0, triangleCount = 0;
-  for (const geometry of geometries) {
-    vertexCount += geometry.getAttribute("position").count;
-    triangleCount += Math.floor((geometry.index?.count ?? geometry.getAttribute("position").count) / 3);
-  }
-  if (triangleCount === 0) throw new MeshError("OBJ file has no triangles");
-  const positions = new Float64Array(3 * vertexCount);
-  const triangles = new Uint32Array(3 * triangleCount);
-  const textured = geometries.every((geometry) => geometry.getAttribute("uv") !== undefined);
-  const cornerUVs = textured ? new Float64Array(2 * vertexCount) : null;
-  const coloured = geometries.every((geometry) => geometry.getAttribute("color") !== undefined);
-  const cornerColours = coloured ? new Float64Array(3 * vertexCount) : null;
-  let vertexOffset = 0, triangleOffset = 0;
-  for (const geometry of geometries) {
-    const attribute = geometry.getAttribute("position");
-    const uv = geometry.getAttribute("uv");
-    if (cornerUVs && uv) for (let v = 0; v < uv.count; v++) { cornerUVs[2 * (vertexOffset + v)] = uv.getX(v); cornerUVs[2 * (vertexOffset + v) + 1] = uv.getY(v); }
-    const colour = geometry.getAttribute("color");
-    if (cornerColours && colour) for (let v = 0; v < colour.count; v++) for (let k = 0; k < 3; k++) cornerColours[3 * (vertexOffset + v) + k] = colour.getComponent(v, k);
-    for (let v = 0; v < attribute.count; v++) {
-      positions[3 * (vertexOffset + v)] = attribute.getX(v);
-      positions[3 * (vertexOffset + v) + 1] = attribute.getY(v);
-      positions[3 * (vertexOffset + v) + 2] = attribute.getZ(v);
-    }
-    const index = geometry.index;
-    const cornerCount = 3 * Math.floor((index?.count ?? attribute.count) / 3);
-    for (let i = 0; i < cornerCount; i++) triangles[triangleOffset + i] = vertexOffset + (index ? index.getX(i) : i);
-    vertexOffset += attribute.count;
-    triangleOffset += cornerCount;
-  }
-  geometries.forEach((geometry) => geometry.dispose());
-  // The loader reads both "v nan ..." and a face corner that names a missing vertex as NaN.
+  const corners = objCorners(text);
+  const { positions } = corners, cornerUVs = corners.uvs, cornerColours = corners.colours;
+  if (positions.length === 0) throw new MeshError("OBJ file has no triangles");
+  const triangles = Uint32Array.from({ length: positions.length / 3 }, (_, i) => i);
+  // Both "v nan ..." and a face corner that names a missing vertex read as NaN.
   const nanAt = positions.findIndex((value) => Number.isNaN(value));
   if (nanAt >= 0) {
     throw new MeshError(
