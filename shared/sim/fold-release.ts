@@ -3,7 +3,8 @@
 // 15 mm from its rest shape and holding 0.47 J with nothing pressing on it, for ever (it stayed so with gravity
 // off and 200 iterations a step), with eigen's fields and the network's alike. The continuum's only unstressed
 // shape is the rest shape, so such a state belongs to the discretisation: a body found resting in one is put back
-// in its rest shape where it lies (a rigid placement: mass centroid kept, turned by the rotation of the mean F).
+// in its rest shape where it lies (a rigid placement: mass centroid kept, turned by the rotation of the mean F, and
+// lifted onto the support the fold rests on).
 //
 // A fold is told from strain the body holds for a reason (its weight on the table, a slow sag) by the elastic
 // energy's slope towards that placement. Strain that can relax by itself loses energy at once on the way:
@@ -78,6 +79,24 @@ export class FoldRelease {
     removeNullComponents(s, this.placement);
     let slope = 0;
     for (let i = 0; i < q.length; i++) slope += gradient[i] * (this.placement[i] - q[i]);
-    return -slope < FOLD_DESCENT * 2 * energy;
+    if (!(-slope < FOLD_DESCENT * 2 * energy)) return false;
+    // On the support the fold rests on: a crumpled body is flatter than its rest shape, which at the fold's centroid
+    // reached into the floor, and the contact threw it up (a release that put 0.1 J in). Lifted so that its lowest
+    // surface point is no lower than the fold's (gravity is -y; elastic energy does not change with a translation).
+    const lift = this.lowestSurfaceY(q) - this.lowestSurfaceY(this.placement);
+    if (lift > 0) this.placement[s.m + 3] += lift;
+    return true;
+  }
+
+  /** The lowest surface sample's height (body frame) for coordinates q. */
+  private lowestSurfaceY(q: Float64Array): number {
+    const s = this.subspace, m = s.m, rows = s.surfaceRows, rest = s.surfaceRest;
+    let lowest = Infinity;
+    for (let i = 0; i < s.surfaceCount; i++) {
+      let y = rest[3 * i + 1];
+      for (let k = 0; k < m; k++) y += rows[i * m + k] * q[m + k];
+      if (y < lowest) lowest = y;
+    }
+    return lowest;
   }
 }

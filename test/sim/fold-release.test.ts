@@ -8,8 +8,12 @@ import { MATERIALS } from "../../shared/scene/materials";
 import { bodyFor, makeBody, minRestY, shapeError, totalEnergy } from "./helpers";
 
 const SPOT = "../shared/assets/meshes/spot.obj";
-/** Whips tried in turn until one leaves a fold: the hand's reach (m) and the frame its path starts at. */
-const WHIPS: [number, number][] = [[1.3, 7], [1.1, 0]];
+/**
+ * Whips tried in turn until one leaves a fold: the hand's reach (m) and the frame its path starts at. Which of them
+ * folds is chaotic: it moved with a change of rounding alone (the bake's sums in another order). Of 18 reaches and
+ * starts, 1.3 from frame 7 and 1.1 from 0 folded with BAKE_RECIPE 16; 1.4 from 7 and 1.5 from 0 and 7 with 17.
+ */
+const WHIPS: [number, number][] = [[1.3, 7], [1.1, 0], [1.4, 7], [1.5, 0], [1.5, 7], [1.2, 3]];
 
 describe("fold release", () => {
   it("whipped into a fold and let go, the dough comes to rest folded, is released, and the release takes energy out", async () => {
@@ -23,8 +27,8 @@ describe("fold release", () => {
     const untouched = placed();
     for (let i = 0; i < 1020; i++) untouched.step();
     const sag = shapeError(untouched, loaded);
-    // rough-play's hand path at 1.3 m from its 7th frame left a fold (0.15-0.5 J). Which whip folds moves with the
-    // cubature's choice among equally good points, so a second one is tried when the first leaves none.
+    // rough-play's hand path at 1.3 m from its 7th frame left a fold (0.15-0.5 J). Which whip folds is chaotic, so
+    // the next is tried when one leaves none.
     let releases: { before: number; after: number; elastic: number }[] = [], body = untouched;
     for (const [reach, from] of WHIPS) {
       body = placed();

@@ -70,9 +70,19 @@ class EnergyLedger {
   }
 }
 
-/** Let go: 12 s to fall, land and relax (a dough body stretched into a noodle takes seconds to come back). */
-function settle(body: SoftBody): void {
-  for (let i = 0; i < 720; i++) body.step();
+/**
+ * Let go: `seconds` to fall, land and relax (a dough body stretched into a noodle takes seconds to come back, and
+ * one balanced on its side may tip over after ten).
+ */
+function settle(body: SoftBody, seconds = 12): void {
+  for (let i = 0; i < 60 * seconds; i++) body.step();
+}
+
+/** How far from its rest shape the dough rests on the floor when nobody touched it: it sags under its weight. */
+async function untouchedSag(): Promise<number> {
+  const { body, loaded } = await doughBody();
+  settle(body, 17);
+  return shapeError(body, loaded);
 }
 
 describe("rough play", () => {
@@ -106,7 +116,10 @@ describe("rough play", () => {
 
   // The first swing is the one this test always had. The other two (the same hand path some frames later, and at
   // 1.3 m) left the body resting in a fold before folds were released: 11 and 15 mm from its rest shape, holding
-  // about 0.5 J, for ever (with eigen's fields in the first, the network's in the second).
+  // about 0.5 J, for ever (with eigen's fields in the first, the network's in the second). Where the body comes to
+  // rest, and when, is chaotic: with one rounding it lay within 4 mm of its rest shape after 12 s, with another it
+  // was still 6-11 mm off, balanced on its side, and tipped onto its feet later. So it has 30 s, and is measured
+  // against the untouched dough's own sag on the floor (3.6-4.0 mm, by the side it lies on).
   it.each([
     { amplitude: 1.4, phase: 0 },
     { amplitude: 1.3, phase: 7 },
@@ -127,7 +140,7 @@ describe("rough play", () => {
     body.release(grab);
     expect(ledger.largest).toBeGreaterThan(100);
     expect(ledger.excess).toBeLessThan(0.02 * ledger.largest);
-    settle(body);
-    expect(shapeError(body, loaded)).toBeLessThan(0.004);
+    settle(body, 30);
+    expect(shapeError(body, loaded)).toBeLessThan((await untouchedSag()) + 0.001);
   });
 });
