@@ -61,7 +61,7 @@ const MAX_POOL_GRID = 1 << 19;
  * Bumped whenever the same mesh, fields and options bake differently (a part of bake cache keys): a change of
  * EIGEN_DEFAULTS or RITZ_FINISH_DEFAULTS included.
  */
-export const BAKE_RECIPE = 17;
+export const BAKE_RECIPE = 18;
 
 export const BAKE_LIMITS = Object.freeze({ maxHandles: 64, maxCubature: 4096, maxSurfaceSamples: 4096 });
 

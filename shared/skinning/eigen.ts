@@ -65,7 +65,9 @@ export function createEigenFields(
 ): EigenFields {
   if (!Number.isInteger(count) || count < 1) throw new SkinningError(`handle count must be a positive integer, got ${count}`);
   const settings = { ...EIGEN_DEFAULTS, ...options };
-  const solid = voxelSolid(solidOf.inside, solidOf.min, solidOf.max, { ...settings, filledShare: solidOf.share });
+  // Its own probe sizes the grid, not the bake's measure of the solid (solidOf.share): the characters' secondary-motion
+  // networks were trained in these fields' coordinates, and a grid a few cells larger is another basis to them.
+  const solid = voxelSolid(solidOf.inside, solidOf.min, solidOf.max, settings);
   if (solid.unknowns < 4 * (count + 1)) throw new SkinningError(`the shape's grid has ${solid.unknowns} nodes, too few for ${count} handles`);
   let volume = 0;
   for (let i = 0; i < solid.unknowns; i++) volume += solid.mass[i];
