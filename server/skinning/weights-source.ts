@@ -14,7 +14,7 @@ export type WeightsSource = (typeof WEIGHTS_SOURCES)[number];
 
 /**
  * The default fields: the network's, finished by Rayleigh-Ritz. As close to full FEM as the skinning eigenmodes
- * (1.128 against 1.127 over 14 held-out solids, models/README.md) and, with folds released (fold-release.ts), as
+ * (1.128 against 1.128 over 14 held-out solids, models/README.md) and, with folds released (fold-release.ts), as
  * good in the room; eigen stays the reference and a choice. A mesh the network cannot handle gets eigenmodes (ritzFinishProvider's fallback), and
  * the room says so.
  */

@@ -63,7 +63,7 @@ const MIN_BUMP_CELLS = 500;
 /**
  * Defaults: the network's 16 fields as they are on a grid of about 4,000 cells, then two Chebyshev iterations of
  * degree 8 (models/README.md, "Faster still": 1.128x full FEM over 14 held-out meshes, eigen on its 6,000 cells
- * 1.127x). Enlarging the span first (the fields times each coordinate and the quadratics: 73 directions) gives the
+ * 1.128x). Enlarging the span first (the fields times each coordinate and the quadratics: 73 directions) gives the
  * same at 0.3-0.45 s more; it matters only without iterations (1.243x).
  */
 export const RITZ_FINISH_DEFAULTS = Object.freeze({
