@@ -13,7 +13,7 @@ export interface ShapeSamples {
   interiorPoints: Float64Array;
   /**
    * The solid itself, for providers that discretise its volume: its inside test, bounding box, and the share of
-   * the box inside when the caller has measured it (voxel grids then size themselves without a probe of their own).
+   * the box inside when the caller has measured it (the network's finish then sizes its grids without a probe).
    */
   solid?: { inside: InsideTest; min: ArrayLike<number>; max: ArrayLike<number>; share?: number };
   /**
