@@ -100,7 +100,7 @@ export class RayCrossings {
     for (let at = this.binStart[bin], end = this.binStart[bin + 1]; at < end; at++) {
       const t = binTriangles[at], s = this.facing[t];
       const a = tri[3 * t], b = tri[3 * t + 1], c = tri[3 * t + 2];
-      // The shadow taken counter-clockwise: each edge's side test times the facing must be positive, or zero on a top-left edge.
+      // Inside the shadow taken counter-clockwise: on the inner side of every edge, a point on an edge's line as if moved.
       if (!this.onInnerSide(a, b, s, y, z) || !this.onInnerSide(b, c, s, y, z) || !this.onInnerSide(c, a, s, y, z)) continue;
       const ax = 3 * a, bx = 3 * b, cx = 3 * c;
       const uy = p[bx + 1] - p[ax + 1], uz = p[bx + 2] - p[ax + 2], vy = p[cx + 1] - p[ax + 1], vz = p[cx + 2] - p[ax + 2];
