@@ -160,16 +160,12 @@ function read(list: number[], i: number): number {
 
 /** The whitespace-separated tokens of text[from, to), into `out`. */
 function split(text: string, from: number, to: number, out: string[]): void {
+  spans(text, from, to, tokenStarts, tokenEnds);
   out.length = 0;
-  let i = from;
-  for (;;) {
-    while (i < to && isSpace(text.charCodeAt(i))) i++;
-    if (i >= to) return;
-    const begin = i;
-    while (i < to && !isSpace(text.charCodeAt(i))) i++;
-    out.push(text.slice(begin, i));
-  }
+  for (let k = 0; k < tokenStarts.length; k++) out.push(text.slice(tokenStarts[k], tokenEnds[k]));
 }
+
+const tokenStarts: number[] = [], tokenEnds: number[] = [];
 
 /** Where each whitespace-separated token of text[from, to) starts and ends. */
 function spans(text: string, from: number, to: number, starts: number[], ends: number[]): void {

@@ -12,8 +12,6 @@ import { blockTimesSmall, columnGram, transposed } from "./dense-blocks";
 import { stiffnessTimesBlock } from "./block-product";
 import { symmetricEigenSorted } from "./symmetric-eigen";
 
-export { stiffnessTimesBlock };
-
 /** A direction whose M-norm squared, relative to the largest of the (unit-scaled) block, is below this is dropped. */
 export const RITZ_DEPENDENCE_CUT = 1e-10;
 

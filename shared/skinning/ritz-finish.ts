@@ -8,7 +8,8 @@
 // The result is a grid description ("eigen-grid"), as the eigen provider's, so pages evaluate it the same way.
 
 import { solveShiftedCg } from "../linalg/conjugate-gradient";
-import { chebyshevFilter, joinBlocks, rayleighRitz, spectrumUpperBound, stiffnessTimesBlock, type RitzPairs } from "../linalg/rayleigh-ritz";
+import { stiffnessTimesBlock } from "../linalg/block-product";
+import { chebyshevFilter, joinBlocks, rayleighRitz, spectrumUpperBound, type RitzPairs } from "../linalg/rayleigh-ritz";
 import { EIGEN_DEFAULTS, massOrthonormalised, rayleigh, surfaceBumpSources, unknownPositions } from "./eigen";
 import { SkinningError, type FieldDescription, type ShapeSamples, type SkinningFieldProvider, type SkinningFields } from "./fields";
 import { MODEL_DESCRIPTION } from "./onnx-provider";
