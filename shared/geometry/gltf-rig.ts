@@ -1,6 +1,7 @@
-// Reads a glTF document's first skin and its animations into a Rig (@gltf-transform/core, as the mesh reader).
+// Reads a glTF document's skins (one joint list over all of them) and its animations into a Rig (@gltf-transform/core,
+// as the mesh reader).
 
-import type { Document, Node, Primitive } from "@gltf-transform/core";
+import type { Document, Node, Primitive, Skin } from "@gltf-transform/core";
 import { MeshError } from "./mesh-error";
 import type { ChannelPath, Interpolation, Rig, RigChannel, RigClip } from "../skeleton/rig";
 
@@ -28,15 +29,94 @@ export function readSkinWeights(primitive: Primitive): { joints: Uint16Array; we
   return { joints: outJoints, weights: outWeights };
 }
 
-/** The document's first skin as a Rig (with every animation that moves its nodes), or null without a skin. */
-export function readRig(document: Document): Rig | null {
+/**
+ * Renumbers a skinned primitive's JOINTS_0 (four a vertex) from its skin's joints to the union's (`places`), in
+ * place. A joint its skin does not have, or a vertex with no weight at all (it would follow no joint), is refused.
+ */
+export function unionJoints(joints: Uint16Array, weights: Float32Array, places: Int32Array): void {
+  for (let v = 0; v < joints.length; v += 4) {
+    let total = 0;
+    for (let k = v; k < v + 4; k++) {
+      if (weights[k] === 0) {
+        joints[k] = joints[k] < places.length ? places[joints[k]] : 0;
+        continue;
+      }
+      if (joints[k] >= places.length) throw new MeshError(`glTF skin: vertex ${v >> 2} names joint ${joints[k]} of ${places.length}`);
+      joints[k] = places[joints[k]];
+      total += weights[k];
+    }
+    if (!(total > 0)) throw new MeshError(`glTF skin: vertex ${v >> 2} has no skin weight (its four WEIGHTS_0 are zero)`);
+  }
+}
+
+/** Every skin the document's mesh nodes use, as one list of joints (a character exported in parts has several). */
+export interface SkinUnion {
+  /** The joints, each skin's in its order, a joint two skins share (with the same inverse bind) once. */
+  joints: Node[];
+  /** Each joint's inverse bind matrix (16, column-major). */
+  inverseBind: Float64Array;
+  /** Per skin, where each of its joints is in `joints` (a primitive's JOINTS_0 goes through this). */
+  places: Map<Skin, Int32Array>;
+}
+
+/** Inverse bind matrices of one joint that differ by no more than this (relative) are the same. */
+const SAME_BIND = 1e-6;
+
+/**
+ * The skins the document's mesh nodes use (in the order the nodes come), as one joint list; null without any. A
+ * skin without inverse bind matrices, or with fewer than joints, or with one that is not finite or not invertible,
+ * is refused: the bind pose would be unknown (the format's default, identity, puts every joint at the origin).
+ */
+export function skinUnion(document: Document): SkinUnion | null {
+  const skins: Skin[] = [];
+  for (const node of document.getRoot().listNodes()) {
+    const skin = node.getSkin();
+    if (skin && node.getMesh() && !skins.includes(skin)) skins.push(skin);
+  }
+  if (skins.length === 0) return null;
+  const joints: Node[] = [], binds: number[] = [], places = new Map<Skin, Int32Array>(), element = new Array<number>(16).fill(0);
+  for (const skin of skins) {
+    const own = skin.listJoints(), name = skin.getName() ? `glTF skin "${skin.getName()}"` : "glTF skin";
+    if (own.length === 0) throw new MeshError(`${name} has no joints`);
+    if (own.length > 65535) throw new MeshError(`${name} has ${own.length} joints; at most 65,535 can be read`);
+    const matrices = skin.getInverseBindMatrices();
+    if (!matrices) throw new MeshError(`${name} has no inverse bind matrices: its bind pose is unknown`);
+    if (matrices.getCount() < own.length || matrices.getElementSize() !== 16) throw new MeshError(`${name} has ${matrices.getCount()} inverse bind matrices for ${own.length} joints`);
+    const at = new Int32Array(own.length);
+    own.forEach((joint, j) => {
+      matrices.getElement(j, element);
+      if (!element.every(Number.isFinite) || !(Math.abs(determinant3(element)) > 1e-12)) throw new MeshError(`${name}: joint "${joint.getName()}" has an inverse bind matrix that is not finite or not invertible`);
+      let found = -1;
+      for (let k = 0; k < joints.length && found < 0; k++) if (joints[k] === joint && sameMatrix(binds, 16 * k, element)) found = k;
+      if (found < 0) {
+        found = joints.length;
+        joints.push(joint);
+        binds.push(...element);
+      }
+      at[j] = found;
+    });
+    places.set(skin, at);
+  }
+  return { joints, inverseBind: Float64Array.from(binds), places };
+}
+
+function determinant3(m: ArrayLike<number>): number {
+  return m[0] * (m[5] * m[10] - m[6] * m[9]) - m[4] * (m[1] * m[10] - m[2] * m[9]) + m[8] * (m[1] * m[6] - m[2] * m[5]);
+}
+
+function sameMatrix(binds: number[], at: number, m: ArrayLike<number>): boolean {
+  let scale = 1;
+  for (let k = 0; k < 16; k++) scale = Math.max(scale, Math.abs(m[k]));
+  for (let k = 0; k < 16; k++) if (Math.abs(binds[at + k] - m[k]) > SAME_BIND * scale) return false;
+  return true;
+}
+
+/** The document's skins (skinUnion) as one Rig, with every animation that moves its nodes, or null without a skin. */
+export function readRig(document: Document, union: SkinUnion | null = skinUnion(document)): Rig | null {
+  if (!union) return null;
   const root = document.getRoot();
-  const skin = root.listSkins()[0];
-  if (!skin) return null;
-  const joints = skin.listJoints();
-  if (joints.length === 0) throw new MeshError("glTF skin has no joints");
-  if (joints.length > 65535) throw new MeshError(`glTF skin has ${joints.length} joints; at most 65,535 can be read`);
-  const skinned = root.listNodes().find((node) => node.getSkin() === skin);
+  const joints = union.joints;
+  const skinned = root.listNodes().find((node) => node.getSkin() !== null && node.getMesh() !== null);
   const primitive = skinned?.getMesh()?.listPrimitives()[0];
   if (!primitive || !readSkinWeights(primitive)) throw new MeshError("glTF skin: its mesh has no JOINTS_0 and WEIGHTS_0 (four a vertex)");
 
@@ -65,18 +145,11 @@ export function readRig(document: Document): Rig | null {
   const base = Float64Array.from(above ? above.getWorldMatrix() : IDENTITY);
 
   const jointNodes = Int32Array.from(joints.map((joint) => index.get(joint)!));
-  const inverseBind = new Float64Array(16 * joints.length);
-  const matrices = skin.getInverseBindMatrices();
-  for (let j = 0; j < joints.length; j++) {
-    if (matrices) matrices.getElement(j, Array.from({ length: 16 }) as number[]).forEach((value, k) => (inverseBind[16 * j + k] = value));
-    else inverseBind.set(IDENTITY, 16 * j);
-  }
+  const inverseBind = union.inverseBind;
 
-  const skinWeights = readSkinWeights(primitive)!;
-  const { joints: vertexJoints, weights: vertexWeights } = skinWeights;
-  for (let i = 0; i < vertexJoints.length; i++) {
-    if (vertexJoints[i] >= joints.length) throw new MeshError(`glTF skin: vertex ${i >> 2} names joint ${vertexJoints[i]} of ${joints.length}`);
-  }
+  // The first skinned primitive's weights, its joints numbered as the union's.
+  const { joints: vertexJoints, weights: vertexWeights } = readSkinWeights(primitive)!;
+  unionJoints(vertexJoints, vertexWeights, union.places.get(skinned!.getSkin()!)!);
 
   const clips: RigClip[] = [];
   for (const animation of root.listAnimations()) {

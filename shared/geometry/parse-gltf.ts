@@ -1,8 +1,8 @@
-import { Logger, WebIO, type Document, type GLTF, type JSONDocument, type Node, type Primitive, type mat4 } from "@gltf-transform/core";
+import { Logger, WebIO, type Document, type GLTF, type JSONDocument, type Node, type Primitive, type Skin, type mat4 } from "@gltf-transform/core";
 import { checkCountLimits, MESH_LIMITS, type MeshLimits } from "./limits";
 import { MeshError } from "./mesh-error";
 import type { TriangleMesh } from "./types";
-import { readRig, readSkinWeights } from "./gltf-rig";
+import { readRig, readSkinWeights, skinUnion, unionJoints, type SkinUnion } from "./gltf-rig";
 
 const GLB_MAGIC = 0x46546c67; // "glTF"
 const CHUNK_JSON = 0x4e4f534a;
@@ -22,13 +22,12 @@ const UNSUPPORTED_COMPRESSION = ["KHR_draco_mesh_compression", "EXT_meshopt_comp
  */
 export async function parseGltf(data: Uint8Array, limits: MeshLimits): Promise<TriangleMesh> {
   const document = await readGltfDocument(data, limits);
-  const mesh = collectTriangles(document);
-  // A rigged mesh keeps its rig, when every primitive is skinned (its positions are then the bind pose).
-  if (!mesh.skinJoints) return mesh;
-  const rig = readRig(document);
-  if (!rig) return { positions: mesh.positions, triangles: mesh.triangles, ...(mesh.uvs ? { uvs: mesh.uvs, uvTriangles: mesh.uvTriangles } : {}), ...(mesh.colors ? { colors: mesh.colors, colorTriangles: mesh.colorTriangles } : {}) };
-  for (let i = 0; i < mesh.skinJoints.length; i++) if (mesh.skinJoints[i] >= rig.jointNodes.length) throw new MeshError(`glTF skin: a vertex names joint ${mesh.skinJoints[i]} of ${rig.jointNodes.length}`);
-  return { ...mesh, rig };
+  const union = skinUnion(document);
+  const mesh = collectTriangles(document, union);
+  // A rigged mesh keeps its rig, when every primitive is skinned (its positions are then the bind pose); its
+  // vertices' joints are numbered as the rig's (all its skins' joints in one list).
+  if (!mesh.skinJoints || !union) return mesh;
+  return { ...mesh, rig: readRig(document, union)! };
 }
 
 /**
@@ -98,6 +97,7 @@ function prepareForGeometry(json: GLTF.IGLTF): void {
       throw new MeshError(`glTF refers to the external file "${buffer.uri}"; upload a .glb, or a .gltf with buffers embedded as data: URIs`);
     }
   }
+  checkNodeTree(json);
   // Other required extensions (quantisation, material extensions...) do not change how core reads
   // positions and indices, so they are not allowed to block the read.
   delete json.extensionsRequired;
@@ -111,6 +111,32 @@ function prepareForGeometry(json: GLTF.IGLTF): void {
   delete json.images;
   delete json.samplers;
   for (const mesh of json.meshes ?? []) for (const primitive of mesh.primitives ?? []) delete primitive.material;
+}
+
+/**
+ * The nodes must form trees, as the format says: every child a node that exists, no node with two parents, no
+ * node its own ancestor (a cycle would have the reader and every walk up a skeleton go round for ever).
+ */
+function checkNodeTree(json: GLTF.IGLTF): void {
+  const nodes = json.nodes ?? [], parent = new Int32Array(nodes.length).fill(-1);
+  nodes.forEach((node, i) => {
+    for (const child of node.children ?? []) {
+      if (!Number.isInteger(child) || child < 0 || child >= nodes.length) throw new MeshError(`glTF node ${i} has a child ${child} that does not exist`);
+      if (parent[child] >= 0) throw new MeshError(`glTF node ${child} has two parents (nodes ${parent[child]} and ${i}); nodes must form trees`);
+      parent[child] = i;
+    }
+  });
+  // Each walk up stops at a node already known to reach a root, so every node is walked over once.
+  const reachesRoot = new Uint8Array(nodes.length), walk = new Uint8Array(nodes.length);
+  for (let i = 0; i < nodes.length; i++) {
+    let node = i;
+    while (node >= 0 && !reachesRoot[node]) {
+      if (walk[node]) throw new MeshError(`glTF nodes form a cycle: node ${node} is its own ancestor`);
+      walk[node] = 1;
+      node = parent[node];
+    }
+    for (node = i; node >= 0 && !reachesRoot[node]; node = parent[node]) reachesRoot[node] = 1;
+  }
 }
 
 /** Checks the sizes the JSON declares, before any accessor is decoded. */
@@ -139,11 +165,11 @@ interface PrimitiveInstance {
   uvs: Float64Array | null;
   /** COLOR_0 (linear r, g, b), when the primitive has it. */
   colors: Float64Array | null;
-  /** JOINTS_0 and WEIGHTS_0 (four a vertex, weights scaled to sum to 1), when the primitive is skinned. */
-  skin: { joints: Uint16Array; weights: Float32Array } | null;
+  /** JOINTS_0 and WEIGHTS_0 (four a vertex, weights scaled to sum to 1) and its node's skin, when it is skinned. */
+  skin: { joints: Uint16Array; weights: Float32Array; of: Skin } | null;
 }
 
-function collectTriangles(document: Document): TriangleMesh {
+function collectTriangles(document: Document, union: SkinUnion | null): TriangleMesh {
   const root = document.getRoot();
   const meshNodes: Node[] = [];
   const scene = root.getDefaultScene() ?? root.listScenes()[0];
@@ -155,11 +181,11 @@ function collectTriangles(document: Document): TriangleMesh {
 
   const instances: PrimitiveInstance[] = [];
   if (meshNodes.length > 0) {
-    for (const node of meshNodes) for (const primitive of node.getMesh()!.listPrimitives()) pushPrimitive(instances, primitive, node.getWorldMatrix());
+    for (const node of meshNodes) for (const primitive of node.getMesh()!.listPrimitives()) pushPrimitive(instances, primitive, node.getWorldMatrix(), node.getSkin());
   } else {
     // Meshes that no node places: take them as they are.
     const identity: mat4 = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
-    for (const mesh of root.listMeshes()) for (const primitive of mesh.listPrimitives()) pushPrimitive(instances, primitive, identity);
+    for (const mesh of root.listMeshes()) for (const primitive of mesh.listPrimitives()) pushPrimitive(instances, primitive, identity, null);
   }
 
   let vertexCount = 0, cornerCount = 0;
@@ -177,7 +203,7 @@ function collectTriangles(document: Document): TriangleMesh {
   // Vertex colours when any primitive has them (the others white), one colour point per glTF vertex likewise.
   const coloured = instances.some((instance) => instance.colors !== null);
   const colors = coloured ? new Float64Array(3 * vertexCount).fill(1) : null;
-  const skinned = instances.every((instance) => instance.skin !== null);
+  const skinned = union !== null && instances.every((instance) => instance.skin !== null);
   const skinJoints = skinned ? new Uint16Array(4 * vertexCount) : null, skinWeights = skinned ? new Float32Array(4 * vertexCount) : null;
   let vertexOffset = 0, cornerOffset = 0;
   for (const instance of instances) {
@@ -185,6 +211,7 @@ function collectTriangles(document: Document): TriangleMesh {
     if (uvs) uvs.set(instance.uvs!, 2 * vertexOffset);
     if (colors && instance.colors) colors.set(instance.colors, 3 * vertexOffset);
     if (skinJoints && skinWeights && instance.skin) {
+      unionJoints(instance.skin.joints, instance.skin.weights, union!.places.get(instance.skin.of)!);
       skinJoints.set(instance.skin.joints, 4 * vertexOffset);
       skinWeights.set(instance.skin.weights, 4 * vertexOffset);
     }
@@ -200,7 +227,7 @@ function collectTriangles(document: Document): TriangleMesh {
   };
 }
 
-function pushPrimitive(out: PrimitiveInstance[], primitive: Primitive, matrix: mat4): void {
+function pushPrimitive(out: PrimitiveInstance[], primitive: Primitive, matrix: mat4, skin: Skin | null): void {
   const mode = primitive.getMode();
   if (mode !== MODE_TRIANGLES && mode !== MODE_TRIANGLE_STRIP && mode !== MODE_TRIANGLE_FAN) return;
   const position = primitive.getAttribute("POSITION");
@@ -239,7 +266,14 @@ function pushPrimitive(out: PrimitiveInstance[], primitive: Primitive, matrix: m
     triangles[3 * t + 1] = mirrored ? c : b;
     triangles[3 * t + 2] = mirrored ? b : c;
   }
-  out.push({ positions, triangles, uvs: textureCoordinates(primitive, count), colors: baseColours(primitive, count), skin: primitive.getAttribute("JOINTS_0")?.getCount() === count ? readSkinWeights(primitive) : null });
+  out.push({ positions, triangles, uvs: textureCoordinates(primitive, count), colors: baseColours(primitive, count), skin: skinOf(primitive, count, skin) });
+}
+
+/** A primitive's skin weights, when it has them for every vertex and its node has a skin. */
+function skinOf(primitive: Primitive, count: number, skin: Skin | null): PrimitiveInstance["skin"] {
+  if (!skin || primitive.getAttribute("JOINTS_0")?.getCount() !== count) return null;
+  const weights = readSkinWeights(primitive);
+  return weights ? { ...weights, of: skin } : null;
 }
 
 /**

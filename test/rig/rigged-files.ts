@@ -1,0 +1,94 @@
+// Rigged glTF files made from the fox for tests: the fox as exported, the fox in two parts with two skins (the
+// second skin lists the joints in reverse, its part's JOINTS_0 renumbered to match), without its clips, with extra
+// joints, and broken at the JSON level (cycles, missing inverse binds) where gltf-transform cannot write the fault.
+
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { WebIO, type GLTF } from "@gltf-transform/core";
+import { splitGlb } from "../../shared/geometry/parse-gltf";
+
+export const FOX_FILE = path.resolve(import.meta.dirname, "../../../shared/assets/characters/fox.glb");
+
+export async function foxBytes(): Promise<Uint8Array> {
+  return new Uint8Array(await readFile(FOX_FILE));
+}
+
+/**
+ * The fox as two skinned mesh nodes with two skins: the second's joints in reverse order. `withoutImages`: its
+ * texture left out (Node cannot decode images for three.js's loader).
+ */
+export async function twoSkinFox(withoutImages = false): Promise<Uint8Array> {
+  const io = new WebIO();
+  const document = await io.readBinary(await foxBytes());
+  if (withoutImages) for (const texture of document.getRoot().listTextures()) texture.dispose();
+  const root = document.getRoot(), buffer = root.listBuffers()[0];
+  const foxNode = root.listNodes().find((node) => node.getSkin() !== null)!;
+  const skin = foxNode.getSkin()!, joints = skin.listJoints(), count = joints.length;
+  const binds = skin.getInverseBindMatrices()!.getArray() as Float32Array, reversedBinds = new Float32Array(binds.length);
+  for (let j = 0; j < count; j++) reversedBinds.set(binds.subarray(16 * (count - 1 - j), 16 * (count - j)), 16 * j);
+  const second = document.createSkin("second").setInverseBindMatrices(document.createAccessor().setType("MAT4").setArray(reversedBinds).setBuffer(buffer));
+  for (let j = count - 1; j >= 0; j--) second.addJoint(joints[j]);
+  const primitive = foxNode.getMesh()!.listPrimitives()[0], copy = primitive.clone();
+  const jointIndices = primitive.getAttribute("JOINTS_0")!.getArray()!, renumbered = jointIndices.slice();
+  for (let i = 0; i < renumbered.length; i++) renumbered[i] = count - 1 - jointIndices[i];
+  copy.setAttribute("JOINTS_0", document.createAccessor().setType("VEC4").setArray(renumbered).setBuffer(buffer));
+  const part = document.createNode("fox-part-2").setMesh(document.createMesh("fox-part-2").addPrimitive(copy)).setSkin(second);
+  (foxNode.getParentNode() ?? root.listScenes()[0]).addChild(part);
+  return io.writeBinary(document);
+}
+
+/** The fox without its animations (a rig with no clips). */
+export async function foxWithoutClips(): Promise<Uint8Array> {
+  const io = new WebIO();
+  const document = await io.readBinary(await foxBytes());
+  for (const animation of document.getRoot().listAnimations()) animation.dispose();
+  return io.writeBinary(document);
+}
+
+/** The fox with `extra` joints more in its skin (children of its root joint, weighing nothing). */
+export async function foxWithExtraJoints(extra: number): Promise<Uint8Array> {
+  const io = new WebIO();
+  const document = await io.readBinary(await foxBytes());
+  const root = document.getRoot(), buffer = root.listBuffers()[0], skin = root.listSkins()[0], top = skin.listJoints()[0];
+  const binds = skin.getInverseBindMatrices()!.getArray() as Float32Array, more = new Float32Array(binds.length + 16 * extra);
+  more.set(binds);
+  for (let k = 0; k < extra; k++) {
+    const joint = document.createNode(`extra-${k}`).setTranslation([0, 0.01 * k, 0]);
+    top.addChild(joint);
+    skin.addJoint(joint);
+    more.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -0.01 * k, 0, 1], binds.length + 16 * k);
+  }
+  skin.setInverseBindMatrices(document.createAccessor().setType("MAT4").setArray(more).setBuffer(buffer));
+  return io.writeBinary(document);
+}
+
+/** The fox with its first vertex's four weights zero (a vertex no joint moves). */
+export async function foxWithUnweightedVertex(): Promise<Uint8Array> {
+  const io = new WebIO();
+  const document = await io.readBinary(await foxBytes());
+  const root = document.getRoot(), primitive = root.listMeshes()[0].listPrimitives()[0], weights = primitive.getAttribute("WEIGHTS_0")!;
+  const values = weights.getArray()!.slice();
+  values.fill(0, 0, 4);
+  primitive.setAttribute("WEIGHTS_0", document.createAccessor().setType("VEC4").setArray(values).setNormalized(weights.getNormalized()).setBuffer(root.listBuffers()[0]));
+  return io.writeBinary(document);
+}
+
+/** The fox's GLB with its JSON changed by `edit` (its binary chunk as it is). */
+export async function editedFox(edit: (json: GLTF.IGLTF) => void): Promise<Uint8Array> {
+  const { json, resources } = splitGlb(await foxBytes());
+  edit(json);
+  return glb(json, resources["@glb.bin"]);
+}
+
+function glb(json: unknown, bin: Uint8Array): Uint8Array {
+  const text = new TextEncoder().encode(JSON.stringify(json));
+  const jsonLength = Math.ceil(text.length / 4) * 4, binLength = Math.ceil(bin.length / 4) * 4;
+  const out = new Uint8Array(28 + jsonLength + binLength), view = new DataView(out.buffer);
+  view.setUint32(0, 0x46546c67, true); view.setUint32(4, 2, true); view.setUint32(8, out.length, true);
+  view.setUint32(12, jsonLength, true); view.setUint32(16, 0x4e4f534a, true);
+  out.set(text, 20);
+  out.fill(0x20, 20 + text.length, 20 + jsonLength);
+  view.setUint32(20 + jsonLength, binLength, true); view.setUint32(24 + jsonLength, 0x004e4942, true);
+  out.set(bin, 28 + jsonLength);
+  return out;
+}
