@@ -106,16 +106,16 @@ export function installUploadRoutes(app: Application, settings: UploadRouteSetti
       latest = status;
       if (announced) tell(status);
     });
-    let hash: string;
+    let hash: string, character: boolean;
     try {
-      ({ hash } = await job.parsed);
+      ({ hash, character } = await job.parsed);
     } catch (error) {
       const status = error instanceof UploadError ? error.status : 500;
       return fail(res, status, error instanceof Error ? error.message : String(error));
     }
     let answer: { ok: true } | { ok: false; reason: string };
     try {
-      answer = await call<typeof answer>("announceUpload", [id, holder.owner, name]);
+      answer = await call<typeof answer>("announceUpload", [id, holder.owner, name, character]);
     } catch {
       answer = { ok: false, reason: "the room it was for has closed" };
     }
@@ -126,7 +126,7 @@ export function installUploadRoutes(app: Application, settings: UploadRouteSetti
     announced = true;
     // Its place in line may have been told before the room knew it.
     if (latest) tell(latest);
-    res.status(202).set("Cache-Control", "no-store").json({ id, hash });
+    res.status(202).set("Cache-Control", "no-store").json({ id, hash, kind: character ? "character" : "body" });
     try {
       const baked = await job.baked;
       await settings.shareBake?.(baked.hash, baked.texture);

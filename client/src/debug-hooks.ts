@@ -235,6 +235,12 @@ export function installDebugHooks({ connection, loader, store, emulated, quality
       for (const [id, body] of bodies ?? []) if (body.name === name) return id;
       return null;
     },
+    /** The id of the character the room state calls `name` (an uploaded one: its file's name), or null. */
+    characterNamed(name: string): string | null {
+      const characters = connection.snapshot.client?.room.state?.characters;
+      for (const [id, character] of characters ?? []) if (character.name === name) return id;
+      return null;
+    },
     /** Shows or hides every soft body (pixel checks compare the two). */
     setBodiesVisible(visible: boolean): void {
       scene?.traverse((o) => { if (o.name.startsWith("soft-body-")) o.visible = visible; });

@@ -115,8 +115,9 @@ export class CharacterDirector {
       if (walking && elapsed >= AUTO_WALK_SECONDS) this.switchPhase("look");
       else if (!walking && elapsed >= lookSeconds) this.switchPhase("walk");
     }
-    const speed = this.speed();
-    this.distance = (this.distance + dt * speed) % this.loopLength;
+    const speed = this.speed(), length = this.loopLength;
+    // A loop that is a point (radii 0): it plays where it stands.
+    this.distance = length > 0 ? (this.distance + dt * speed) % length : 0;
     // It steps aside only as it goes: standing (looking around, stopped by an admin) it holds its place.
     const most = speed > 0 ? SIDESTEP_SPEED * dt : 0;
     const step = Math.max(-most, Math.min(most, this.detour(this.distance) - this.aside));
@@ -132,6 +133,7 @@ export class CharacterDirector {
   private detour(distance: number): number {
     const o = this.obstacles, length = this.loopLength, ramp = DETOUR_RAMP_SIZES * this.spec.size;
     let bend = 0;
+    if (!(length > 0)) return bend;
     for (let k = 0; k < this.obstacleCount; k++) {
       const x = o[3 * k], z = o[3 * k + 1], need = o[3 * k + 2] + this.body.halfWidth + CHARACTER_PROP_CLEARANCE;
       let nearest = 0, best = Infinity;
@@ -164,6 +166,12 @@ export class CharacterDirector {
     const [a, b] = this.spec.path.radii, [cx, cz] = this.spec.path.centre, angle = this.angleAt(this.distance);
     // The loop's outward normal there (b cos, a sin), normalised, and its unit tangent (-a sin, b cos).
     const nx = b * Math.cos(angle), nz = a * Math.sin(angle), n = Math.hypot(nx, nz);
+    if (!(n > 0)) {
+      out.x = cx;
+      out.z = cz;
+      out.yaw = this.spec.facing ?? 0;
+      return;
+    }
     out.x = cx + a * Math.cos(angle) + (this.aside * nx) / n;
     out.z = cz + b * Math.sin(angle) + (this.aside * nz) / n;
     // Facing where it goes (the clips face +z): along the loop, turned by its step aside while it walks.

@@ -29,7 +29,7 @@ import { RoomGrabs } from "./room-grabs";
 import { RoomTable } from "./room-table";
 import { TickStats } from "./tick-stats";
 import { ClientGuard } from "./client-guard";
-import { addCharacters } from "./room-characters";
+import { RoomCharacters } from "./room-characters";
 import { handOutUploadTicket, uploadRefusal } from "./upload-permits";
 import { carryOutAdmin, roomFigures } from "./room-admin";
 
@@ -73,7 +73,7 @@ export class PlaygroundRoom extends Room {
   });
   private world!: SceneWorld;
   private placed: RoomBody[] = [];
-  private characters: RoomCharacter[] = [];
+  private characters!: RoomCharacters;
   private readonly added = new RoomUploads(this.uploadsHost());
   private readonly snapshotIndices = new SnapshotIndices();
   private disposed = false;
@@ -85,7 +85,7 @@ export class PlaygroundRoom extends Room {
   private failed = false;
   private seats = new Map<string, Seat>();
   private readonly grabs = new RoomGrabs({
-    state: this.state, seat: (sessionId) => this.seats.get(sessionId), characters: () => this.characters, body: (id) => this.placedById(id),
+    state: this.state, seat: (sessionId) => this.seats.get(sessionId), characters: () => this.characters.all, body: (id) => this.placedById(id),
     clientsFault: (type, error) => this.clientGuard.clientsFault(type, error),
   });
   private pokes!: RoomPokes;
@@ -116,10 +116,11 @@ export class PlaygroundRoom extends Room {
     this.throwIfDisposed();
     this.world = new SceneWorld(rapier, config.layout, layoutBodies.map((p) => p.entity), 1 / TICK_RATE);
     for (const p of layoutBodies) this.enter({ ...p, slot: this.snapshotIndices.next(this.usedSlots()), owner: "", since: 0, leaving: false }, p.spec.id, p.spec.texture ? `/textures/${p.spec.texture}.png` : "");
-    await addCharacters(config.layout.characters ?? [], {
+    this.characters = new RoomCharacters({
       world: this.world, state: this.state, tickSeconds: 1 / TICK_RATE, fitCubature: config.fitCubature, learnedFlesh: config.learnedFlesh,
       nextSlot: () => this.snapshotIndices.next(this.usedSlots()), stillWanted: () => this.throwIfDisposed(),
-    }, (character) => this.characters.push(character));
+    });
+    await this.characters.addLayout(config.layout.characters ?? []);
     config.layout.props.forEach((spec, index) => {
       this.state.props.set(spec.id, new PropState({ id: spec.id, index, shape: spec.shape, size: spec.size, color: spec.color }));
     });
@@ -137,10 +138,12 @@ export class PlaygroundRoom extends Room {
     this.attractWobble = new AttractWobble(TICK_RATE, config.attractWobbleSeconds);
     this.state.idleResetMinutes = config.idleResetMinutes;
     // Room for as many bodies as a room may hold, with as many coordinates as the largest of them could have.
-    const qLength = Math.max(0, ...this.placed.map((p) => p.entity.body.n), ...this.characters.map((c) => c.character.body.n));
-    // Leaving bodies stay for a moment beside those that replaced them: room for twice the limit.
-    const writer = new SnapshotWriter(snapshotCapacity(Math.max(this.placed.length, 2 * UPLOAD_LIMITS.softBodies) + this.characters.length, qLength, config.layout.props.length, MAX_PLAYERS + MAX_SPECTATORS, 256, this.characters.length));
-    this.snapshots = new SnapshotEncoder(writer, config.layout.props.length, { world: this.world, bodies: this.placed, characters: this.characters, avatars: this.seats, grabs: this.grabs.onBodies });
+    const characters = this.characters.all, qLength = Math.max(0, ...this.placed.map((p) => p.entity.body.n), ...characters.map((c) => c.character.body.n));
+    // Leaving bodies stay for a moment beside those that replaced them: room for twice the limit. Characters: the
+    // layout's and the uploads'.
+    const characterCount = characters.length + UPLOAD_LIMITS.characters;
+    const writer = new SnapshotWriter(snapshotCapacity(Math.max(this.placed.length, 2 * UPLOAD_LIMITS.softBodies) + characterCount, qLength, config.layout.props.length, MAX_PLAYERS + MAX_SPECTATORS, 256, characterCount));
+    this.snapshots = new SnapshotEncoder(writer, config.layout.props.length, { world: this.world, bodies: this.placed, characters, avatars: this.seats, grabs: this.grabs.onBodies });
     for (const body of this.placed) this.snapshots.bodyEntered(body);
 
     this.onMessage(MESSAGES.pose, (client, message) => this.clientGuard.handle(client, MESSAGES.pose, parsePose(message), (pose) => {
@@ -334,7 +337,7 @@ export class PlaygroundRoom extends Room {
 
   /** The room's characters, for benchmarks and tests in the same process. */
   get roomCharacters(): readonly RoomCharacter[] {
-    return this.characters;
+    return this.characters.all;
   }
 
   /** The world, for benchmarks and tests in the same process. */
@@ -361,11 +364,7 @@ export class PlaygroundRoom extends Room {
     // A tick that sends snapshots leaves the soft bodies less time: sending costs up to 3 ms with 58 clients.
     const sends = (this.ticks + 1) % TICKS_PER_SNAPSHOT === 0;
     this.world.step(sends ? this.world.solverBudgetMs - Math.min(MAX_SEND_RESERVE_MS, this.sendMs) : this.world.solverBudgetMs);
-    for (const character of this.characters) {
-      character.step();
-      const state = this.state.characters.get(character.id)!;
-      if (state.flesh !== character.fleshSource) state.flesh = character.fleshSource;
-    }
+    this.characters.step();
     // A body put back at its spawn: the solver let go of it, so must everyone.
     for (let b = 0; b < this.placed.length; b++) if (this.world.respawned[b]) this.grabs.releaseOn(this.placed[b], "the body left the room and was put back");
     if (this.grabs.active) this.grabs.slipOverstretched();
@@ -406,7 +405,7 @@ export class PlaygroundRoom extends Room {
     const seat = this.seats.get(client.sessionId)!;
     if (!seat.admin && !adminTokenMatches(playgroundConfig().adminToken, message.token)) return message.token === null ? "admin messages need a token (or a join with the admin token)" : "wrong admin token";
     const outcome = carryOutAdmin({
-      state: this.state, table: this.table, tableReset: this.tableReset, characters: this.characters, seats: this.seats, grabs: this.grabs, pokes: this.pokes,
+      state: this.state, table: this.table, tableReset: this.tableReset, characters: this.characters.all, seats: this.seats, grabs: this.grabs, pokes: this.pokes,
       kick: (target, why) => this.clientGuard.kick(target, why),
     }, message);
     if ("refused" in outcome) return outcome.refused;
@@ -429,16 +428,16 @@ export class PlaygroundRoom extends Room {
   }
 
   private usedSlots(): Set<number> {
-    return new Set([...this.placed.map((p) => p.slot), ...this.characters.map((c) => c.index)]);
+    return new Set([...this.placed.map((p) => p.slot), ...(this.characters?.all ?? []).map((c) => c.index)]);
   }
 
   private placedById(id: string): RoomBody | undefined {
     return this.placed.find((p) => p.spec.id === id);
   }
 
-  /** An upload parsed and about to bake (RoomUploads.announce): a refusal says why. */
-  announceUpload(id: string, owner: string, name: string): { ok: true } | { ok: false; reason: string } {
-    return this.added.announce(id, owner, name);
+  /** An upload parsed and about to bake (RoomUploads.announce; `character`: it is rigged): a refusal says why. */
+  announceUpload(id: string, owner: string, name: string, character = false): { ok: true } | { ok: false; reason: string } {
+    return this.added.announce(id, owner, name, character);
   }
 
   /** Where an upload's bake stands: its stage and progress, its place in line (RoomUploads.progress). */
@@ -466,6 +465,7 @@ export class PlaygroundRoom extends Room {
       get placed() { return room.placed; },
       get disposed() { return room.disposed; },
       get clock() { return room.clock; },
+      get characters() { return room.characters; },
       tell: (message) => this.broadcast(MESSAGES.notice, { kind: "upload", message } satisfies NoticeMessage),
       refusal: (owner) => {
         if (owner === ADMIN_OWNER) return null;
@@ -475,6 +475,7 @@ export class PlaygroundRoom extends Room {
       nameOf: (owner) => (owner === ADMIN_OWNER ? "an admin" : this.state.players.get(owner)?.name ?? "someone"),
       enter: (body, name, texture) => this.enter({ ...body, slot: this.snapshotIndices.next(this.usedSlots()) }, name, texture),
       remove: (body, why) => this.removeBody(body, why),
+      releaseCharacter: (character, why) => this.grabs.releaseOnCharacter(character, why),
     };
   }
 

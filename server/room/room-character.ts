@@ -11,7 +11,7 @@ import { grabRadius } from "../../shared/sim";
 import { CharacterBody, FramedSurface } from "../../shared/rig";
 import { displacementAt } from "../../shared/sim";
 import { saturate } from "../../shared/rig/flesh-limit";
-import { CHARACTER_MAX_ITERATIONS, CHARACTER_TOLERANCE, FLESH } from "../../shared/rig/character-defaults";
+import { CHARACTER_MAX_ITERATIONS, CHARACTER_TOLERANCE, fleshFor } from "../../shared/rig/character-defaults";
 import { BoxObstacle, NearbyObstacles, type BoundedObstacle, type SceneObstacles } from "../../shared/scene";
 import type { CharacterSpec } from "../../shared/scene/layout";
 import type { BakedBody } from "../../shared/skinning";
@@ -34,8 +34,8 @@ const REACH = 0.1;
 const TOUCH_MARGIN = 0.05;
 /** Poses of its clips sampled this often (s) to find how far its body reaches. */
 const REACH_SAMPLE_SECONDS = 1 / 30;
-/** A static box whose top is this low (m) is the floor. */
-const FLOOR_TOP = 1e-3;
+/** A static box whose top is this little above the ground it stands on (m) is that ground, or below it. */
+const GROUND_TOP = 1e-3;
 
 interface HeldCharacterGrab {
   grab: number;
@@ -81,7 +81,8 @@ export class RoomCharacter {
   private learnedClips: boolean[] = [];
 
   constructor(readonly id: string, readonly index: number, readonly spec: CharacterSpec, private readonly baked: BakedBody, obstacles: SceneObstacles, readonly dt: number) {
-    this.character = new CharacterBody(baked, spec.size, FLESH, { dt, damping: FLESH.damping, maxIterations: CHARACTER_MAX_ITERATIONS, tolerance: CHARACTER_TOLERANCE });
+    const flesh = fleshFor(spec.size);
+    this.character = new CharacterBody(baked, spec.size, flesh, { dt, damping: flesh.damping, maxIterations: CHARACTER_MAX_ITERATIONS, tolerance: CHARACTER_TOLERANCE });
     const motion = this.character.motion;
     for (let a = 0; a < 3; a++) this.root[a] = -motion.unitScale * motion.unitCentre[a];
     const reach = this.bodyReach();
@@ -91,7 +92,9 @@ export class RoomCharacter {
     this.floorObstacles = new Float64Array(3 * obstacles.props.length);
     // Not the floor: its clips put its paws up to 1 cm into it walking and 2 cm running, and the flesh pressed out
     // of the floor squashed the paws' triangles by 1.5x (its network, moving it most of the time, feels no floor).
-    const statics = obstacles.statics.filter((o) => !(o instanceof BoxObstacle && o.center[1] + o.half[1] <= FLOOR_TOP));
+    // Nor, for one standing on the table, the table and what is below its top.
+    const ground = spec.ground ?? 0;
+    const statics = obstacles.statics.filter((o) => !(o instanceof BoxObstacle && o.center[1] + o.half[1] <= ground + GROUND_TOP));
     this.nearby = new NearbyObstacles([...statics, ...obstacles.props, ...obstacles.pokes]);
     this.touching = new NearbyObstacles([...obstacles.props, ...obstacles.pokes]);
     this.character.body.addContactSurface(new FramedSurface(this.nearby, motion));
@@ -319,9 +322,9 @@ export class RoomCharacter {
     const pose = this.pose, motion = this.character.motion, clips = this.character.rig.clips;
     this.director.pose(pose);
     motion.pose.sampleBlend(clips[pose.clip], pose.time, clips[pose.clip2], pose.time2, pose.blend);
-    // The frame's origin goes where the file's origin (between the feet, on the ground) lands on the floor.
+    // The frame's origin goes where the file's origin (between the feet, on the ground) lands on its ground.
     const c = Math.cos(pose.yaw), s = Math.sin(pose.yaw), r = this.root;
-    motion.setFrame(pose.x - (c * r[0] + s * r[2]), -r[1], pose.z - (-s * r[0] + c * r[2]), pose.yaw);
+    motion.setFrame(pose.x - (c * r[0] + s * r[2]), (this.spec.ground ?? 0) - r[1], pose.z - (-s * r[0] + c * r[2]), pose.yaw);
     motion.toWorld(0, 0, 0, this.point);
     this.bound[0] = this.point[0]; this.bound[1] = this.point[1]; this.bound[2] = this.point[2]; this.bound[3] = this.radius;
   }

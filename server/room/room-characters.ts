@@ -1,8 +1,11 @@
-// A room's characters: the layout's rigged characters baked, each a RoomCharacter with its slot in snapshots, in the
-// room's state with its clips, and moved by its trained secondary-motion network when it has one.
+// A room's characters: the layout's rigged characters baked, and those visitors upload; each a RoomCharacter with its
+// slot in snapshots, in the room's state with its clips, stepped every tick, and moved by its trained
+// secondary-motion network when it has one.
 
-import { CharacterState, type RoomState } from "../../shared/net";
+import { CharacterState, UPLOAD_LIMITS, type RoomState } from "../../shared/net";
 import type { SceneWorld, SceneLayout } from "../../shared/scene";
+import type { CharacterSpec } from "../../shared/scene/layout";
+import type { BakedBody } from "../../shared/skinning";
 import { createSecondaryNetwork, readSecondaryModel, secondaryModelName } from "../characters/secondary-model";
 import { bakeCharacters } from "../world/playground-characters";
 import { characterFields, playgroundConfig } from "./playground-config";
@@ -21,19 +24,68 @@ export interface CharacterSetting {
   stillWanted(): void;
 }
 
-/** Bakes the layout's characters and seats them in the room, one by one (`added` hears each as it comes). */
-export async function addCharacters(specs: NonNullable<SceneLayout["characters"]>, setting: CharacterSetting, added: (character: RoomCharacter) => void): Promise<void> {
-  const choice = await characterFields();
-  for (const { spec, bake, texture } of await bakeCharacters(specs, choice.provider, choice.providerKey, setting.fitCubature)) {
-    const character = new RoomCharacter(spec.id, setting.nextSlot(), spec, bake.body, setting.world.sceneObstacles(), setting.tickSeconds);
-    added(character);
-    setting.state.characters.set(spec.id, new CharacterState({
-      id: spec.id, index: character.index, mesh: spec.mesh, bake: bake.hash, size: spec.size, texture,
-      clips: character.character.rig.clips.map((c) => c.name).join(","), mode: character.mode, credit: spec.credit,
-    }));
-    if (setting.learnedFlesh) await attachNetwork(character, spec.mesh, setting.state);
-    setting.stillWanted();
+export class RoomCharacters {
+  /** Every character in the room, in the order they came (snapshots and grabs read this array; it is never replaced). */
+  readonly all: RoomCharacter[] = [];
+
+  constructor(private readonly setting: CharacterSetting) {}
+
+  /** Bakes the layout's characters and seats them in the room, one by one. */
+  async addLayout(specs: NonNullable<SceneLayout["characters"]>): Promise<void> {
+    const setting = this.setting, choice = await characterFields();
+    for (const { spec, bake, texture } of await bakeCharacters(specs, choice.provider, choice.providerKey, setting.fitCubature)) {
+      const character = this.enter(spec, bake.body, bake.hash, texture, "", spec.id);
+      if (setting.learnedFlesh) await attachNetwork(character, spec.mesh, setting.state);
+      setting.stillWanted();
+    }
   }
+
+  /** Seats a character (its bake at hand) in the room and its state; `owner` who added it ("" for the layout's). */
+  enter(spec: CharacterSpec, body: BakedBody, bakeHash: string, texture: string, owner: string, name: string): RoomCharacter {
+    const setting = this.setting;
+    const character = new RoomCharacter(spec.id, setting.nextSlot(), spec, body, setting.world.sceneObstacles(), setting.tickSeconds);
+    this.all.push(character);
+    setting.state.characters.set(spec.id, new CharacterState({
+      id: spec.id, index: character.index, mesh: spec.mesh, bake: bakeHash, size: spec.size, texture,
+      clips: character.character.rig.clips.map((c) => c.name).join(","), mode: character.mode, credit: spec.credit, owner, name,
+    }));
+    return character;
+  }
+
+  /** Takes a character out of the room and its state (whoever held it must have been let go first). */
+  remove(character: RoomCharacter): void {
+    const index = this.all.indexOf(character);
+    if (index >= 0) this.all.splice(index, 1);
+    this.setting.state.characters.delete(character.id);
+  }
+
+  /** The characters visitors added, oldest first. */
+  uploaded(): RoomCharacter[] {
+    return this.all.filter((c) => (this.setting.state.characters.get(c.id)?.owner ?? "") !== "");
+  }
+
+  /** One tick of every character; the state says where each one's flesh comes from. */
+  step(): void {
+    for (const character of this.all) {
+      character.step();
+      const state = this.setting.state.characters.get(character.id)!;
+      if (state.flesh !== character.fleshSource) state.flesh = character.fleshSource;
+    }
+  }
+}
+
+/**
+ * An uploaded rigged mesh as a character: it plays in place on the room's stage (a loop of radius 0), at
+ * UPLOAD_LIMITS.characterSize, its walk, run and look clips picked by their names (the first clip where none fits).
+ */
+export function uploadedCharacterSpec(id: string, hash: string, clips: readonly string[], stage: NonNullable<SceneLayout["stage"]>, credit: string): CharacterSpec {
+  const named = (pattern: RegExp, otherwise: string) => clips.find((c) => pattern.test(c)) ?? otherwise;
+  const walk = named(/walk/i, named(/run|jog/i, clips[0]));
+  return {
+    id, mesh: `upload:${hash}`, size: UPLOAD_LIMITS.characterSize, path: { centre: [stage.centre[0], stage.centre[1]], radii: [0, 0] },
+    clips: { walk, run: named(/run|jog|sprint/i, walk), look: named(/idle|survey|look|stand|breath/i, walk) }, speeds: { walk: 0, run: 0 },
+    credit, facing: stage.facing, ground: stage.ground,
+  };
 }
 
 /** A character's trained secondary-motion network, when there is one: it moves the flesh while nothing touches it. */

@@ -115,6 +115,11 @@ export class RoomGrabs {
     for (const [key, held] of [...this.onCharacters]) if (which(held.sessionId)) this.letGoOfCharacter(key, reason);
   }
 
+  /** Ends every hold on a character (it is leaving the room), telling each holder `reason`. */
+  releaseOnCharacter(character: RoomCharacter, reason: string): void {
+    for (const [key, held] of [...this.onCharacters]) if (held.character === character) this.letGoOfCharacter(key, reason);
+  }
+
   /** Ends every grab on a body (it left, or was put back at its spawn), telling each holder `reason`. */
   releaseOn(body: RoomBody, reason: string): void {
     for (const held of [...this.onBodies.values()]) if (held.body === body) this.letGo(held, reason);

@@ -14,6 +14,10 @@ import { UPLOAD_BAKE_DIRECTORY } from "../world/upload-store";
 import { bakeByHash } from "../world/bake-cache";
 import type { PlacedBody } from "../world/playground-bodies";
 import { makeRoomFor } from "./added-bodies";
+import { rigOf } from "../../shared/skinning/baked-rig";
+import type { BakedBody } from "../../shared/skinning";
+import { uploadedCharacterSpec, type RoomCharacters } from "./room-characters";
+import type { RoomCharacter } from "./room-character";
 import { playgroundConfig, roomFields } from "./playground-config";
 
 /** A soft body in the room: the layout's, or one a visitor added (an upload). */
@@ -45,6 +49,10 @@ export interface UploadsHost {
   enter(body: Omit<RoomBody, "slot">, name: string, texture: string): void;
   /** Takes a body out of the world and the state now; its holders are told `why`. */
   remove(body: RoomBody, why: string): void;
+  /** The room's characters: an uploaded rigged mesh joins them. */
+  readonly characters: RoomCharacters;
+  /** Lets go of every hand on a character (it is leaving), telling each holder `why`. */
+  releaseCharacter(character: RoomCharacter, why: string): void;
 }
 
 /** An upload being baked, announced to everyone as a placeholder. */
@@ -56,6 +64,8 @@ interface BakingUpload {
   position: [number, number, number];
   /** Fires when its baker has been silent for SILENT_MS (started again by each word from it). */
   giveUp: Delayed;
+  /** Rigged: it becomes a character on the room's stage, not a body on the table. */
+  character: boolean;
 }
 
 /**
@@ -73,28 +83,46 @@ export class RoomUploads {
 
   /**
    * An upload parsed and about to bake: makes room for it (the owner's and the room's oldest added bodies leave)
-   * and shows everyone a placeholder where it will land. A refusal says why (its owner left, the room is full of
-   * bakes, spectators may no longer add).
+   * and shows everyone a placeholder where it will land (a rigged one, a `character`, on the room's stage: the
+   * character there leaves once it lands). A refusal says why (its owner left, the room is full of bakes,
+   * spectators may no longer add, the room has no stage).
    */
-  announce(id: string, owner: string, name: string): { ok: true } | { ok: false; reason: string } {
+  announce(id: string, owner: string, name: string, character = false): { ok: true } | { ok: false; reason: string } {
     const refusal = this.room.refusal(owner);
     if (refusal) return { ok: false, reason: refusal };
-    const staying = this.room.placed.filter((p) => !p.leaving);
+    if (character) return this.announceCharacter(id, owner, name);
+    const staying = this.room.placed.filter((p) => !p.leaving), bakingBodies = [...this.baking.values()].filter((u) => !u.character);
     const added = [
       ...staying.filter((p) => p.owner !== "").map((p) => ({ id: p.spec.id, owner: p.owner, since: p.since, baking: false })),
-      ...[...this.baking.values()].map((u) => ({ id: u.id, owner: u.owner, since: u.since, baking: true })),
+      ...bakingBodies.map((u) => ({ id: u.id, owner: u.owner, since: u.since, baking: true })),
     ];
-    const space = makeRoomFor(owner, added, staying.length + this.baking.size);
+    const space = makeRoomFor(owner, added, staying.length + bakingBodies.length);
     if ("refusal" in space) return { ok: false, reason: space.refusal };
     for (const leaving of space.leave) this.leave(leaving, `to make room for ${name}`);
     const size = playgroundConfig().uploadSize, occupied: number[] = [];
     for (const p of this.room.placed) if (!p.leaving) occupied.push(...p.entity.proxies.bound);
-    for (const u of this.baking.values()) occupied.push(u.position[0], u.position[1], u.position[2], size / 2);
+    // The stage's character (the one on its way there is among the bakes below).
+    for (const c of this.room.characters.uploaded()) occupied.push(...c.bound);
+    for (const u of this.baking.values()) occupied.push(u.position[0], u.position[1], u.position[2], (u.character ? UPLOAD_LIMITS.characterSize : size) / 2);
     occupied.push(...propsOnTheTable(this.room.world, size));
-    const position = landingSpot(playgroundConfig().layout, size, occupied);
+    return this.showPlaceholder({ id, owner, name, position: landingSpot(playgroundConfig().layout, size, occupied), character: false }, size);
+  }
+
+  /** A rigged upload's placeholder, on the stage where it will play (no body makes room for it). */
+  private announceCharacter(id: string, owner: string, name: string): { ok: true } | { ok: false; reason: string } {
+    const stage = this.room.world.layout.stage;
+    if (!stage) return { ok: false, reason: "this room has no place for characters: upload a mesh without a skin" };
+    const waiting = [...this.baking.values()].filter((u) => u.character).length;
+    if (waiting >= UPLOAD_LIMITS.characters) return { ok: false, reason: "another character is on its way to the room; try again when it has arrived" };
+    return this.showPlaceholder({ id, owner, name, position: [stage.centre[0], stage.ground, stage.centre[1]], character: true }, UPLOAD_LIMITS.characterSize);
+  }
+
+  /** Shows everyone an upload's placeholder of `size` (m) where it will land, and waits for its bake. */
+  private showPlaceholder(upload: Omit<BakingUpload, "since" | "giveUp">, size: number): { ok: true } {
+    const { id, owner, name, position } = upload;
     // A bake whose result never arrives (its process died) must not hold its place for ever.
     const giveUp = this.room.clock.setTimeout(() => this.failed(id, "the server baking it stopped answering"), SILENT_MS);
-    this.baking.set(id, { id, owner, since: this.room.world.tick, name, position, giveUp });
+    this.baking.set(id, { ...upload, since: this.room.world.tick, giveUp });
     this.room.state.uploads.set(id, new UploadState({ id, name, owner, stage: "queued", progress: 0, x: position[0], y: position[1], z: position[2], size }));
     return { ok: true };
   }
@@ -124,8 +152,8 @@ export class RoomUploads {
   }
 
   /**
-   * An upload is baked (the bake `hash` is in this machine's cache or Redis): its body lands where announced,
-   * wearing `texture` (a path pages load; "" for none).
+   * An upload is baked (the bake `hash` is in this machine's cache or Redis): its body lands where announced, or
+   * (rigged) it joins the characters on the stage, wearing `texture` (a path pages load; "" for none).
    */
   async baked(id: string, hash: string, texture: string): Promise<void> {
     const upload = this.baking.get(id);
@@ -141,9 +169,12 @@ export class RoomUploads {
     // It may have been given up, or the room closed, while the bake was read.
     if (!this.baking.has(id) || this.room.disposed) return;
     if (!bake) return this.failed(id, "its bake was lost");
+    const rig = rigOf(bake.body);
+    if (upload.character !== (rig !== null)) return this.failed(id, "its bake is not the file that was announced");
     upload.giveUp.clear();
     this.baking.delete(id);
     this.room.state.uploads.delete(id);
+    if (rig) return this.landCharacter(upload, hash, bake.body, rig.clips.map((c) => c.name), texture);
     const size = playgroundConfig().uploadSize;
     const spec = { id, mesh: `upload:${hash}`, material: ADDED_MATERIAL, size, position: upload.position } as const;
     // Its shape, built on the bake thread (when this process baked it): only cheap work is left for this tick.
@@ -160,6 +191,21 @@ export class RoomUploads {
     this.room.tell(`${this.room.nameOf(upload.owner)} added ${upload.name}`);
     // The network's finish fell back to another provider's fields on this mesh (ritz-finish.ts): said, not hidden.
     if (bake.body.provider !== wanted) this.room.tell(`${upload.name} is soft with ${bake.body.provider} fields: the network's could not be made for it`);
+  }
+
+  /** A character lands on the stage (the one there leaves first, its holders told) and plays in place. */
+  private landCharacter(upload: BakingUpload, hash: string, body: BakedBody, clips: string[], texture: string): void {
+    const characters = this.room.characters, stage = this.room.world.layout.stage!, place = stage.ground > 0 ? "the table" : "the floor";
+    for (const old of characters.uploaded().slice(0, Math.max(0, characters.uploaded().length - UPLOAD_LIMITS.characters + 1))) {
+      const why = `the ${this.room.state.characters.get(old.id)?.name ?? old.id} left ${place} for ${upload.name}`;
+      this.room.releaseCharacter(old, why);
+      characters.remove(old);
+      this.room.tell(why);
+    }
+    const by = this.room.nameOf(upload.owner);
+    const spec = uploadedCharacterSpec(upload.id, hash, clips, stage, `${upload.name}, added by ${by}`);
+    characters.enter(spec, body, hash, texture, upload.owner, upload.name);
+    this.room.tell(`${by} added ${upload.name}: it plays ${spec.clips.walk} on ${place}`);
   }
 
   /** The colours the bodies staying on the table are drawn in (their own, or their material's). */

@@ -51,10 +51,11 @@ export type BakeWorkerReply =
   /** The warm-up is over: `ok` false when it failed (the first upload then loads what it needs itself). */
   | { id: 0; type: "warmed"; ok: boolean }
   /**
-   * The file is a usable mesh: `hash` is the bake it will have. `mesh` (the parsed mesh) when it must be baked;
-   * without it the bake is in the cache, and the reader's `baked` follows.
+   * The file is a usable mesh: `hash` is the bake it will have, `character` whether it is rigged (it becomes a
+   * character). `mesh` (the parsed mesh) when it must be baked; without it the bake is in the cache, and the
+   * reader's `baked` follows.
    */
-  | { id: number; type: "parsed"; hash: string; vertices: number; triangles: number; mesh?: TriangleMesh }
+  | { id: number; type: "parsed"; hash: string; vertices: number; triangles: number; character: boolean; mesh?: TriangleMesh }
   | { id: number; type: "progress"; stage: string; fraction: number }
   /**
    * The bake is in the cache (bakeByHash finds it), with its base-colour image when the file had one (a file name

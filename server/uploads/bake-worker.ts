@@ -15,6 +15,7 @@ import { bakeByHash, bakeKey, cachedBake, ROOM_BAKE_OPTIONS, type CachedBake } f
 import { keepTexture, pruneUploads, touch, UPLOAD_BAKE_DIRECTORY } from "../world/upload-store";
 import { textureRefusal, uploadTexture } from "./upload-texture";
 import { nativeRunsStopping, stopNativeRuns } from "../skinning/native-runs";
+import { characterRefusal, withStillClip } from "./upload-character";
 import type { BakeJob, BakeWorkerReply, ReadJob, StopMessage, WarmJob, WorkerJob } from "./bake-messages";
 
 const providers = new Map<string, Promise<SkinningFieldProvider>>();
@@ -26,17 +27,20 @@ function reply(message: BakeWorkerReply, transfer: ArrayBuffer[] = []): void {
 async function read(job: ReadJob): Promise<void> {
   let mesh;
   try {
-    mesh = await parseMesh(job.bytes, job.format, { limits: { maxBytes: UPLOAD_LIMITS.maxBytes, maxVertices: UPLOAD_LIMITS.maxVertices, maxTriangles: UPLOAD_LIMITS.maxTriangles } });
+    mesh = withStillClip(await parseMesh(job.bytes, job.format, { limits: { maxBytes: UPLOAD_LIMITS.maxBytes, maxVertices: UPLOAD_LIMITS.maxVertices, maxTriangles: UPLOAD_LIMITS.maxTriangles } }));
   } catch (error) {
     const bad = error instanceof MeshError || error instanceof RangeError || error instanceof SyntaxError;
     return reply({ id: job.id, type: "failed", reason: error instanceof Error ? error.message : String(error), bad });
   }
+  // A rigged file becomes a character: one the room cannot play is refused before it is baked.
+  const characterProblem = characterRefusal(mesh);
+  if (characterProblem) return reply({ id: job.id, type: "failed", reason: characterProblem, bad: true });
   // An image too big for pages to decode refuses the file, before anything is baked or kept.
   const textureProblem = textureRefusal(uploadTexture(job.format, job.bytes, mesh));
   if (textureProblem) return reply({ id: job.id, type: "failed", reason: textureProblem, bad: true });
   if (!isWeightsSource(job.weights)) return reply({ id: job.id, type: "failed", reason: `this server bakes with "${job.weights}" fields, which uploads cannot use`, bad: false });
   const hash = bakeKey(mesh, job.providerKey, { ...ROOM_BAKE_OPTIONS, fitCubature: job.fitCubature });
-  const counts = { hash, vertices: mesh.positions.length / 3, triangles: mesh.triangles.length / 3 };
+  const counts = { hash, vertices: mesh.positions.length / 3, triangles: mesh.triangles.length / 3, character: mesh.rig !== undefined };
   // The same file again: its bake is in the cache, so it is finished here, never queued behind other bakes.
   const cached = await bakeByHash(hash, UPLOAD_BAKE_DIRECTORY).catch(() => null);
   if (cached) {

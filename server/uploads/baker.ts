@@ -34,6 +34,8 @@ export interface ParsedUpload {
   hash: string;
   vertices: number;
   triangles: number;
+  /** Rigged: it becomes a character, not a body. */
+  character: boolean;
 }
 
 export interface BakedUpload {
@@ -189,7 +191,7 @@ export class Baker {
     switch (reply.type) {
       case "parsed":
         job.parsed.done = true;
-        job.parsed.resolve({ hash: reply.hash, vertices: reply.vertices, triangles: reply.triangles });
+        job.parsed.resolve({ hash: reply.hash, vertices: reply.vertices, triangles: reply.triangles, character: reply.character });
         if (reply.mesh) {
           this.baking.add({ kind: "bake", id: reply.id, bytes: job.bytes, format: job.format, ...this.jobSettings(), size: job.size, mesh: reply.mesh });
           this.tellPlaces();

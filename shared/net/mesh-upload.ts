@@ -12,14 +12,16 @@ export const MESH_CONTENT_TYPE: Readonly<Record<MeshFormat, string>> = Object.fr
 });
 
 export interface UploadedMesh {
-  /** The body's id in the room state (it appears there once baked). */
+  /** The id it will have in the room state once baked: in `bodies`, or in `characters` for a rigged file. */
   id: string;
   hash: string;
+  kind: "body" | "character";
 }
 
 /**
  * Uploads `bytes` named `fileName` (its extension gives the format; an unknown one throws the reason). Resolves
- * once the server has parsed it (the body appears in the room state when baked); rejects with the server's error.
+ * once the server has parsed it (the body, or the character a skinned file becomes, appears in the room state when
+ * baked); rejects with the server's error.
  */
 export async function uploadMesh(httpBase: string, ticket: string, fileName: string, bytes: Uint8Array | Blob, name = fileName.replace(/\.[^.]*$/, "")): Promise<UploadedMesh> {
   const format = meshFormatFromName(fileName);
@@ -27,7 +29,7 @@ export async function uploadMesh(httpBase: string, ticket: string, fileName: str
   url.searchParams.set("ticket", ticket);
   url.searchParams.set("name", name);
   const response = await fetch(url, { method: "POST", headers: { "Content-Type": MESH_CONTENT_TYPE[format] }, body: bytes as RequestInit["body"] });
-  const answer = (await response.json().catch(() => ({}))) as { id?: string; hash?: string; error?: string };
+  const answer = (await response.json().catch(() => ({}))) as { id?: string; hash?: string; kind?: string; error?: string };
   if (response.status !== 202 || !answer.id || !answer.hash) throw new Error(answer.error ?? `the upload failed (HTTP ${response.status})`);
-  return { id: answer.id, hash: answer.hash };
+  return { id: answer.id, hash: answer.hash, kind: answer.kind === "character" ? "character" : "body" };
 }

@@ -285,6 +285,12 @@ export const UPLOAD_LIMITS = Object.freeze({
   bakeCpuSeconds: 120,
   /** Largest extent an added body is scaled to, m, unless the server is told otherwise (UPLOAD_SIZE). */
   defaultSize: 0.25,
+  /** Joints a rigged upload (a character) may have, all its skins' together. */
+  characterJoints: 64,
+  /** Characters from uploads a room holds at once (a newer one sends the older away): each costs the tick a solver. */
+  characters: 1,
+  /** Largest extent an uploaded character is scaled to, m (it plays on the table, among the bodies). */
+  characterSize: 0.3,
   /** Characters kept of an upload's name. */
   nameLength: 40,
   /** Largest base-colour image kept of an upload, bytes (a bigger one is dropped: the body shows untextured). */

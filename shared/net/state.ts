@@ -98,6 +98,9 @@ export const CharacterState = schema({
   clips: t.string().default(""),
   /** Who made it: pages show it while the character is in the room. */
   credit: t.string().default(""),
+  /** Who added it (an upload: a session id, or "admin"); "" for the room's own. And what pages call it. */
+  owner: t.string().default(""),
+  name: t.string().default(""),
   /** What it does: "auto" (walks its loop, stopping now and then to look around), "walk", "run", "look" or "stop". */
   mode: t.string().default("auto"),
   /**

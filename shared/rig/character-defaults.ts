@@ -12,6 +12,18 @@ export const CHARACTER_SIZE = 1;
  */
 export const FLESH: Readonly<MaterialPreset> = Object.freeze({ youngsModulus: 5e3, poissonRatio: 0.45, density: 1000, damping: 0.04, color: "#d9773a" });
 
+/** The size FLESH is tuned for (the room's fox, whose secondary-motion network learned it), m. */
+export const FLESH_TUNED_SIZE = 0.8;
+
+/**
+ * A room character's flesh at `size` m: FLESH with its stiffness scaled by (size / FLESH_TUNED_SIZE)^2, so that a
+ * clip strains it alike at any size (strain ~ density x acceleration x size / stiffness, and a clip's accelerations
+ * grow with the size): a visitor's 0.3 m character jiggles as visibly for its size as the 0.8 m fox.
+ */
+export function fleshFor(size: number): MaterialPreset {
+  return { ...FLESH, youngsModulus: FLESH.youngsModulus * (size / FLESH_TUNED_SIZE) ** 2 };
+}
+
 /**
  * How far (m) a hand may draw away from the point it grabbed, where the character's rig carries that point, before
  * the character slips out of it: the rig walks on whatever the hand does, so a held point would otherwise be drawn

@@ -51,6 +51,10 @@ export interface CharacterSpec {
   speeds: { walk: number; run: number };
   /** Who made it, as pages show it while it is in the room. */
   credit: string;
+  /** Which way it faces (radians about +y from +z) where its loop is a point (radii 0: it plays in place). */
+  facing?: number;
+  /** Height of what it stands on (m): 0, the floor (default), or the table's top. */
+  ground?: number;
 }
 
 export interface SceneLayout {
@@ -59,6 +63,11 @@ export interface SceneLayout {
   bodies: SoftBodySpec[];
   /** Characters that walk the room (none when absent). */
   characters?: CharacterSpec[];
+  /**
+   * Where a character a visitor uploads plays in place (x and z on `ground`, the height it stands at, facing as
+   * CharacterSpec's), clear of the others; a room without one takes no characters.
+   */
+  stage?: { centre: [number, number]; facing: number; ground: number };
   /** Half extent of the room's floor (square), m: anything beyond is out of the room. */
   roomHalfExtent: number;
   /** Height of the room's ceiling, m: anything above is out of the room. */
@@ -99,6 +108,8 @@ export const PLAYGROUND: SceneLayout = {
     { id: "rubber-block", mesh: "box:0.18x0.12x0.12", size: 0.18, material: "rubber", position: [0.45, TABLE_TOP + 0.002, -0.7] },
     { id: "dough-ball", mesh: "sphere:0.08", size: 0.16, material: "dough", position: [-0.45, TABLE_TOP + 0.002, -0.7] },
   ],
+  // On the table, at the front between its props and in front of spot, side on to the players (facing +x).
+  stage: { centre: [0, -0.3], facing: Math.PI / 2, ground: TABLE_TOP },
   characters: [
     // Around the table, clear of its legs and of the props on the floor by the width of a fox.
     { id: "fox", mesh: "asset:fox", size: 0.8, path: { centre: [0, -0.6], radii: [1.7, 1.45] }, clips: { walk: "Walk", run: "Run", look: "Survey" }, speeds: { walk: 0.5, run: 1.8 }, credit: ASSET_CREDITS.fox },

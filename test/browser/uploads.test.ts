@@ -1,6 +1,6 @@
-// Bring your own object in real Chromium: a player adds the fox from the gallery and a teapot by dropping the file
-// on the page; a spectator's page shows each as a soft body, the fox wearing its own texture. A dropped file that
-// is not a mesh is refused with the server's reason, shown on the page.
+// Bring your own object in real Chromium: a player drops a rigged, animated fox on the page, and a spectator's page
+// shows it as a character walking in place on the stage, its flesh jiggling; Suzanne from the gallery and a dropped
+// teapot become soft bodies. A dropped file that is not a mesh is refused with the server's reason, shown on the page.
 
 import { readFile } from "node:fs/promises";
 import { Document, WebIO } from "@gltf-transform/core";
@@ -44,18 +44,43 @@ async function dropFile(page: WatchedPage, name: string, bytes: Uint8Array): Pro
   })()`);
 }
 
-it("the gallery's fox lands on the table in every page, wearing its texture", async () => {
-  await player.page.click("[data-testid=add-mesh]");
-  await player.page.click("[data-testid='gallery-fox.glb']");
-  await waitForPage(spectator.page, "window.pliant.bodyNamed('Fox') !== null", 120_000);
-  const id = await inPage<string>(spectator.page, "window.pliant.bodyNamed('Fox')");
-  // The body is drawn with the glTF's own base-colour image (the fox's is 1024 x 1024).
-  await waitForPage(spectator.page, `(window.pliant.bodyLook(${JSON.stringify(id)})?.textureWidth ?? 0) > 0`, 60_000);
-  const look = await inPage<{ textureWidth: number; uvVertices: number }>(spectator.page, `window.pliant.bodyLook(${JSON.stringify(id)})`);
-  expect(look.textureWidth).toBeGreaterThan(1);
-  expect(look.uvVertices).toBeGreaterThan(0);
-  await waitForPage(spectator.page, "window.pliant.ready", 60_000);
+it("a rigged, animated fox dropped on the page joins the room as a character: a spectator sees it walk in place on the stage and jiggle", async () => {
+  const fox = await readFile(path.resolve(import.meta.dirname, "../../server/assets/fox.glb"));
+  // Its own name: the room's fox is "fox".
+  await dropFile(player, "little-fox.glb", fox);
+  await waitForPage(spectator.page, "window.pliant.characterNamed('little-fox') !== null", 120_000);
+  const id = await inPage<string>(spectator.page, "window.pliant.characterNamed('little-fox')");
+  const shown = `window.pliant.character(${JSON.stringify(id)})`;
+  await waitForPage(spectator.page, `${shown}?.drawn === true`, 60_000);
+  // It wears the file's own base-colour image.
+  expect(await inPage<string>(spectator.page, `window.pliant.connection.snapshot.client.room.state.characters.get(${JSON.stringify(id)}).texture`)).toMatch(/^\/uploaded-textures\/[0-9a-f]{32}\.png$/);
+  // Over a few seconds of its walk: its frame stays on the stage, its rig's skin moves, and its flesh jiggles.
+  interface Shown { frame: [number, number, number]; softRms: number; rigSurface: number[] }
+  const first = await inPage<Shown>(spectator.page, shown);
+  let frameMoved = 0, rigMoved = 0, jiggle = 0;
+  await waitForPage(spectator.page, `(() => {
+    const now = ${shown};
+    window.__fox = window.__fox ?? { frame: 0, rig: 0, soft: 0 };
+    const first = ${JSON.stringify({ frame: first.frame, rig: first.rigSurface })};
+    const f = window.__fox;
+    f.frame = Math.max(f.frame, Math.hypot(now.frame[0] - first.frame[0], now.frame[1] - first.frame[1], now.frame[2] - first.frame[2]));
+    for (let i = 0; i < first.rig.length; i++) f.rig = Math.max(f.rig, Math.abs(now.rigSurface[i] - first.rig[i]));
+    f.soft = Math.max(f.soft, now.softRms);
+    return f.rig > 0.01 && f.soft > 1e-4;
+  })()`, 60_000);
+  ({ frame: frameMoved, rig: rigMoved, soft: jiggle } = await inPage<{ frame: number; rig: number; soft: number }>(spectator.page, "window.__fox"));
+  console.info(`the dropped fox: frame moved ${(frameMoved * 1000).toFixed(2)} mm, its skin by the rig up to ${(rigMoved * 100).toFixed(1)} cm, its flesh up to ${(jiggle * 1000).toFixed(2)} mm RMS`);
+  expect(frameMoved).toBeLessThan(1e-3);
   await spectator.page.screenshot({ path: path.join(ARTIFACTS, "uploaded-fox.png") });
+  expect(spectator.errors).toEqual([]);
+}, 240_000);
+
+it("a mesh from the gallery lands on the table in every page", async () => {
+  await player.page.click("[data-testid=add-mesh]");
+  await player.page.click("[data-testid='gallery-suzanne.obj']");
+  await waitForPage(spectator.page, "window.pliant.bodyNamed('Suzanne') !== null", 120_000);
+  const id = await inPage<string>(spectator.page, "window.pliant.bodyNamed('Suzanne')");
+  await waitForPage(spectator.page, `window.pliant.bodyLook(${JSON.stringify(id)}) !== null && window.pliant.ready`, 60_000);
   expect(spectator.errors).toEqual([]);
 }, 240_000);
 

@@ -112,15 +112,17 @@ it("a mesh uploaded through one process joins a room that lives in the other, an
     const { ticket } = await player.requestUploadTicket();
     const fox = await readFile(path.resolve(ROOT, "server/assets/fox.glb"));
     const answer = await uploadMesh(endpoints[1].replace(/^ws/, "http"), ticket, "fox.glb", fox, "fox via B");
-    await vi.waitFor(() => expect(watcher.bodies.has(answer.id)).toBe(true), { timeout: 120_000, interval: 50 });
-    const state = watcher.room.state.bodies.get(answer.id)!;
+    // The fox is rigged and animated: it becomes a character.
+    await vi.waitFor(() => expect(watcher.characters.all.has(answer.id)).toBe(true), { timeout: 120_000, interval: 50 });
+    const state = watcher.room.state.characters.get(answer.id)!;
     expect(state.owner).toBe(player.sessionId);
     for (const endpoint of endpoints) {
       const http = endpoint.replace(/^ws/, "http");
       expect((await fetch(`${http}/bakes/${state.bake}`)).status).toBe(200);
       expect((await fetch(`${http}${state.texture}`)).status).toBe(200);
     }
-    await vi.waitFor(() => expect(player.serverQ(answer.id)?.every(Number.isFinite)).toBe(true), { timeout: 30_000, interval: 50 });
+    // Its pose reaches the watcher through the other process: the character is shown.
+    await vi.waitFor(() => expect(watcher.characters.all.get(answer.id)?.frames.some((f) => f.pose !== null)).toBe(true), { timeout: 30_000, interval: 50 });
   } finally {
     await Promise.all([player.leave(), watcher.leave()]);
   }

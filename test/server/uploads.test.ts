@@ -100,7 +100,7 @@ it("the upload workers warm up at the server's start (the network loaded, a smal
   expect(await server.server.uploadsWarm).toBe(true);
 }, 120_000);
 
-it("a textured glTF keeps its base-colour image: the body names it and the server serves it", async () => {
+it("a textured glTF keeps its base-colour image: the character it becomes names it and the server serves it", async () => {
   const roomId = await freshRoom();
   const watcher = await outsider(server, roomId, "spectator");
   try {
@@ -109,7 +109,8 @@ it("a textured glTF keeps its base-colour image: the body names it and the serve
     expect(answer.status, answer.body.error).toBe(202);
     let texture = "";
     await vi.waitFor(() => {
-      texture = watcher.state.bodies.get(answer.body.id!)?.texture ?? "";
+      // A skinned, animated glTF becomes a character (character-uploads.test.ts).
+      texture = watcher.state.characters.get(answer.body.id!)?.texture ?? "";
       // Named by the image's own content: another file with the same mesh and another image gets another name.
       const image = gltfBaseColourImage(fox)!;
       expect(texture).toBe(`/uploaded-textures/${createHash("sha256").update(image.bytes).digest("hex").slice(0, 32)}.png`);

@@ -1,0 +1,172 @@
+// Any rigged glTF becomes a living character, as an outsider does it from docs/protocol.md: a ticket, POST /meshes
+// with a skinned, animated glTF, and the room's `characters` gains it with its clips. It plays in place on the room's
+// stage, its flesh answers its motion (the solver's soft part), and a hand can hold it. A character in parts (two
+// skins) and one without clips (it stands in its bind pose) come in too; a newer character sends the older away; a
+// broken rig is refused with the reason and changes nothing.
+
+import { matchMaker } from "@colyseus/core";
+import { Client, type Room } from "@colyseus/sdk";
+import { expect, it, vi } from "vitest";
+import { MESSAGES, ROOM_NAME, UPLOAD_LIMITS, type RoomState } from "../../shared/net";
+import { PLAYGROUND } from "../../shared/scene";
+import { displacementRms } from "../../shared/sim";
+import { ADMIN_TOKEN, serverRoom, useTestServer, type TestServer } from "./helpers";
+import { upload } from "./upload-helpers";
+import { BIND_POSE_CLIP } from "../../server/uploads/upload-character";
+import { editedFox, foxBytes, foxWithExtraJoints, foxWithoutClips, foxWithUnweightedVertex, twoSkinFox } from "../rig/rigged-files";
+
+const BAKED = { timeout: 120_000, interval: 50 };
+const GLB = { "Content-Type": "model/gltf-binary" };
+const STAGE = PLAYGROUND.stage!;
+
+const server = useTestServer({ uploadRate: { perMinute: 600, burst: 100 }, warmUploads: true });
+
+async function outsider(s: TestServer, roomId: string, role: "player" | "spectator"): Promise<Room<RoomState>> {
+  const room = await new Client(s.endpoint).joinById<RoomState>(roomId, { role, name: `Outsider ${role}` });
+  room.onMessage("*", () => undefined);
+  return room;
+}
+
+function askTicket(room: Room): Promise<string> {
+  return new Promise((resolve, reject) => {
+    room.onMessage("upload-ticket", (message: { ticket: string; error?: string }) => (message.error ? reject(new Error(message.error)) : resolve(message.ticket)));
+    room.send("upload-ticket", {});
+  });
+}
+
+/** Waits for an upload's character; fails at once with the server's reason when its bake failed. */
+async function characterLanded(roomId: string, id: string): Promise<void> {
+  const failure = await vi.waitFor(() => {
+    const failed = server.logs.find((line) => line.startsWith(`upload ${id} `) && line.includes(" failed: "));
+    if (failed) return failed;
+    expect(serverRoom(roomId).state.characters.has(id)).toBe(true);
+    return undefined;
+  }, BAKED);
+  if (failure) throw new Error(failure);
+}
+
+const freshRoom = async () => (await matchMaker.createRoom(ROOM_NAME, {})).roomId;
+
+it("an outsider's rigged, animated glTF joins the room as a character: its clips, in place on the stage, its flesh moving, a hand can hold it", async () => {
+  const roomId = await freshRoom();
+  const player = await outsider(server, roomId, "player");
+  const spectator = await outsider(server, roomId, "spectator");
+  try {
+    const ticket = await askTicket(player);
+    const sent = performance.now();
+    const answer = await upload(server, `ticket=${ticket}&name=fox`, await foxBytes(), GLB);
+    expect(answer.status, answer.body.error).toBe(202);
+    const { id } = answer.body as { id: string };
+    expect((answer.body as { kind?: string }).kind).toBe("character");
+    // Its placeholder stands on the stage, not on the table.
+    const placeholder = serverRoom(roomId).state.uploads.get(id);
+    if (placeholder) {
+      expect(placeholder.x).toBeCloseTo(STAGE.centre[0], 9);
+      expect(placeholder.z).toBeCloseTo(STAGE.centre[1], 9);
+    }
+    await characterLanded(roomId, id);
+    console.info(`the fox was a character in the room ${((performance.now() - sent) / 1000).toFixed(2)} s after its request`);
+    await vi.waitFor(() => expect(spectator.state.characters.get(id)).toBeDefined(), BAKED);
+    const state = spectator.state.characters.get(id)!;
+    expect(state.clips).toBe("Survey,Walk,Run");
+    expect(state.owner).toBe(player.sessionId);
+    expect(state.name).toBe("fox");
+    expect(state.size).toBeCloseTo(UPLOAD_LIMITS.characterSize, 5);
+    expect(state.mode).toBe("auto");
+    // Nothing of the table made room for it.
+    expect([...spectator.state.bodies.values()].filter((b) => b.leaving)).toEqual([]);
+    expect((await fetch(`http://127.0.0.1:${server.server.port}/bakes/${state.bake}`)).status).toBe(200);
+
+    // It walks in place: its clip's time runs on while it stays on the stage, and its flesh moves.
+    const room = serverRoom(roomId), character = room.roomCharacters.find((c) => c.id === id)!;
+    const times = new Set<number>();
+    let softest = 0;
+    await vi.waitFor(() => {
+      const frame = character.character.motion.framePosition, root = character.pose;
+      expect(Math.hypot(root.x - STAGE.centre[0], root.z - STAGE.centre[1])).toBeLessThan(1e-9);
+      expect(character.character.motion.frameYaw).toBeCloseTo(STAGE.facing, 9);
+      expect(Number.isFinite(frame[0] + frame[1] + frame[2])).toBe(true);
+      times.add(root.time2);
+      softest = Math.max(softest, displacementRms(character.character.subspace.surfaceRows, character.softQ));
+      expect(times.size).toBeGreaterThan(30);
+      // A walk in place stirs its flesh (stiffness scaled to its size, fleshFor) by a third of a millimetre or more.
+      expect(softest).toBeGreaterThan(3e-4);
+    }, BAKED);
+    console.info(`its flesh moved up to ${(softest * 1000).toFixed(2)} mm RMS`);
+
+    // A hand on its surface holds it (nobody predicts characters: the answer carries no samples).
+    const motion = character.character.motion, posed = motion.posedSurface, point = new Float64Array(3);
+    motion.toWorld(posed[0], posed[1], posed[2], point);
+    const result = new Promise<{ ok: boolean; reason?: string }>((resolve) => player.onMessage(MESSAGES.grabResult, resolve));
+    player.send(MESSAGES.grabStart, { hand: "right", body: id, point: [point[0], point[1], point[2]], seq: 1 });
+    const answered = await result;
+    expect(answered.ok, answered.reason).toBe(true);
+    player.send(MESSAGES.grabEnd, { hand: "right", seq: 2 });
+  } finally {
+    await Promise.all([player.leave(), spectator.leave()]);
+  }
+}, 240_000);
+
+it("a character in two parts with two skins, and then one without clips: each sends the one before away, the last stands in its bind pose", async () => {
+  const roomId = await freshRoom();
+  const watcher = await outsider(server, roomId, "spectator");
+  try {
+    const notices: string[] = [];
+    watcher.onMessage(MESSAGES.notice, (notice: { message: string }) => notices.push(notice.message));
+    let sent = performance.now();
+    const parts = await upload(server, `token=${ADMIN_TOKEN}&room=${roomId}&name=fox-in-parts`, await twoSkinFox(), GLB);
+    expect(parts.status, parts.body.error).toBe(202);
+    await characterLanded(roomId, parts.body.id!);
+    console.info(`the fox in two parts was a character ${((performance.now() - sent) / 1000).toFixed(2)} s after its request`);
+    await vi.waitFor(() => expect(watcher.state.characters.get(parts.body.id!)?.clips).toBe("Survey,Walk,Run"), BAKED);
+
+    sent = performance.now();
+    const still = await upload(server, `token=${ADMIN_TOKEN}&room=${roomId}&name=still-fox`, await foxWithoutClips(), GLB);
+    expect(still.status, still.body.error).toBe(202);
+    await characterLanded(roomId, still.body.id!);
+    console.info(`the fox without clips was a character ${((performance.now() - sent) / 1000).toFixed(2)} s after its request`);
+    await vi.waitFor(() => {
+      expect(watcher.state.characters.get(still.body.id!)?.clips).toBe(BIND_POSE_CLIP);
+      expect(watcher.state.characters.has(parts.body.id!)).toBe(false);
+      expect(notices.some((n) => n.includes("fox-in-parts left the table for still-fox"))).toBe(true);
+    }, BAKED);
+    // The layout's own fox stays; one uploaded character at a time.
+    const room = serverRoom(roomId);
+    expect(room.roomCharacters.map((c) => c.id).sort()).toEqual(["fox", still.body.id!].sort());
+    // Standing in its bind pose: the pose's clip is the still one, and the flesh stays finite.
+    const character = room.roomCharacters.find((c) => c.id === still.body.id)!;
+    await vi.waitFor(() => {
+      expect(character.softQ.every(Number.isFinite)).toBe(true);
+      expect(character.pose.time2).toBe(0);
+    }, BAKED);
+  } finally {
+    await watcher.leave();
+  }
+}, 300_000);
+
+it("broken rigs are refused with the reason, and nothing in the room changes", async () => {
+  const roomId = await freshRoom();
+  const watcher = await outsider(server, roomId, "spectator");
+  try {
+    const state = serverRoom(roomId).state;
+    const before = { bodies: [...state.bodies.keys()], characters: [...state.characters.keys()] };
+    const files: [string, Uint8Array, RegExp][] = [
+      ["500 joints", await foxWithExtraJoints(476), /its rig has 500 joints; a character may have at most 64/],
+      ["a cycle", await editedFox((json) => {
+        const leaf = json.skins![0].joints.at(-1)!;
+        json.nodes![leaf].children = [...(json.nodes![leaf].children ?? []), 0];
+      }), /cycle/],
+      ["no inverse binds", await editedFox((json) => { delete json.skins![0].inverseBindMatrices; }), /no inverse bind matrices/],
+      ["an unweighted vertex", await foxWithUnweightedVertex(), /has no skin weight/],
+    ];
+    for (const [what, bytes, reason] of files) {
+      const answer = await upload(server, `token=${ADMIN_TOKEN}&room=${roomId}&name=${encodeURIComponent(what)}`, bytes, GLB);
+      expect(answer.status, what).toBe(400);
+      expect(answer.body.error, what).toMatch(reason);
+    }
+    expect(state.uploads.size).toBe(0);
+    expect({ bodies: [...state.bodies.keys()], characters: [...state.characters.keys()] }).toEqual(before);
+  } finally {
+    await watcher.leave();
+  }
+}, 240_000);
