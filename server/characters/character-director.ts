@@ -109,7 +109,8 @@ export class CharacterDirector {
   /** Moves the clock on by dt seconds. */
   advance(dt: number): void {
     this.now += dt;
-    if (this.mode === "auto") {
+    // (A character whose look clip is its walk clip just walks: no phase to turn to.)
+    if (this.mode === "auto" && this.clipIndex.look !== this.clipIndex.walk) {
       const walking = this.current.clip === this.clipIndex.walk, elapsed = this.now - this.phaseStart;
       const lookSeconds = this.clips[this.clipIndex.look].duration;
       if (walking && elapsed >= AUTO_WALK_SECONDS) this.switchPhase("look");
@@ -161,8 +162,9 @@ export class CharacterDirector {
     out.clip2 = this.current.clip;
     out.time2 = this.clipTime(this.current);
     out.blend = this.previous ? w : 1;
-    out.running = from.frozen === null;
-    out.running2 = this.current.frozen === null;
+    // A clip of no length (a rig's still rest pose) holds still: its pose is sent once, not every tick.
+    out.running = from.frozen === null && this.clips[from.clip].duration > 0;
+    out.running2 = this.current.frozen === null && this.clips[this.current.clip].duration > 0;
     const [a, b] = this.spec.path.radii, [cx, cz] = this.spec.path.centre, angle = this.angleAt(this.distance);
     // The loop's outward normal there (b cos, a sin), normalised, and its unit tangent (-a sin, b cos).
     const nx = b * Math.cos(angle), nz = a * Math.sin(angle), n = Math.hypot(nx, nz);
@@ -213,8 +215,8 @@ export class CharacterDirector {
 
   private clipTime(playing: Playing): number {
     if (playing.frozen !== null) return playing.frozen;
-    const duration = Math.max(this.clips[playing.clip].duration, 1e-6);
-    return (this.now - playing.start) % duration;
+    const duration = this.clips[playing.clip].duration;
+    return duration > 0 ? (this.now - playing.start) % duration : 0;
   }
 
   /** The angle on the ellipse at an arc length (linear within the table's samples). */

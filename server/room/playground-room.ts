@@ -5,7 +5,7 @@ import { CloseCode, ErrorCode, Room, ServerError, type Client, type Deferred } f
 import { loadRapier, SceneWorld } from "../../shared/scene";
 import {
   BodyState, SEAT_RESERVATION_SECONDS, UPLOAD_LIMITS, EMPTY_SNAPSHOT_BYTES, LIMITS, MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, PlayerState, PropState, RoomState, SnapshotWriter, TICK_RATE, TICKS_PER_SNAPSHOT,
-  parseAdmin, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parseKeepalive, parsePoke, parsePose, parseResetTable, parseSetMaterial, parseUploadTicket, snapshotCapacity,
+  parseAdmin, parseDirectCharacter, parseGrabEnd, parseGrabMove, parseGrabStart, parseJoinOptions, parseKeepalive, parsePoke, parsePose, parseResetTable, parseSetMaterial, parseUploadTicket, snapshotCapacity,
   type AdminMessage, type GrabResultMessage, type RoomFigures, type NoticeMessage,
 } from "../../shared/net";
 import { adminTokenMatches } from "../admin/admin-token";
@@ -166,6 +166,8 @@ export class PlaygroundRoom extends Room {
     this.onMessage(MESSAGES.resetTable, (client, message) => this.clientGuard.handle(client, MESSAGES.resetTable, parseResetTable(message), () => this.playerResetsTable(client)));
     this.onMessage(MESSAGES.setMaterial, (client, message) =>
       this.clientGuard.handle(client, MESSAGES.setMaterial, parseSetMaterial(message, (id) => this.state.bodies.has(id)), (change) => this.playerSetsMaterial(client, change.body, change.material)));
+    this.onMessage(MESSAGES.directCharacter, (client, message) => this.clientGuard.handle(client, MESSAGES.directCharacter, parseDirectCharacter(message, (id) => this.state.characters.has(id)), (direct) =>
+      playRefusal(this.seats.get(client.sessionId)!, this.state.spectatorGrabs, "direct characters") ?? this.characters.direct(direct.character, direct.mode)));
     this.onMessage(MESSAGES.uploadTicket, (client, message) => this.clientGuard.handle(client, MESSAGES.uploadTicket, parseUploadTicket(message), () => {
       handOutUploadTicket(this.presence, this.roomId, client, this.seats.get(client.sessionId)!, this.state.spectatorGrabs);
       return null;

@@ -32,8 +32,11 @@ const REACH = 0.1;
  * samples are the last tick's, ~2.5 cm for the walk's fastest paw). The walking fox passes the floor's props by 20 cm.
  */
 const TOUCH_MARGIN = 0.05;
-/** Poses of its clips sampled this often (s) to find how far its body reaches. */
+/** Poses of its clips sampled this often (s) to find how far its body reaches, at most so many a clip. */
 const REACH_SAMPLE_SECONDS = 1 / 30;
+const MAX_REACH_SAMPLES = 300;
+/** Its bounding sphere's radius, as a share of its size (m). */
+export const CHARACTER_BOUND_SHARE = 0.6;
 /** A static box whose top is this little above the ground it stands on (m) is that ground, or below it. */
 const GROUND_TOP = 1e-3;
 
@@ -80,7 +83,8 @@ export class RoomCharacter {
   /** Per clip: whether the network learned it (a clip it never saw is left to the solver: it extrapolates badly). */
   private learnedClips: boolean[] = [];
 
-  constructor(readonly id: string, readonly index: number, readonly spec: CharacterSpec, private readonly baked: BakedBody, obstacles: SceneObstacles, readonly dt: number) {
+  /** `name`: what people are told it is (an upload's name; the room's own: its id). */
+  constructor(readonly id: string, readonly index: number, readonly spec: CharacterSpec, private readonly baked: BakedBody, obstacles: SceneObstacles, readonly dt: number, readonly name = id) {
     const flesh = fleshFor(spec.size);
     this.character = new CharacterBody(baked, spec.size, flesh, { dt, damping: flesh.damping, maxIterations: CHARACTER_MAX_ITERATIONS, tolerance: CHARACTER_TOLERANCE });
     const motion = this.character.motion;
@@ -101,7 +105,7 @@ export class RoomCharacter {
     this.shownQ = new Float64Array(this.character.body.n);
     this.lastSentQ = new Float64Array(this.character.body.n).fill(NaN);
     this.sentChange = new Float64Array(this.character.body.n);
-    this.radius = 0.6 * spec.size;
+    this.radius = CHARACTER_BOUND_SHARE * spec.size;
     this.place();
   }
 
@@ -175,7 +179,10 @@ export class RoomCharacter {
     const motion = this.character.motion, posed = motion.posedSurface, r = this.root;
     let halfWidth = 0, halfLength = 0, height = 0;
     for (const clip of this.character.rig.clips) {
-      for (let t = 0; t <= clip.duration; t += REACH_SAMPLE_SECONDS) {
+      // A long clip (an upload's may last minutes) is sampled as evenly, but no more than MAX_REACH_SAMPLES times.
+      const samples = Math.min(MAX_REACH_SAMPLES, Math.ceil(clip.duration / REACH_SAMPLE_SECONDS));
+      for (let k = 0; k <= samples; k++) {
+        const t = samples > 0 ? (k * clip.duration) / samples : 0;
         motion.pose.sampleBlend(clip, t, clip, t, 1);
         motion.poseJoints();
         motion.poseSurface();
@@ -224,10 +231,10 @@ export class RoomCharacter {
   grab(key: string, point: readonly [number, number, number]): string | null {
     this.release(key);
     const p = this.point, motion = this.character.motion;
-    if (Math.hypot(point[0] - this.bound[0], point[1] - this.bound[1], point[2] - this.bound[2]) > this.bound[3] + LIMITS.grabSlack) return `the point is not on the ${this.id}`;
+    if (Math.hypot(point[0] - this.bound[0], point[1] - this.bound[1], point[2] - this.bound[2]) > this.bound[3] + LIMITS.grabSlack) return `the point is not on the ${this.name}`;
     motion.toFrame(point[0], point[1], point[2], p);
     const grab = this.character.body.grab(p[0], p[1], p[2], { radius: grabRadius(this.spec.size) });
-    if (grab < 0) return `the point is not on the ${this.id}'s surface`;
+    if (grab < 0) return `the point is not on the ${this.name}'s surface`;
     const held: HeldCharacterGrab = { grab, samples: Int32Array.from(this.character.body.grabbedSamples(grab).samples), offset: new Float64Array(3), target: Float64Array.from(point) };
     this.grabbedPoint(held, this.anchor);
     for (let a = 0; a < 3; a++) held.offset[a] = p[a] - this.anchor[a];

@@ -2,7 +2,7 @@
 // slot in snapshots, in the room's state with its clips, stepped every tick, and moved by its trained
 // secondary-motion network when it has one.
 
-import { CharacterState, UPLOAD_LIMITS, type RoomState } from "../../shared/net";
+import { CharacterState, UPLOAD_LIMITS, type CharacterMode, type RoomState } from "../../shared/net";
 import type { SceneWorld, SceneLayout } from "../../shared/scene";
 import type { CharacterSpec } from "../../shared/scene/layout";
 import type { BakedBody } from "../../shared/skinning";
@@ -42,8 +42,18 @@ export class RoomCharacters {
 
   /** Seats a character (its bake at hand) in the room and its state; `owner` who added it ("" for the layout's). */
   enter(spec: CharacterSpec, body: BakedBody, bakeHash: string, texture: string, owner: string, name: string): RoomCharacter {
+    return this.seat(this.build(spec, body, name), bakeHash, texture, owner);
+  }
+
+  /** A character made for this room, not yet in it (making one may throw: its rig is the file's). */
+  build(spec: CharacterSpec, body: BakedBody, name: string): RoomCharacter {
     const setting = this.setting;
-    const character = new RoomCharacter(spec.id, setting.nextSlot(), spec, body, setting.world.sceneObstacles(), setting.tickSeconds);
+    return new RoomCharacter(spec.id, setting.nextSlot(), spec, body, setting.world.sceneObstacles(), setting.tickSeconds, name);
+  }
+
+  /** Puts a built character in the room and its state. */
+  seat(character: RoomCharacter, bakeHash: string, texture: string, owner: string): RoomCharacter {
+    const setting = this.setting, spec = character.spec, name = character.name;
     this.all.push(character);
     setting.state.characters.set(spec.id, new CharacterState({
       id: spec.id, index: character.index, mesh: spec.mesh, bake: bakeHash, size: spec.size, texture,
@@ -59,6 +69,15 @@ export class RoomCharacters {
     this.setting.state.characters.delete(character.id);
   }
 
+  /** A player's pick of what a visitor's character plays: null when done, else why not (the room's own are admins'). */
+  direct(id: string, mode: CharacterMode): string | null {
+    const character = this.all.find((c) => c.id === id);
+    if (!character) return `no character "${id}" in this room`;
+    if (!this.uploaded().includes(character)) return `the ${character.name} is the room's own: only an admin directs it`;
+    directCharacter(character, this.setting.state, mode);
+    return null;
+  }
+
   /** The characters visitors added, oldest first. */
   uploaded(): RoomCharacter[] {
     return this.all.filter((c) => (this.setting.state.characters.get(c.id)?.owner ?? "") !== "");
@@ -72,6 +91,12 @@ export class RoomCharacters {
       if (state.flesh !== character.fleshSource) state.flesh = character.fleshSource;
     }
   }
+}
+
+/** Sets what a character plays, in its director and the room's state (an admin's pick, or a player's: `direct`). */
+export function directCharacter(character: RoomCharacter, state: RoomState, mode: CharacterMode): void {
+  character.setMode(mode);
+  state.characters.get(character.id)!.mode = mode;
 }
 
 /**

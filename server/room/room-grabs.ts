@@ -60,7 +60,7 @@ export class RoomGrabs {
           const holding = this.onCharacters.get(key);
           if (holding) {
             // It walks on: a hand it has left behind lets go, as a slip (the player did nothing wrong).
-            if (!holding.character.moveGrab(key, input.message.target)) this.letGoOfCharacter(key, `the ${holding.character.id} slipped out of your hand`);
+            if (!holding.character.moveGrab(key, input.message.target)) this.letGoOfCharacter(key, `the ${holding.character.name} slipped out of your hand`);
             return null;
           }
           const held = this.onBodies.get(key);
@@ -136,7 +136,7 @@ export class RoomGrabs {
       if (held.body.entity.slipping(held.grab)) this.letGo(held, "the body slipped out of your hand");
     }
     for (const [key, held] of this.onCharacters) {
-      if (held.character.stretch(key) > CHARACTER_GRAB_SLIP) this.letGoOfCharacter(key, `the ${held.character.id} slipped out of your hand`);
+      if (held.character.stretch(key) > CHARACTER_GRAB_SLIP) this.letGoOfCharacter(key, `the ${held.character.name} slipped out of your hand`);
     }
   }
 

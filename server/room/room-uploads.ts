@@ -17,7 +17,7 @@ import { makeRoomFor } from "./added-bodies";
 import { rigOf } from "../../shared/skinning/baked-rig";
 import type { BakedBody } from "../../shared/skinning";
 import { uploadedCharacterSpec, type RoomCharacters } from "./room-characters";
-import type { RoomCharacter } from "./room-character";
+import { CHARACTER_BOUND_SHARE, type RoomCharacter } from "./room-character";
 import { playgroundConfig, roomFields } from "./playground-config";
 
 /** A soft body in the room: the layout's, or one a visitor added (an upload). */
@@ -103,7 +103,7 @@ export class RoomUploads {
     for (const p of this.room.placed) if (!p.leaving) occupied.push(...p.entity.proxies.bound);
     // The stage's character (the one on its way there is among the bakes below).
     for (const c of this.room.characters.uploaded()) occupied.push(...c.bound);
-    for (const u of this.baking.values()) occupied.push(u.position[0], u.position[1], u.position[2], (u.character ? UPLOAD_LIMITS.characterSize : size) / 2);
+    for (const u of this.baking.values()) occupied.push(u.position[0], u.position[1], u.position[2], u.character ? CHARACTER_BOUND_SHARE * UPLOAD_LIMITS.characterSize : size / 2);
     occupied.push(...propsOnTheTable(this.room.world, size));
     return this.showPlaceholder({ id, owner, name, position: landingSpot(playgroundConfig().layout, size, occupied), character: false }, size);
   }
@@ -196,15 +196,23 @@ export class RoomUploads {
   /** A character lands on the stage (the one there leaves first, its holders told) and plays in place. */
   private landCharacter(upload: BakingUpload, hash: string, body: BakedBody, clips: string[], texture: string): void {
     const characters = this.room.characters, stage = this.room.world.layout.stage!, place = stage.ground > 0 ? "the table" : "the floor";
+    const by = this.room.nameOf(upload.owner);
+    const spec = uploadedCharacterSpec(upload.id, hash, clips, stage, `${upload.name}, added by ${by}`);
+    // Made before the one there leaves: a rig the room cannot play leaves the room as it was, and says why.
+    let character: RoomCharacter;
+    try {
+      character = characters.build(spec, body, upload.name);
+    } catch (error) {
+      playgroundConfig().log(`room ${this.room.roomId}: upload ${upload.id} could not become a character: ${(error as Error).stack ?? error}`);
+      return this.room.tell(`${upload.name} could not be added: its rig cannot be played (${(error as Error).message})`);
+    }
     for (const old of characters.uploaded().slice(0, Math.max(0, characters.uploaded().length - UPLOAD_LIMITS.characters + 1))) {
-      const why = `the ${this.room.state.characters.get(old.id)?.name ?? old.id} left ${place} for ${upload.name}`;
+      const why = `the ${old.name} left ${place} for ${upload.name}`;
       this.room.releaseCharacter(old, why);
       characters.remove(old);
       this.room.tell(why);
     }
-    const by = this.room.nameOf(upload.owner);
-    const spec = uploadedCharacterSpec(upload.id, hash, clips, stage, `${upload.name}, added by ${by}`);
-    characters.enter(spec, body, hash, texture, upload.owner, upload.name);
+    characters.seat(character, hash, texture, upload.owner);
     this.room.tell(`${by} added ${upload.name}: it plays ${spec.clips.walk} on ${place}`);
   }
 

@@ -4,8 +4,11 @@
 import { UPLOAD_LIMITS } from "../../shared/net";
 import type { TriangleMesh } from "../../shared/geometry";
 
-/** The clip a rig without clips of its own plays: its bind pose, held. */
-export const BIND_POSE_CLIP = "Bind pose";
+/**
+ * The clip a rig without clips of its own plays: its rest pose (its nodes as the file places them, for an exported
+ * character its bind pose), held.
+ */
+export const REST_POSE_CLIP = "Rest pose";
 
 /** Why a parsed upload cannot be a character, or null (it can, or it has no rig and is a body). */
 export function characterRefusal(mesh: TriangleMesh): string | null {
@@ -14,8 +17,8 @@ export function characterRefusal(mesh: TriangleMesh): string | null {
   return null;
 }
 
-/** The mesh, its rig given a still bind-pose clip when it has none (a character always has a clip to play). */
+/** The mesh, its rig given a still rest-pose clip when it has none (a character always has a clip to play). */
 export function withStillClip(mesh: TriangleMesh): TriangleMesh {
   if (!mesh.rig || mesh.rig.clips.length > 0) return mesh;
-  return { ...mesh, rig: { ...mesh.rig, clips: [{ name: BIND_POSE_CLIP, duration: 0, channels: [] }] } };
+  return { ...mesh, rig: { ...mesh.rig, clips: [{ name: REST_POSE_CLIP, duration: 0, channels: [] }] } };
 }

@@ -59,22 +59,48 @@ export interface SkinUnion {
   places: Map<Skin, Int32Array>;
 }
 
+/** Animations a rig may have, and the longest a clip may last (s): a character loops its clips, and a room samples each. */
+const MAX_CLIPS = 64;
+const MAX_CLIP_SECONDS = 600;
+
+/**
+ * A sampler's keys must be finite and in order, within MAX_CLIP_SECONDS, with as many values as keys (three per key
+ * for a cubic spline: tangents and value), every value finite.
+ */
+function checkKeys(clip: string, times: Float32Array, valueCount: number, perKey: number, values: Float32Array): void {
+  for (let k = 0; k < times.length; k++) {
+    if (!Number.isFinite(times[k]) || times[k] < 0 || (k > 0 && times[k] < times[k - 1])) throw new MeshError(`glTF animation "${clip}": its key times must be finite, from 0 and in order`);
+  }
+  if (times.length > 0 && times[times.length - 1] > MAX_CLIP_SECONDS) throw new MeshError(`glTF animation "${clip}" lasts ${times[times.length - 1]} s; a clip may last at most ${MAX_CLIP_SECONDS} s`);
+  if (valueCount !== perKey * times.length) throw new MeshError(`glTF animation "${clip}": a sampler has ${times.length} keys and ${valueCount} values`);
+  if (!values.every(Number.isFinite)) throw new MeshError(`glTF animation "${clip}": a sampler has a value that is not finite`);
+}
+
 /** Inverse bind matrices of one joint that differ by no more than this (relative) are the same. */
 const SAME_BIND = 1e-6;
 
+/** The nodes that place meshes in the default scene (or, without scenes, under any top node), in scene order. */
+export function sceneMeshNodes(document: Document): Node[] {
+  const root = document.getRoot(), nodes: Node[] = [];
+  const scene = root.getDefaultScene() ?? root.listScenes()[0];
+  const visit = (node: Node) => {
+    if (node.getMesh()) nodes.push(node);
+  };
+  if (scene) scene.traverse(visit);
+  else root.listNodes().filter((node) => node.getParentNode() === null).forEach((node) => node.traverse(visit));
+  return nodes;
+}
+
 /**
- * The skins the document's mesh nodes use (in the order the nodes come), as one joint list; null without any. A
- * skin without inverse bind matrices, or with fewer than joints, or with one that is not finite or not invertible,
- * is refused: the bind pose would be unknown (the format's default, identity, puts every joint at the origin).
+ * `skins` (in order) as one joint list; null without any. A skin without inverse bind matrices, or with fewer than
+ * joints, or with one that is not finite or not invertible, is refused: the bind pose would be unknown (the
+ * format's default, identity, puts every joint at the origin).
  */
-export function skinUnion(document: Document): SkinUnion | null {
-  const skins: Skin[] = [];
-  for (const node of document.getRoot().listNodes()) {
-    const skin = node.getSkin();
-    if (skin && node.getMesh() && !skins.includes(skin)) skins.push(skin);
-  }
+export function skinUnion(skins: readonly Skin[]): SkinUnion | null {
   if (skins.length === 0) return null;
   const joints: Node[] = [], binds: number[] = [], places = new Map<Skin, Int32Array>(), element = new Array<number>(16).fill(0);
+  /** Where each node already is in `joints` (a node with several binds is there several times). */
+  const known = new Map<Node, number[]>();
   for (const skin of skins) {
     const own = skin.listJoints(), name = skin.getName() ? `glTF skin "${skin.getName()}"` : "glTF skin";
     if (own.length === 0) throw new MeshError(`${name} has no joints`);
@@ -86,18 +112,29 @@ export function skinUnion(document: Document): SkinUnion | null {
     own.forEach((joint, j) => {
       matrices.getElement(j, element);
       if (!element.every(Number.isFinite) || !(Math.abs(determinant3(element)) > 1e-12)) throw new MeshError(`${name}: joint "${joint.getName()}" has an inverse bind matrix that is not finite or not invertible`);
-      let found = -1;
-      for (let k = 0; k < joints.length && found < 0; k++) if (joints[k] === joint && sameMatrix(binds, 16 * k, element)) found = k;
+      const places = known.get(joint) ?? [];
+      let found = places.find((k) => sameMatrix(binds, 16 * k, element)) ?? -1;
       if (found < 0) {
         found = joints.length;
         joints.push(joint);
         binds.push(...element);
+        known.set(joint, [...places, found]);
       }
       at[j] = found;
     });
     places.set(skin, at);
   }
   return { joints, inverseBind: Float64Array.from(binds), places };
+}
+
+/** The distinct skins of `nodes`, in order. */
+export function skinsOf(nodes: readonly Node[]): Skin[] {
+  const skins: Skin[] = [];
+  for (const node of nodes) {
+    const skin = node.getSkin();
+    if (skin && !skins.includes(skin)) skins.push(skin);
+  }
+  return skins;
 }
 
 function determinant3(m: ArrayLike<number>): number {
@@ -111,12 +148,15 @@ function sameMatrix(binds: number[], at: number, m: ArrayLike<number>): boolean 
   return true;
 }
 
-/** The document's skins (skinUnion) as one Rig, with every animation that moves its nodes, or null without a skin. */
-export function readRig(document: Document, union: SkinUnion | null = skinUnion(document)): Rig | null {
+/**
+ * The document's skins (skinUnion of those its scene's mesh nodes use) as one Rig, with every animation that moves
+ * its nodes, or null without a skin. Its vertexJoints and vertexWeights are the first skinned primitive's.
+ */
+export function readRig(document: Document, union: SkinUnion | null = skinUnion(skinsOf(sceneMeshNodes(document)))): Rig | null {
   if (!union) return null;
   const root = document.getRoot();
   const joints = union.joints;
-  const skinned = root.listNodes().find((node) => node.getSkin() !== null && node.getMesh() !== null);
+  const skinned = sceneMeshNodes(document).find((node) => node.getSkin() !== null);
   const primitive = skinned?.getMesh()?.listPrimitives()[0];
   if (!primitive || !readSkinWeights(primitive)) throw new MeshError("glTF skin: its mesh has no JOINTS_0 and WEIGHTS_0 (four a vertex)");
 
@@ -163,9 +203,12 @@ export function readRig(document: Document, union: SkinUnion | null = skinUnion(
       const times = Float32Array.from(input.getArray() as ArrayLike<number>);
       const element: number[] = [], values = new Float32Array(output.getCount() * output.getElementSize());
       for (let i = 0; i < output.getCount(); i++) values.set(output.getElement(i, element), i * output.getElementSize());
-      channels.push({ node: index.get(node)!, path: path as ChannelPath, interpolation: sampler.getInterpolation() as Interpolation, times, values });
+      const interpolation = sampler.getInterpolation() as Interpolation, clipName = animation.getName() || `clip ${clips.length + 1}`;
+      checkKeys(clipName, times, values.length / output.getElementSize(), interpolation === "CUBICSPLINE" ? 3 : 1, values);
+      channels.push({ node: index.get(node)!, path: path as ChannelPath, interpolation, times, values });
       if (times.length) duration = Math.max(duration, times[times.length - 1]);
     }
+    if (clips.length >= MAX_CLIPS) throw new MeshError(`glTF has over ${MAX_CLIPS} animations; a rig may have at most ${MAX_CLIPS}`);
     clips.push({ name: animation.getName() || `clip ${clips.length + 1}`, duration, channels });
   }
   return { names: order.map((node) => node.getName()), parents, restTranslation, restRotation, restScale, base, jointNodes, inverseBind, vertexJoints, vertexWeights, clips };

@@ -2,7 +2,7 @@ import { Logger, WebIO, type Document, type GLTF, type JSONDocument, type Node, 
 import { checkCountLimits, MESH_LIMITS, type MeshLimits } from "./limits";
 import { MeshError } from "./mesh-error";
 import type { TriangleMesh } from "./types";
-import { readRig, readSkinWeights, skinUnion, unionJoints, type SkinUnion } from "./gltf-rig";
+import { readRig, readSkinWeights, sceneMeshNodes, skinUnion, unionJoints, type SkinUnion } from "./gltf-rig";
 
 const GLB_MAGIC = 0x46546c67; // "glTF"
 const CHUNK_JSON = 0x4e4f534a;
@@ -22,12 +22,11 @@ const UNSUPPORTED_COMPRESSION = ["KHR_draco_mesh_compression", "EXT_meshopt_comp
  */
 export async function parseGltf(data: Uint8Array, limits: MeshLimits): Promise<TriangleMesh> {
   const document = await readGltfDocument(data, limits);
-  const union = skinUnion(document);
-  const mesh = collectTriangles(document, union);
+  const { mesh, union } = collectTriangles(document);
   // A rigged mesh keeps its rig, when every primitive is skinned (its positions are then the bind pose); its
   // vertices' joints are numbered as the rig's (all its skins' joints in one list).
-  if (!mesh.skinJoints || !union) return mesh;
-  return { ...mesh, rig: readRig(document, union)! };
+  if (!mesh.skinJoints || !mesh.skinWeights || !union) return mesh;
+  return { ...mesh, rig: { ...readRig(document, union)!, vertexJoints: mesh.skinJoints, vertexWeights: mesh.skinWeights } };
 }
 
 /**
@@ -169,15 +168,13 @@ interface PrimitiveInstance {
   skin: { joints: Uint16Array; weights: Float32Array; of: Skin } | null;
 }
 
-function collectTriangles(document: Document, union: SkinUnion | null): TriangleMesh {
+/**
+ * Every triangle primitive the scene places, as one mesh; when every one of them is skinned, with the union of
+ * their skins (skinUnion, which refuses a broken skin) and their joints numbered as its.
+ */
+function collectTriangles(document: Document): { mesh: TriangleMesh; union: SkinUnion | null } {
   const root = document.getRoot();
-  const meshNodes: Node[] = [];
-  const scene = root.getDefaultScene() ?? root.listScenes()[0];
-  const visit = (node: Node) => {
-    if (node.getMesh()) meshNodes.push(node);
-  };
-  if (scene) scene.traverse(visit);
-  else root.listNodes().filter((node) => node.getParentNode() === null).forEach((node) => node.traverse(visit));
+  const meshNodes = sceneMeshNodes(document);
 
   const instances: PrimitiveInstance[] = [];
   if (meshNodes.length > 0) {
@@ -203,7 +200,8 @@ function collectTriangles(document: Document, union: SkinUnion | null): Triangle
   // Vertex colours when any primitive has them (the others white), one colour point per glTF vertex likewise.
   const coloured = instances.some((instance) => instance.colors !== null);
   const colors = coloured ? new Float64Array(3 * vertexCount).fill(1) : null;
-  const skinned = union !== null && instances.every((instance) => instance.skin !== null);
+  const skinned = instances.every((instance) => instance.skin !== null);
+  const union = skinned ? skinUnion([...new Set(instances.map((instance) => instance.skin!.of))]) : null;
   const skinJoints = skinned ? new Uint16Array(4 * vertexCount) : null, skinWeights = skinned ? new Float32Array(4 * vertexCount) : null;
   let vertexOffset = 0, cornerOffset = 0;
   for (const instance of instances) {
@@ -219,12 +217,13 @@ function collectTriangles(document: Document, union: SkinUnion | null): Triangle
     vertexOffset += instance.positions.length / 3;
     cornerOffset += instance.triangles.length;
   }
-  return {
+  const mesh: TriangleMesh = {
     positions, triangles,
     ...(uvs ? { uvs, uvTriangles: triangles.slice() } : {}),
     ...(colors ? { colors, colorTriangles: triangles.slice() } : {}),
     ...(skinJoints && skinWeights ? { skinJoints, skinWeights } : {}),
   };
+  return { mesh, union };
 }
 
 function pushPrimitive(out: PrimitiveInstance[], primitive: Primitive, matrix: mat4, skin: Skin | null): void {

@@ -135,6 +135,12 @@ export interface SetMaterialMessage {
   material: string;
 }
 
+/** What a visitor's character plays: its walk, run or look clip in place, `auto` (walk, looking round now and then) or `stop`. */
+export interface DirectCharacterMessage {
+  character: string;
+  mode: CharacterMode;
+}
+
 /** Server -> one client: the answer to a grab. */
 export interface GrabResultMessage {
   hand: Hand;
@@ -185,6 +191,8 @@ export const MESSAGES = Object.freeze({
   resetTable: "reset-table",
   /** A player turns a body into another material (payload SetMaterialMessage). */
   setMaterial: "set-material",
+  /** A player picks what a visitor's character plays (payload DirectCharacterMessage); the room's own are admins'. */
+  directCharacter: "direct-character",
   /**
    * Asks to add a mesh (payload {}): answered with an `upload-ticket` (UploadTicketMessage) for POST /meshes, to
    * players (and spectators where the room lets them play).

@@ -2,7 +2,7 @@
 // value or a reason the message was dropped; nothing here trusts a field it has not checked.
 
 import { isMaterialName } from "../scene/materials";
-import { CHARACTER_MODES, HANDS, LIMITS, SEQ_MODULUS, type AdminMessage, type CharacterMode, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type PokeMessage, type Pose, type PoseMessage, type Role, type SetMaterialMessage } from "./protocol";
+import { CHARACTER_MODES, HANDS, LIMITS, SEQ_MODULUS, type AdminMessage, type CharacterMode, type DirectCharacterMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type PokeMessage, type Pose, type PoseMessage, type Role, type SetMaterialMessage } from "./protocol";
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -123,6 +123,13 @@ export function parseSetMaterial(message: unknown, knownBody: (id: string) => bo
   return { ok: true, value: { body, material: message.material } };
 }
 
+export function parseDirectCharacter(message: unknown, knownCharacter: (id: string) => boolean): Parsed<DirectCharacterMessage> {
+  if (!isRecord(message)) return fail("direct-character must be an object { character, mode }");
+  if (typeof message.character !== "string" || message.character.length > 64 || !knownCharacter(message.character)) return fail("character needs the id of a character in this room");
+  if (!CHARACTER_MODES.includes(message.mode as CharacterMode)) return fail(`character mode must be ${CHARACTER_MODES.join(", ")}`);
+  return { ok: true, value: { character: message.character, mode: message.mode as CharacterMode } };
+}
+
 export function parseAdmin(message: unknown, knownBody: (id: string) => boolean, knownCharacter: (id: string) => boolean = () => false): Parsed<AdminMessage> {
   if (!isRecord(message)) return fail("admin must be an object");
   if (message.token !== undefined && (typeof message.token !== "string" || message.token.length > 256)) return fail("an admin token is a string of at most 256 characters");
@@ -137,9 +144,8 @@ export function parseAdmin(message: unknown, knownBody: (id: string) => boolean,
       return { ok: true, value: { action: "material", body, material: message.material, token } };
     }
     case "character": {
-      if (typeof message.character !== "string" || message.character.length > 64 || !knownCharacter(message.character)) return fail("character needs the id of a character in this room");
-      if (!CHARACTER_MODES.includes(message.mode as CharacterMode)) return fail(`character mode must be ${CHARACTER_MODES.join(", ")}`);
-      return { ok: true, value: { action: "character", character: message.character, mode: message.mode as CharacterMode, token } };
+      const direct = parseDirectCharacter(message, knownCharacter);
+      return direct.ok ? { ok: true, value: { action: "character", ...direct.value, token } } : direct;
     }
     case "kick":
       if (typeof message.sessionId !== "string" || message.sessionId.length > 64) return fail("kick needs a sessionId");

@@ -4,6 +4,7 @@
 // a body: it dents and springs back.
 
 import { mkdirSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { matchMaker } from "@colyseus/core";
@@ -304,7 +305,7 @@ describe("headset and spectator in Chromium", () => {
     }
   });
 
-  it("the wrist menu above the left controller resets the table and changes the last held body's material when the right controller touches its buttons", async () => {
+  it("the wrist menu above the left controller resets the table, changes the last held body's material and picks a visitor's character's clip when the right controller touches its buttons", async () => {
     await inPage(headset.page, "window.pliant.device.primaryInputMode = 'controller'");
     // Not in view, no menu: a hand passing by presses nothing.
     expect(await inPage<unknown>(headset.page, "window.pliant.wristMenu.buttons")).toBeNull();
@@ -336,6 +337,15 @@ describe("headset and spectator in Chromium", () => {
     const material = await inPage<string>(spectator.page, "window.pliant.client.materialOf('spot')");
     await pressButton("material");
     await waitForPage(spectator.page, `window.pliant.client.materialOf('spot') !== ${JSON.stringify(material)}`, 20_000);
+    // The character button: a visitor's character (the fox uploaded by an admin) plays the next clip of its cycle.
+    const fox = await readFile(path.resolve(import.meta.dirname, "../../server/assets/fox.glb"));
+    const posted = await fetch(`http://127.0.0.1:${server.port}/meshes?token=browser-test&name=wrist-fox`, { method: "POST", headers: { "Content-Type": "model/gltf-binary" }, body: fox });
+    expect(posted.status).toBe(202);
+    const { id } = (await posted.json()) as { id: string };
+    const modeOf = `window.pliant.client.room.state.characters.get(${JSON.stringify(id)})?.mode`;
+    await waitForPage(headset.page, `${modeOf} === "auto"`, 120_000);
+    await pressButton("character");
+    await waitForPage(spectator.page, `${modeOf} === "walk"`, 20_000);
     await headset.page.screenshot({ path: path.join(ARTIFACTS, "wrist-menu.png") });
     expect(headset.errors).toEqual([]);
   });

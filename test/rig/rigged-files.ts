@@ -15,9 +15,10 @@ export async function foxBytes(): Promise<Uint8Array> {
 
 /**
  * The fox as two skinned mesh nodes with two skins: the second's joints in reverse order. `withoutImages`: its
- * texture left out (Node cannot decode images for three.js's loader).
+ * texture left out (Node cannot decode images for three.js's loader). `bindsRaisedCm`: the second skin's inverse
+ * binds differ from the first's (its part bound that much higher).
  */
-export async function twoSkinFox(withoutImages = false): Promise<Uint8Array> {
+export async function twoSkinFox(withoutImages = false, bindsRaisedCm = 0): Promise<Uint8Array> {
   const io = new WebIO();
   const document = await io.readBinary(await foxBytes());
   if (withoutImages) for (const texture of document.getRoot().listTextures()) texture.dispose();
@@ -26,6 +27,14 @@ export async function twoSkinFox(withoutImages = false): Promise<Uint8Array> {
   const skin = foxNode.getSkin()!, joints = skin.listJoints(), count = joints.length;
   const binds = skin.getInverseBindMatrices()!.getArray() as Float32Array, reversedBinds = new Float32Array(binds.length);
   for (let j = 0; j < count; j++) reversedBinds.set(binds.subarray(16 * (count - 1 - j), 16 * (count - j)), 16 * j);
+  // Other binds: inverse binds times a translation down (the part's vertices are taken as bound 5 cm higher; the
+  // fox's units are centimetres), so that the same joints are there twice, once with each bind.
+  if (bindsRaisedCm !== 0) {
+    for (let j = 0; j < count; j++) {
+      const m = reversedBinds.subarray(16 * j, 16 * (j + 1));
+      for (let r = 0; r < 3; r++) m[12 + r] -= m[4 + r] * bindsRaisedCm;
+    }
+  }
   const second = document.createSkin("second").setInverseBindMatrices(document.createAccessor().setType("MAT4").setArray(reversedBinds).setBuffer(buffer));
   for (let j = count - 1; j >= 0; j--) second.addJoint(joints[j]);
   const primitive = foxNode.getMesh()!.listPrimitives()[0], copy = primitive.clone();
@@ -70,6 +79,49 @@ export async function foxWithUnweightedVertex(): Promise<Uint8Array> {
   const values = weights.getArray()!.slice();
   values.fill(0, 0, 4);
   primitive.setAttribute("WEIGHTS_0", document.createAccessor().setType("VEC4").setArray(values).setNormalized(weights.getNormalized()).setBuffer(root.listBuffers()[0]));
+  return io.writeBinary(document);
+}
+
+/** The fox with its first vertex moved by a hair (another bake: it is not in any cache). */
+export async function nudgedFox(): Promise<Uint8Array> {
+  return editFox((document) => {
+    const primitive = document.getRoot().listMeshes()[0].listPrimitives()[0], position = primitive.getAttribute("POSITION")!;
+    const values = position.getArray()!.slice() as Float32Array;
+    values[0] += 1e-4 * (1 + Math.random());
+    primitive.setAttribute("POSITION", document.createAccessor().setType("VEC3").setArray(values).setBuffer(document.getRoot().listBuffers()[0]));
+  });
+}
+
+/** The fox whose first animation's last key comes at `seconds`. */
+export async function foxWithClipLasting(seconds: number): Promise<Uint8Array> {
+  return editFox((document) => {
+    const sampler = document.getRoot().listAnimations()[0].listSamplers()[0], input = sampler.getInput()!;
+    const times = input.getArray()!.slice() as Float32Array;
+    times[times.length - 1] = seconds;
+    sampler.setInput(document.createAccessor().setType("SCALAR").setArray(times).setBuffer(document.getRoot().listBuffers()[0]));
+  });
+}
+
+/** The fox in two parts whose second skin has other inverse binds (bound 5 cm higher): the rig has its joints twice. */
+export async function foxWithOtherBinds(): Promise<Uint8Array> {
+  return twoSkinFox(true, 5);
+}
+
+/** The fox with an unskinned mesh beside its skinned one (a file that is a body, not a character), its skin `broken` (no inverse binds). */
+export async function foxWithUnskinnedPart(): Promise<Uint8Array> {
+  return editFox((document) => {
+    const root = document.getRoot(), foxNode = root.listNodes().find((node) => node.getSkin() !== null)!, skin = foxNode.getSkin()!;
+    const copy = foxNode.getMesh()!.listPrimitives()[0].clone();
+    copy.setAttribute("JOINTS_0", null).setAttribute("WEIGHTS_0", null);
+    (foxNode.getParentNode() ?? root.listScenes()[0]).addChild(document.createNode("prop").setMesh(document.createMesh("prop").addPrimitive(copy)));
+    skin.setInverseBindMatrices(null);
+  });
+}
+
+async function editFox(edit: (document: Awaited<ReturnType<WebIO["readBinary"]>>) => void): Promise<Uint8Array> {
+  const io = new WebIO();
+  const document = await io.readBinary(await foxBytes());
+  edit(document);
   return io.writeBinary(document);
 }
 

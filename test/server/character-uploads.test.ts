@@ -12,8 +12,8 @@ import { PLAYGROUND } from "../../shared/scene";
 import { displacementRms } from "../../shared/sim";
 import { ADMIN_TOKEN, serverRoom, useTestServer, type TestServer } from "./helpers";
 import { upload } from "./upload-helpers";
-import { BIND_POSE_CLIP } from "../../server/uploads/upload-character";
-import { editedFox, foxBytes, foxWithExtraJoints, foxWithoutClips, foxWithUnweightedVertex, twoSkinFox } from "../rig/rigged-files";
+import { REST_POSE_CLIP } from "../../server/uploads/upload-character";
+import { editedFox, foxWithClipLasting, foxWithExtraJoints, foxWithoutClips, foxWithUnweightedVertex, nudgedFox, twoSkinFox } from "../rig/rigged-files";
 
 const BAKED = { timeout: 120_000, interval: 50 };
 const GLB = { "Content-Type": "model/gltf-binary" };
@@ -47,34 +47,32 @@ async function characterLanded(roomId: string, id: string): Promise<void> {
 
 const freshRoom = async () => (await matchMaker.createRoom(ROOM_NAME, {})).roomId;
 
-it("an outsider's rigged, animated glTF joins the room as a character: its clips, in place on the stage, its flesh moving, a hand can hold it", async () => {
+it("an outsider's rigged, animated glTF joins the room as a character: its clips, in place on the stage, its flesh moving, a hand can hold it, a player picks its clip", async () => {
   const roomId = await freshRoom();
   const player = await outsider(server, roomId, "player");
   const spectator = await outsider(server, roomId, "spectator");
   try {
+    // Where the spectator saw its placeholder (a fox no run has baked before: the bake really runs).
+    const placeholders = new Map<string, [number, number, number]>();
+    spectator.onStateChange((state) => state.uploads?.forEach((u) => placeholders.set(u.id, [u.x, u.y, u.z])));
     const ticket = await askTicket(player);
     const sent = performance.now();
-    const answer = await upload(server, `ticket=${ticket}&name=fox`, await foxBytes(), GLB);
+    const answer = await upload(server, `ticket=${ticket}&name=fox`, await nudgedFox(), GLB);
     expect(answer.status, answer.body.error).toBe(202);
     const { id } = answer.body as { id: string };
     expect((answer.body as { kind?: string }).kind).toBe("character");
-    // Its placeholder stands on the stage, not on the table.
-    const placeholder = serverRoom(roomId).state.uploads.get(id);
-    if (placeholder) {
-      expect(placeholder.x).toBeCloseTo(STAGE.centre[0], 9);
-      expect(placeholder.z).toBeCloseTo(STAGE.centre[1], 9);
-    }
     await characterLanded(roomId, id);
     console.info(`the fox was a character in the room ${((performance.now() - sent) / 1000).toFixed(2)} s after its request`);
     await vi.waitFor(() => expect(spectator.state.characters.get(id)).toBeDefined(), BAKED);
+    // Its placeholder stood on the stage, where it plays.
+    const [x, y, z] = placeholders.get(id)!;
+    expect([x, y, z].map((v) => Math.round(v * 1e6) / 1e6)).toEqual([STAGE.centre[0], STAGE.ground, STAGE.centre[1]].map((v) => Math.round(Math.fround(v) * 1e6) / 1e6));
     const state = spectator.state.characters.get(id)!;
     expect(state.clips).toBe("Survey,Walk,Run");
     expect(state.owner).toBe(player.sessionId);
     expect(state.name).toBe("fox");
     expect(state.size).toBeCloseTo(UPLOAD_LIMITS.characterSize, 5);
     expect(state.mode).toBe("auto");
-    // Nothing of the table made room for it.
-    expect([...spectator.state.bodies.values()].filter((b) => b.leaving)).toEqual([]);
     expect((await fetch(`http://127.0.0.1:${server.server.port}/bakes/${state.bake}`)).status).toBe(200);
 
     // It walks in place: its clip's time runs on while it stays on the stage, and its flesh moves.
@@ -102,12 +100,32 @@ it("an outsider's rigged, animated glTF joins the room as a character: its clips
     const answered = await result;
     expect(answered.ok, answered.reason).toBe(true);
     player.send(MESSAGES.grabEnd, { hand: "right", seq: 2 });
+
+    // A player picks what it plays (the headset's wrist menu sends this): its run clip, in place. The room's own fox
+    // is an admin's to direct; a mode that is none is refused; both change nothing.
+    const notices: string[] = [];
+    player.onMessage(MESSAGES.notice, (notice: { kind: string; message: string }) => notices.push(`${notice.kind}: ${notice.message}`));
+    player.send(MESSAGES.directCharacter, { character: id, mode: "run" });
+    await vi.waitFor(() => {
+      expect(spectator.state.characters.get(id)!.mode).toBe("run");
+      expect(character.character.rig.clips[character.pose.clip2].name).toBe("Run");
+      expect(Math.hypot(character.pose.x - STAGE.centre[0], character.pose.z - STAGE.centre[1])).toBeLessThan(1e-9);
+    }, BAKED);
+    player.send(MESSAGES.directCharacter, { character: "fox", mode: "stop" });
+    await vi.waitFor(() => expect(notices.some((n) => /^rejected: direct-character: the fox is the room's own: only an admin directs it/.test(n)), notices.join("; ")).toBe(true), BAKED);
+    expect(room.state.characters.get("fox")!.mode).toBe("auto");
+    // (At most one notice a second: the next refusal waits for it.)
+    await vi.waitFor(() => {
+      player.send(MESSAGES.directCharacter, { character: id, mode: "dance" });
+      expect(notices.some((n) => /character mode must be auto, walk, run, look, stop/.test(n)), notices.join("; ")).toBe(true);
+    }, { timeout: 120_000, interval: 200 });
+    expect(room.state.characters.get(id)!.mode).toBe("run");
   } finally {
     await Promise.all([player.leave(), spectator.leave()]);
   }
 }, 240_000);
 
-it("a character in two parts with two skins, and then one without clips: each sends the one before away, the last stands in its bind pose", async () => {
+it("a character in two parts with two skins, and then one without clips: each sends the one before away, the last stands still in its rest pose", async () => {
   const roomId = await freshRoom();
   const watcher = await outsider(server, roomId, "spectator");
   try {
@@ -126,19 +144,22 @@ it("a character in two parts with two skins, and then one without clips: each se
     await characterLanded(roomId, still.body.id!);
     console.info(`the fox without clips was a character ${((performance.now() - sent) / 1000).toFixed(2)} s after its request`);
     await vi.waitFor(() => {
-      expect(watcher.state.characters.get(still.body.id!)?.clips).toBe(BIND_POSE_CLIP);
+      expect(watcher.state.characters.get(still.body.id!)?.clips).toBe(REST_POSE_CLIP);
       expect(watcher.state.characters.has(parts.body.id!)).toBe(false);
       expect(notices.some((n) => n.includes("fox-in-parts left the table for still-fox"))).toBe(true);
     }, BAKED);
     // The layout's own fox stays; one uploaded character at a time.
     const room = serverRoom(roomId);
     expect(room.roomCharacters.map((c) => c.id).sort()).toEqual(["fox", still.body.id!].sort());
-    // Standing in its bind pose: the pose's clip is the still one, and the flesh stays finite.
+    // Standing still: its clip's time stays 0 and is not running (its pose is sent once), its flesh finite.
     const character = room.roomCharacters.find((c) => c.id === still.body.id)!;
-    await vi.waitFor(() => {
-      expect(character.softQ.every(Number.isFinite)).toBe(true);
+    for (let k = 0; k < 30; k++) {
+      const tick = room.sceneWorld.tick;
+      await vi.waitFor(() => expect(room.sceneWorld.tick).toBeGreaterThan(tick), BAKED);
       expect(character.pose.time2).toBe(0);
-    }, BAKED);
+      expect(character.pose.running2).toBe(false);
+      expect(character.softQ.every(Number.isFinite)).toBe(true);
+    }
   } finally {
     await watcher.leave();
   }
@@ -158,6 +179,8 @@ it("broken rigs are refused with the reason, and nothing in the room changes", a
       }), /cycle/],
       ["no inverse binds", await editedFox((json) => { delete json.skins![0].inverseBindMatrices; }), /no inverse bind matrices/],
       ["an unweighted vertex", await foxWithUnweightedVertex(), /has no skin weight/],
+      ["a clip of a billion seconds", await foxWithClipLasting(1e9), /lasts 1000000000 s; a clip may last at most 600 s/],
+      ["a key time that is no number", await foxWithClipLasting(Number.NaN), /key times must be finite, from 0 and in order/],
     ];
     for (const [what, bytes, reason] of files) {
       const answer = await upload(server, `token=${ADMIN_TOKEN}&room=${roomId}&name=${encodeURIComponent(what)}`, bytes, GLB);

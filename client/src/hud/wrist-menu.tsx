@@ -1,6 +1,8 @@
 // The menu inside the headset: a small panel above the left wrist (controller or hand) when it is raised into
 // view, turned to the eyes, with "Reset table", "Leave VR", the material of the body last held (each press
-// turns it into the next material), "Add ..." (the server's gallery meshes in turn) and, in AR, "Align table", pressed by touching a button with the right hand's fingertip or controller.
+// turns it into the next material), "Add ..." (the server's gallery meshes in turn), in AR "Align table", and what
+// a visitor's character plays (each press picks the next: auto, walk, run, look, stop), pressed by touching a
+// button with the right hand's fingertip or controller.
 // Below the buttons: the connection and players (and, with ?debug, frame rate and simulation time), in place of
 // a head-locked strip floating over the table.
 
@@ -16,9 +18,10 @@ import { frameStats } from "./frame-stats";
 import { bodyName, uploadErrorSentence } from "./visitor-messages";
 import { addGalleryMesh, fetchGallery } from "../upload/add-mesh";
 import { startAligning } from "../xr/table-alignment";
-import type { GalleryEntry } from "../../../shared/net";
+import type { CharacterMode, GalleryEntry } from "../../../shared/net";
+import { directCharacter, nextCharacterMode, visitorsCharacter } from "../../../shared/net/client/visitor-character";
 
-const WIDTH = 0.16, HEIGHT = 0.15;
+const WIDTH = 0.16, HEIGHT = 0.187;
 /** Above the wrist, m. */
 const LIFT = 0.09;
 /**
@@ -29,9 +32,11 @@ const LOOK_DISTANCE = 0.7;
 const LOOK_COS = Math.cos((32 * Math.PI) / 180);
 /** A fingertip this close to a button's centre presses it, m; a button presses once until the finger leaves. */
 const PRESS = 0.022;
-type ButtonId = "reset" | "leave" | "material" | "add" | "align";
-/** Button centres in the panel's plane, m from its centre. */
-const BUTTONS: Record<ButtonId, [number, number]> = { reset: [-0.038, 0.045], leave: [0.038, 0.045], material: [0, 0.008], add: [-0.038, -0.029], align: [0.038, -0.029] };
+type ButtonId = "reset" | "leave" | "material" | "add" | "align" | "character";
+/** Button centres in the panel's plane, m from its centre: four rows 3.7 cm apart, the status line below. */
+const BUTTONS: Record<ButtonId, [number, number]> = {
+  reset: [-0.038, 0.0635], leave: [0.038, 0.0635], material: [0, 0.0265], add: [-0.038, -0.0105], align: [0.038, -0.0105], character: [0, -0.0475],
+};
 const BUTTON_IDS = Object.keys(BUTTONS) as ButtonId[];
 
 /** Where the wrist menu's buttons are this frame (tests press them); null outside a session. */
@@ -48,7 +53,7 @@ export function WristMenu({ connection, client, canPlay, onLeave, debug, passthr
   const { canvas, texture } = useMemo(() => {
     const canvas = document.createElement("canvas");
     canvas.width = 512;
-    canvas.height = 480;
+    canvas.height = 598;
     const texture = new THREE.CanvasTexture(canvas);
     texture.colorSpace = THREE.SRGBColorSpace;
     return { canvas, texture };
@@ -86,7 +91,7 @@ export function WristMenu({ connection, client, canPlay, onLeave, debug, passthr
     // Turned to the eyes, upright.
     m.lookAt(scratch.head.x, m.position.y, scratch.head.z);
     m.updateMatrixWorld();
-    const buttons = (wristMenu.buttons ??= { reset: [0, 0, 0], leave: [0, 0, 0], material: [0, 0, 0], add: [0, 0, 0], align: [0, 0, 0] });
+    const buttons = (wristMenu.buttons ??= { reset: [0, 0, 0], leave: [0, 0, 0], material: [0, 0, 0], add: [0, 0, 0], align: [0, 0, 0], character: [0, 0, 0] });
     for (const id of BUTTON_IDS) {
       scratch.point.set(BUTTONS[id][0], BUTTONS[id][1], 0).applyMatrix4(m.matrixWorld);
       buttons[id][0] = scratch.point.x; buttons[id][1] = scratch.point.y; buttons[id][2] = scratch.point.z;
@@ -106,6 +111,8 @@ export function WristMenu({ connection, client, canPlay, onLeave, debug, passthr
       if (touching === "material" && canPlay && client && scratch.body) client.setMaterial(scratch.body, nextMaterial(client.materialOf(scratch.body)));
       if (touching === "leave") onLeave();
       if (touching === "align" && passthrough) startAligning();
+      const character = client ? visitorsCharacter(client) : null;
+      if (touching === "character" && canPlay && client && character) directCharacter(client, character.id, nextCharacterMode(character.mode));
       const entry = adding.gallery[adding.next % Math.max(1, adding.gallery.length)];
       if (touching === "add" && canPlay && client && entry && !adding.busy) {
         adding.busy = true;
@@ -122,7 +129,7 @@ export function WristMenu({ connection, client, canPlay, onLeave, debug, passthr
     scratch.lastDraw = now;
     const material = client && scratch.body ? { body: bodyName(client, scratch.body), name: client.materialOf(scratch.body) } : null;
     const next = adding.gallery.length ? adding.gallery[adding.next % adding.gallery.length].name : null;
-    draw(canvas, connection, canPlay, material, touching, debug, { next, status: adding.status }, passthrough);
+    draw(canvas, connection, canPlay, material, touching, debug, { next, status: adding.status }, passthrough, client ? visitorsCharacter(client) : null);
     texture.needsUpdate = true;
   });
 
@@ -134,7 +141,7 @@ export function WristMenu({ connection, client, canPlay, onLeave, debug, passthr
   );
 }
 
-function draw(canvas: HTMLCanvasElement, connection: ConnectionState, canPlay: boolean, material: { body: string; name: MaterialName } | null, touching: ButtonId | null, debug: boolean, add: { next: string | null; status: string }, passthrough: boolean): void {
+function draw(canvas: HTMLCanvasElement, connection: ConnectionState, canPlay: boolean, material: { body: string; name: MaterialName } | null, touching: ButtonId | null, debug: boolean, add: { next: string | null; status: string }, passthrough: boolean, character: { name: string; mode: CharacterMode } | null): void {
   const g = canvas.getContext("2d")!, w = canvas.width, h = canvas.height;
   g.clearRect(0, 0, w, h);
   g.fillStyle = "rgba(17, 20, 26, 0.85)";
@@ -144,7 +151,7 @@ function draw(canvas: HTMLCanvasElement, connection: ConnectionState, canPlay: b
   const button = (id: ButtonId, label: string, enabled: boolean, halfWidth = 110) => {
     // Panel metres to canvas pixels: x from -W/2..W/2, y from H/2..-H/2.
     const cx = ((BUTTONS[id][0] + WIDTH / 2) / WIDTH) * w, cy = ((HEIGHT / 2 - BUTTONS[id][1]) / HEIGHT) * h;
-    g.fillStyle = !enabled ? "#2c3442" : touching === id ? "#81d4fa" : id === "leave" ? "#ef5350" : id === "material" ? "#ffb74d" : id === "add" ? "#aed581" : id === "align" ? "#ce93d8" : "#4fc3f7";
+    g.fillStyle = !enabled ? "#2c3442" : touching === id ? "#81d4fa" : id === "leave" ? "#ef5350" : id === "material" ? "#ffb74d" : id === "add" ? "#aed581" : id === "align" ? "#ce93d8" : id === "character" ? "#f48fb1" : "#4fc3f7";
     g.beginPath();
     g.roundRect(cx - halfWidth, cy - 44, 2 * halfWidth, 88, 18);
     g.fill();
@@ -159,9 +166,10 @@ function draw(canvas: HTMLCanvasElement, connection: ConnectionState, canPlay: b
   button("material", material ? `${material.body}: ${material.name} → ${nextMaterial(material.name)}` : "no body", canPlay && material !== null, 230);
   button("add", add.next ? `Add ${add.next}` : "gallery…", canPlay && add.next !== null);
   button("align", "Align table", passthrough);
+  button("character", character ? `${character.name}: ${character.mode} → ${nextCharacterMode(character.mode)}` : "no character", canPlay && character !== null, 230);
   g.textAlign = "left";
   g.fillStyle = "#e8ecf1";
   g.font = "500 26px system-ui, sans-serif";
-  g.fillText(add.status || `${connection.status} · ${connection.role === "player" ? "playing" : "watching"}`, 26, 410, w - 52);
-  if (debug) g.fillText(`${(connection.client?.rtt ?? 0).toFixed(0)} ms · ${frameStats.fps().toFixed(0)} fps · sim ${frameStats.mean(frameStats.simulation).toFixed(2)} ms`, 26, 450);
+  g.fillText(add.status || `${connection.status} · ${connection.role === "player" ? "playing" : "watching"}`, 26, 528, w - 52);
+  if (debug) g.fillText(`${(connection.client?.rtt ?? 0).toFixed(0)} ms · ${frameStats.fps().toFixed(0)} fps · sim ${frameStats.mean(frameStats.simulation).toFixed(2)} ms`, 26, 568);
 }
