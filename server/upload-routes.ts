@@ -130,7 +130,7 @@ export function installUploadRoutes(app: Application, settings: UploadRouteSetti
     try {
       const baked = await job.baked;
       await settings.shareBake?.(baked.hash, baked.texture);
-      keepPreparedShape(baked.hash, size, baked.shape);
+      keepPreparedShape(baked.hash, baked.shapeSize, baked.shape);
       await call("uploadBaked", [id, baked.hash, baked.texture ? `/uploaded-textures/${baked.texture}` : ""]);
       settings.log(`upload ${id} (${name}, ${bytes.byteLength} bytes) baked${baked.fromCache ? " (from the cache)" : ""} into room ${holder.roomId}`);
     } catch (error) {

@@ -7,7 +7,7 @@
 // is sent when it changes, and the solver's soft part when it moved visibly since last sent, as bodies are.
 
 import { LIMITS, type CharacterMode, type SnapshotWriter } from "../../shared/net";
-import { grabRadius } from "../../shared/sim";
+import { grabRadius, type Subspace } from "../../shared/sim";
 import { CharacterBody, FramedSurface } from "../../shared/rig";
 import { displacementAt } from "../../shared/sim";
 import { saturate } from "../../shared/rig/flesh-limit";
@@ -83,10 +83,13 @@ export class RoomCharacter {
   /** Per clip: whether the network learned it (a clip it never saw is left to the solver: it extrapolates badly). */
   private learnedClips: boolean[] = [];
 
-  /** `name`: what people are told it is (an upload's name; the room's own: its id). */
-  constructor(readonly id: string, readonly index: number, readonly spec: CharacterSpec, private readonly baked: BakedBody, obstacles: SceneObstacles, readonly dt: number, readonly name = id) {
+  /**
+   * `name`: what people are told it is (an upload's name; the room's own: its id). `subspace`: its bake's at its size,
+   * built on the upload's bake thread (else here: a tenth of a second on the room's thread).
+   */
+  constructor(readonly id: string, readonly index: number, readonly spec: CharacterSpec, private readonly baked: BakedBody, obstacles: SceneObstacles, readonly dt: number, readonly name = id, subspace?: Subspace) {
     const flesh = fleshFor(spec.size);
-    this.character = new CharacterBody(baked, spec.size, flesh, { dt, damping: flesh.damping, maxIterations: CHARACTER_MAX_ITERATIONS, tolerance: CHARACTER_TOLERANCE });
+    this.character = new CharacterBody(baked, spec.size, flesh, { dt, damping: flesh.damping, maxIterations: CHARACTER_MAX_ITERATIONS, tolerance: CHARACTER_TOLERANCE }, subspace);
     const motion = this.character.motion;
     for (let a = 0; a < 3; a++) this.root[a] = -motion.unitScale * motion.unitCentre[a];
     const reach = this.bodyReach();

@@ -6,6 +6,7 @@ import { CharacterState, UPLOAD_LIMITS, type CharacterMode, type RoomState } fro
 import type { SceneWorld, SceneLayout } from "../../shared/scene";
 import type { CharacterSpec } from "../../shared/scene/layout";
 import type { BakedBody } from "../../shared/skinning";
+import type { Subspace } from "../../shared/sim";
 import { createSecondaryNetwork, readSecondaryModel, secondaryModelName } from "../characters/secondary-model";
 import { bakeCharacters } from "../world/playground-characters";
 import { characterFields, playgroundConfig } from "./playground-config";
@@ -45,10 +46,13 @@ export class RoomCharacters {
     return this.seat(this.build(spec, body, name), bakeHash, texture, owner);
   }
 
-  /** A character made for this room, not yet in it (making one may throw: its rig is the file's). */
-  build(spec: CharacterSpec, body: BakedBody, name: string): RoomCharacter {
+  /**
+   * A character made for this room, not yet in it (making one may throw: its rig is the file's); `subspace` its bake's
+   * at its size when another thread built it.
+   */
+  build(spec: CharacterSpec, body: BakedBody, name: string, subspace?: Subspace): RoomCharacter {
     const setting = this.setting;
-    return new RoomCharacter(spec.id, setting.nextSlot(), spec, body, setting.world.sceneObstacles(), setting.tickSeconds, name);
+    return new RoomCharacter(spec.id, setting.nextSlot(), spec, body, setting.world.sceneObstacles(), setting.tickSeconds, name, subspace);
   }
 
   /** Puts a built character in the room and its state. */

@@ -201,7 +201,8 @@ export class RoomUploads {
     // Made before the one there leaves: a rig the room cannot play leaves the room as it was, and says why.
     let character: RoomCharacter;
     try {
-      character = characters.build(spec, body, upload.name);
+      // Its subspace, built on the bake thread (when this process baked it).
+      character = characters.build(spec, body, upload.name, takePreparedShape(hash, spec.size)?.subspace);
     } catch (error) {
       playgroundConfig().log(`room ${this.room.roomId}: upload ${upload.id} could not become a character: ${(error as Error).stack ?? error}`);
       return this.room.tell(`${upload.name} could not be added: its rig cannot be played (${(error as Error).message})`);

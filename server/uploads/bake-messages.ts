@@ -61,6 +61,6 @@ export type BakeWorkerReply =
    * The bake is in the cache (bakeByHash finds it), with its base-colour image when the file had one (a file name
    * there) and its body shape at the job's size, structured-cloned (adoptBodyShape).
    */
-  | { id: number; type: "baked"; hash: string; fromCache: boolean; texture?: string; shape: BodyShape }
+  | { id: number; type: "baked"; hash: string; fromCache: boolean; texture?: string; shape: BodyShape; shapeSize: number }
   /** `bad`: the file's fault (a 400); otherwise the server's. */
   | { id: number; type: "failed"; reason: string; bad: boolean };

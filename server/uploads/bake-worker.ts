@@ -112,9 +112,11 @@ async function finish(job: WorkerJob, mesh: TriangleMesh, bake: CachedBake): Pro
     const image = (job.format === "glb" || job.format === "gltf") && mesh.uvs ? gltfBaseColourImage(job.bytes) : null;
     const texture = image ? await keepTexture(image) : null;
     await pruneUploads();
-    // The quarter second of placing it that depends on the shape alone, done here rather than on a room's tick.
-    const shape = buildBodyShape(bake.body, job.size);
-    reply({ id: job.id, type: "baked", hash: bake.hash, fromCache: bake.fromCache, shape, ...(texture ? { texture } : {}) });
+    // The quarter second of placing it that depends on the shape alone, done here rather than on a room's tick (a
+    // rigged one becomes a character of UPLOAD_LIMITS.characterSize: its subspace at that size).
+    const shapeSize = bake.body.rigJointNodes.length > 0 ? UPLOAD_LIMITS.characterSize : job.size;
+    const shape = buildBodyShape(bake.body, shapeSize);
+    reply({ id: job.id, type: "baked", hash: bake.hash, fromCache: bake.fromCache, shape, shapeSize, ...(texture ? { texture } : {}) });
   } catch (error) {
     reply({ id: job.id, type: "failed", reason: error instanceof Error ? error.message : String(error), bad: error instanceof SkinningError || error instanceof MeshError });
   }

@@ -43,8 +43,9 @@ export interface BakedUpload {
   fromCache: boolean;
   /** Its base-colour image's file in the bake cache (GET /uploaded-textures/<file>), if it has one. */
   texture?: string;
-  /** Its subspace and proxy cover at the size asked for. */
+  /** Its subspace and proxy cover at the size asked for (a rigged one: at a character's size), `shapeSize` m. */
   shape: BodyShape;
+  shapeSize: number;
 }
 
 /** Where an upload's bake stands, as its placeholder shows it (UploadState). */
@@ -209,7 +210,7 @@ export class Baker {
           this.typicalBakeSeconds = this.typicalBakeSeconds > 0 ? 0.5 * (this.typicalBakeSeconds + seconds) : seconds;
         }
         this.pending.delete(reply.id);
-        job.baked.resolve({ hash: reply.hash, fromCache: reply.fromCache, texture: reply.texture, shape: adoptBodyShape(reply.shape) });
+        job.baked.resolve({ hash: reply.hash, fromCache: reply.fromCache, texture: reply.texture, shape: adoptBodyShape(reply.shape), shapeSize: reply.shapeSize });
         this.tellPlaces();
         return;
       case "failed":

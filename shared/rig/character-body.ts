@@ -31,13 +31,14 @@ export class CharacterBody {
    */
   readonly limit: FleshLimit;
 
-  constructor(baked: BakedBody, size: number, material: Material, options: Partial<SolverOptions> = {}) {
+  /** `subspace`: this bake's at this size, built elsewhere (an upload's bake thread) and this body's own from now on. */
+  constructor(baked: BakedBody, size: number, material: Material, options: Partial<SolverOptions> = {}, subspace?: Subspace) {
     const rig = rigOf(baked);
     if (!rig) throw new Error("a character needs a rigged bake");
     this.rig = rig;
     this.motion = new RigMotion(rig, baked, size);
     // Its own subspace: the surface samples' posed positions are written into it every step.
-    this.subspace = new Subspace(toSubspaceSource(baked, size));
+    this.subspace = subspace ?? new Subspace(toSubspaceSource(baked, size));
     this.body = new SoftBody(this.subspace, material, { ...options, gravity: [0, 0, 0] });
     this.projection = new ComplementaryProjection(this.subspace, this.motion.moments!, rig.jointNodes, rig.parents);
     this.body.setConstraint(this.projection);
