@@ -193,7 +193,7 @@ export class RoomUploads {
     if (bake.body.provider !== wanted) this.room.tell(`${upload.name} is soft with ${bake.body.provider} fields: the network's could not be made for it`);
   }
 
-  /** A character lands on the stage (the one there leaves first, its holders told) and plays in place. */
+  /** A character lands on the stage (made first, then the one there leaves, its holders told) and plays in place. */
   private landCharacter(upload: BakingUpload, hash: string, body: BakedBody, clips: string[], texture: string): void {
     const characters = this.room.characters, stage = this.room.world.layout.stage!, place = stage.ground > 0 ? "the table" : "the floor";
     const by = this.room.nameOf(upload.owner);

@@ -112,13 +112,13 @@ export function skinUnion(skins: readonly Skin[]): SkinUnion | null {
     own.forEach((joint, j) => {
       matrices.getElement(j, element);
       if (!element.every(Number.isFinite) || !(Math.abs(determinant3(element)) > 1e-12)) throw new MeshError(`${name}: joint "${joint.getName()}" has an inverse bind matrix that is not finite or not invertible`);
-      const places = known.get(joint) ?? [];
-      let found = places.find((k) => sameMatrix(binds, 16 * k, element)) ?? -1;
+      const seen = known.get(joint) ?? [];
+      let found = seen.find((k) => sameMatrix(binds, 16 * k, element)) ?? -1;
       if (found < 0) {
         found = joints.length;
         joints.push(joint);
         binds.push(...element);
-        known.set(joint, [...places, found]);
+        known.set(joint, [...seen, found]);
       }
       at[j] = found;
     });
@@ -129,12 +129,7 @@ export function skinUnion(skins: readonly Skin[]): SkinUnion | null {
 
 /** The distinct skins of `nodes`, in order. */
 export function skinsOf(nodes: readonly Node[]): Skin[] {
-  const skins: Skin[] = [];
-  for (const node of nodes) {
-    const skin = node.getSkin();
-    if (skin && !skins.includes(skin)) skins.push(skin);
-  }
-  return skins;
+  return [...new Set(nodes.map((node) => node.getSkin()).filter((skin): skin is Skin => skin !== null))];
 }
 
 function determinant3(m: ArrayLike<number>): number {

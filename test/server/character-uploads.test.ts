@@ -11,7 +11,7 @@ import { MESSAGES, ROOM_NAME, UPLOAD_LIMITS, type RoomState } from "../../shared
 import { PLAYGROUND } from "../../shared/scene";
 import { displacementRms } from "../../shared/sim";
 import { ADMIN_TOKEN, serverRoom, useTestServer, type TestServer } from "./helpers";
-import { upload } from "./upload-helpers";
+import { upload, uploadLanded } from "./upload-helpers";
 import { REST_POSE_CLIP } from "../../server/uploads/upload-character";
 import { editedFox, foxWithClipLasting, foxWithExtraJoints, foxWithoutClips, foxWithUnweightedVertex, nudgedFox, twoSkinFox } from "../rig/rigged-files";
 
@@ -35,15 +35,7 @@ function askTicket(room: Room): Promise<string> {
 }
 
 /** Waits for an upload's character; fails at once with the server's reason when its bake failed. */
-async function characterLanded(roomId: string, id: string): Promise<void> {
-  const failure = await vi.waitFor(() => {
-    const failed = server.logs.find((line) => line.startsWith(`upload ${id} `) && line.includes(" failed: "));
-    if (failed) return failed;
-    expect(serverRoom(roomId).state.characters.has(id)).toBe(true);
-    return undefined;
-  }, BAKED);
-  if (failure) throw new Error(failure);
-}
+const characterLanded = (roomId: string, id: string) => uploadLanded(server, roomId, id, "characters");
 
 const freshRoom = async () => (await matchMaker.createRoom(ROOM_NAME, {})).roomId;
 

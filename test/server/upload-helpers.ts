@@ -1,7 +1,8 @@
 // POST /meshes as raw HTTP, for the upload tests.
 
 import { request } from "node:http";
-import type { TestServer } from "./helpers";
+import { expect, vi } from "vitest";
+import { serverRoom, type TestServer } from "./helpers";
 
 export interface UploadAnswer { status: number; body: { error?: string; id?: string; hash?: string } }
 
@@ -24,3 +25,17 @@ export function upload(s: TestServer, query: string, body: Uint8Array | string, 
   });
 }
 
+
+/**
+ * Waits until an upload is in its room (in `bodies`, or in `characters` for a rigged file); fails at once with the
+ * server's reason when its bake failed.
+ */
+export async function uploadLanded(s: TestServer, roomId: string, id: string, where: "bodies" | "characters" = "bodies", timeout = 120_000): Promise<void> {
+  const failure = await vi.waitFor(() => {
+    const failed = s.logs.find((line) => line.startsWith(`upload ${id} `) && line.includes(" failed: "));
+    if (failed) return failed;
+    expect(serverRoom(roomId).state[where].has(id)).toBe(true);
+    return undefined;
+  }, { timeout, interval: 50 });
+  if (failure) throw new Error(failure);
+}

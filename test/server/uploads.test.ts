@@ -13,7 +13,7 @@ import { boxMesh, gltfBaseColourImage } from "../../shared/geometry";
 import { ROOM_NAME, UPLOAD_LIMITS, type RoomState } from "../../shared/net";
 import { ENOUGH_CLEARANCE, tableTop } from "../../shared/scene";
 import { ADMIN_TOKEN, joinClient, serverRoom, useTestServer, type TestServer } from "./helpers";
-import { upload } from "./upload-helpers";
+import { upload, uploadLanded } from "./upload-helpers";
 
 const MESHES = path.resolve(import.meta.dirname, "../../../shared/assets/meshes");
 // Bakes take seconds each on a loaded machine; the rest is waiting for conditions.
@@ -126,15 +126,7 @@ it("a textured glTF keeps its base-colour image: the character it becomes names 
 }, 180_000);
 
 /** Waits until an upload's body is in the room; fails at once with the server's reason when its bake failed. */
-async function landed(roomId: string, id: string): Promise<void> {
-  const failure = await vi.waitFor(() => {
-    const failed = server.logs.find((line) => line.startsWith(`upload ${id} `) && line.includes(" failed: "));
-    if (failed) return failed;
-    expect(serverRoom(roomId).state.bodies.has(id)).toBe(true);
-    return undefined;
-  }, BAKED);
-  if (failure) throw new Error(failure);
-}
+const landed = (roomId: string, id: string) => uploadLanded(server, roomId, id, "bodies", BAKED.timeout);
 
 it("a flat square in a tilted plane, and a nearly flat one, become plates like a square in z = 0", async () => {
   const roomId = await freshRoom();
