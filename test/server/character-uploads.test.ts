@@ -10,7 +10,7 @@ import { expect, it, vi } from "vitest";
 import { MESSAGES, ROOM_NAME, UPLOAD_LIMITS, type RoomState } from "../../shared/net";
 import { PLAYGROUND } from "../../shared/scene";
 import { displacementRms } from "../../shared/sim";
-import { ADMIN_TOKEN, serverRoom, useTestServer, type TestServer } from "./helpers";
+import { ADMIN_TOKEN, pressIntoFlank, serverRoom, useTestServer, type TestServer } from "./helpers";
 import { upload, uploadLanded } from "./upload-helpers";
 import { REST_POSE_CLIP } from "../../server/uploads/upload-character";
 import { editedFox, foxWithClipLasting, foxWithExtraJoints, foxWithoutClips, foxWithUnweightedVertex, nudgedFox, twoSkinFox } from "../rig/rigged-files";
@@ -39,7 +39,7 @@ const characterLanded = (roomId: string, id: string) => uploadLanded(server, roo
 
 const freshRoom = async () => (await matchMaker.createRoom(ROOM_NAME, {})).roomId;
 
-it("an outsider's rigged, animated glTF joins the room as a character: its clips, in place on the stage, its flesh moving, a hand can hold it, a player picks its clip", async () => {
+it("an outsider's rigged, animated glTF joins the room as a character: its clips, in place on the stage, its flesh moving, a hand holds it, a fingertip dents it, a player picks its clip", async () => {
   const roomId = await freshRoom();
   const player = await outsider(server, roomId, "player");
   const spectator = await outsider(server, roomId, "spectator");
@@ -92,6 +92,10 @@ it("an outsider's rigged, animated glTF joins the room as a character: its clips
     const answered = await result;
     expect(answered.ok, answered.reason).toBe(true);
     player.send(MESSAGES.grabEnd, { hand: "right", seq: 2 });
+    // A fingertip pressed into its flank dents it, as the fox's (pressIntoFlank).
+    const dents = await pressIntoFlank(room, character.character, (centre, radius) => player.send(MESSAGES.poke, { hand: "left", center: centre, radius }));
+    console.info(`a fingertip pushed its skin in by up to ${(1000 * Math.max(...dents)).toFixed(1)} mm`);
+    expect(Math.max(...dents)).toBeGreaterThan(0.001);
 
     // A player picks what it plays (the headset's wrist menu sends this): its run clip, in place. The room's own fox
     // is an admin's to direct; a mode that is none is refused; both change nothing.

@@ -7,10 +7,10 @@
 import { Client } from "@colyseus/sdk";
 import { expect, it, vi } from "vitest";
 import { decodeSnapshot, MESSAGES, type CharacterSnapshot, type DecodedSnapshot, type RoomState } from "../../shared/net";
-import { PARKED, PLAYGROUND } from "../../shared/scene";
+import { PLAYGROUND } from "../../shared/scene";
 import { CHARACTER_GRAB_SLIP } from "../../shared/rig/character-defaults";
 import { configurePlayground } from "../../server/room/playground-config";
-import { ADMIN_TOKEN, flankSample, joinClient, serverRoom, ticksPass, useTestServer } from "./helpers";
+import { ADMIN_TOKEN, flankSample, joinClient, pressIntoFlank, serverRoom, ticksPass, useTestServer } from "./helpers";
 
 configurePlayground({ learnedFlesh: false });
 const server = useTestServer();
@@ -95,36 +95,8 @@ it("a player grabs the walking fox and its flesh stretches; a fingertip dents it
     player.release("right");
     await vi.waitFor(() => expect(character.body.activeGrabs()).toBe(0), { timeout: 10_000, interval: 20 });
 
-    // A fingertip (a 1.5 cm sphere, as a hand-tracked index finger pokes) pressed 1 cm into its flank, following it as
-    // it walks, for half a second. The press lags the walk by a tick or two (the message's way in): what is measured
-    // is the skin near the fingertip where the room has it, pushed away from it beyond where the rig puts it.
-    const motion = character.motion, n = character.body.n, m = n / 3, rows = character.subspace.surfaceRows;
-    const sample = flankSample(character), world = new Float64Array(3), o = new Float64Array(3);
-    const dents: number[] = [];
-    for (let k = 0; k < 30; k++) {
-      const p = motion.posedSurface;
-      motion.toWorld(p[3 * sample], p[3 * sample + 1], p[3 * sample + 2], world);
-      // Into the body: towards its centre line (the frame's origin, at the same height).
-      motion.toWorld(0, p[3 * sample + 1], 0, o);
-      const inward = [o[0] - world[0], 0, o[2] - world[2]], length = Math.hypot(inward[0], inward[2]);
-      // The fingertip's centre 5 mm outside the skin: its 1.5 cm sphere reaches 1 cm in.
-      player.poke("left", [world[0] - (0.005 * inward[0]) / length, world[1], world[2] - (0.005 * inward[2]) / length], 0.015);
-      await ticksPass(room, 2);
-      const tip = room.sceneWorld.pokes.find((poke) => poke.center[0] < PARKED);
-      if (!tip) continue;
-      const q = character.body.q, c = Math.cos(motion.frameYaw), s = Math.sin(motion.frameYaw);
-      let deepest = 0;
-      for (let i = 0; i < p.length / 3; i++) {
-        motion.toWorld(p[3 * i], p[3 * i + 1], p[3 * i + 2], world);
-        const rx = world[0] - tip.center[0], ry = world[1] - tip.center[1], rz = world[2] - tip.center[2], d = Math.hypot(rx, ry, rz);
-        if (d > 0.03 || d === 0) continue;
-        let ux = 0, uy = 0, uz = 0;
-        for (let j = 0; j < m; j++) { const r = rows[i * m + j]; ux += r * q[j]; uy += r * q[m + j]; uz += r * q[2 * m + j]; }
-        deepest = Math.max(deepest, ((c * ux + s * uz) * rx + uy * ry + (-s * ux + c * uz) * rz) / d);
-      }
-      dents.push(deepest);
-    }
-    player.poke("left", [0, 0, 0], 0);
+    // A fingertip pressed 1 cm into its flank as it walks, for half a second (pressIntoFlank).
+    const dents = await pressIntoFlank(room, character, (centre, radius) => player.poke("left", centre, radius));
     console.info(`poke: the skin near the fingertip was pushed away from it by up to ${(1000 * Math.max(...dents)).toFixed(1)} mm`);
     // Pushed in by millimetres where the fingertip presses.
     expect(Math.max(...dents)).toBeGreaterThan(0.003);

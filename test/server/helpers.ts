@@ -4,6 +4,8 @@ import { matchMaker } from "@colyseus/core";
 import { afterAll, beforeAll, expect, vi } from "vitest";
 import { startServer, type RunningServer, type ServerSettings } from "../../server/app";
 import type { PlaygroundRoom } from "../../server/room/playground-room";
+import type { CharacterBody } from "../../shared/rig";
+import { PARKED } from "../../shared/scene";
 import { PliantRoomClient, ROOM_NAME, type JoinSettings } from "../../shared/net";
 
 export const ADMIN_TOKEN = "test-admin-token";
@@ -172,4 +174,41 @@ export function flankSample(character: { subspace: { surfaceRest: Float64Array }
     if (score > bestScore) { bestScore = score; best = i; }
   }
   return best;
+}
+
+/**
+ * A fingertip (a 1.5 cm sphere, as a hand-tracked index finger pokes) pressed 1 cm into a character's flank, following
+ * it, `presses` times two ticks apart (`press` sends the poke). The press lags its motion by a tick or two (the
+ * message's way in): each press's dent is the skin near the fingertip where the room has it, pushed away from it
+ * beyond where the rig puts it (m). The fingertip is lifted after.
+ */
+export async function pressIntoFlank(room: PlaygroundRoom, character: CharacterBody, press: (centre: [number, number, number], radius: number) => void, presses = 30): Promise<number[]> {
+  const motion = character.motion, n = character.body.n, m = n / 3, rows = character.subspace.surfaceRows;
+  const sample = flankSample(character), world = new Float64Array(3), o = new Float64Array(3);
+  const dents: number[] = [];
+  for (let k = 0; k < presses; k++) {
+    const p = motion.posedSurface;
+    motion.toWorld(p[3 * sample], p[3 * sample + 1], p[3 * sample + 2], world);
+    // Into the body: towards its centre line (the frame's origin, at the same height).
+    motion.toWorld(0, p[3 * sample + 1], 0, o);
+    const inward = [o[0] - world[0], 0, o[2] - world[2]], length = Math.hypot(inward[0], inward[2]);
+    // The fingertip's centre 5 mm outside the skin: its 1.5 cm sphere reaches 1 cm in.
+    press([world[0] - (0.005 * inward[0]) / length, world[1], world[2] - (0.005 * inward[2]) / length], 0.015);
+    await ticksPass(room, 2);
+    const tip = room.sceneWorld.pokes.find((poke) => poke.center[0] < PARKED);
+    if (!tip) continue;
+    const q = character.body.q, c = Math.cos(motion.frameYaw), s = Math.sin(motion.frameYaw);
+    let deepest = 0;
+    for (let i = 0; i < p.length / 3; i++) {
+      motion.toWorld(p[3 * i], p[3 * i + 1], p[3 * i + 2], world);
+      const rx = world[0] - tip.center[0], ry = world[1] - tip.center[1], rz = world[2] - tip.center[2], d = Math.hypot(rx, ry, rz);
+      if (d > 0.03 || d === 0) continue;
+      let ux = 0, uy = 0, uz = 0;
+      for (let j = 0; j < m; j++) { const r = rows[i * m + j]; ux += r * q[j]; uy += r * q[m + j]; uz += r * q[2 * m + j]; }
+      deepest = Math.max(deepest, ((c * ux + s * uz) * rx + uy * ry + (-s * ux + c * uz) * rz) / d);
+    }
+    dents.push(deepest);
+  }
+  press([0, 0, 0], 0);
+  return dents;
 }
