@@ -5,7 +5,7 @@
 import type { Client } from "@colyseus/core";
 import type { AdminMessage, RoomFigures, RoomState } from "../../shared/net";
 import type { RoomCharacter } from "./room-character";
-import { directCharacter } from "./room-characters";
+import { setCharacterMode } from "./room-characters";
 import type { RoomGrabs } from "./room-grabs";
 import type { RoomPokes } from "./room-pokes";
 import type { RoomTable } from "./room-table";
@@ -40,7 +40,7 @@ export function carryOutAdmin(host: AdminHost, message: AdminMessage): { done: s
       return { done: `the ${state.bodies.get(message.body)?.name || message.body} is now ${message.material}` };
     case "character": {
       const character = host.characters.find((c) => c.id === message.character)!;
-      directCharacter(character, state, message.mode);
+      setCharacterMode(character, state, message.mode);
       return { done: `the ${character.name} ${message.mode === "auto" ? "walks its loop" : message.mode === "stop" ? "stops where it is" : `${message.mode}s`}` };
     }
     case "kick": {

@@ -78,7 +78,7 @@ export class RoomCharacters {
     const character = this.all.find((c) => c.id === id);
     if (!character) return `no character "${id}" in this room`;
     if (!this.uploaded().includes(character)) return `the ${character.name} is the room's own: only an admin directs it`;
-    directCharacter(character, this.setting.state, mode);
+    setCharacterMode(character, this.setting.state, mode);
     return null;
   }
 
@@ -98,7 +98,7 @@ export class RoomCharacters {
 }
 
 /** Sets what a character plays, in its director and the room's state (an admin's pick, or a player's: `direct`). */
-export function directCharacter(character: RoomCharacter, state: RoomState, mode: CharacterMode): void {
+export function setCharacterMode(character: RoomCharacter, state: RoomState, mode: CharacterMode): void {
   character.setMode(mode);
   state.characters.get(character.id)!.mode = mode;
 }

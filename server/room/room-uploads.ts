@@ -207,7 +207,8 @@ export class RoomUploads {
       playgroundConfig().log(`room ${this.room.roomId}: upload ${upload.id} could not become a character: ${(error as Error).stack ?? error}`);
       return this.room.tell(`${upload.name} could not be added: its rig cannot be played (${(error as Error).message})`);
     }
-    for (const old of characters.uploaded().slice(0, Math.max(0, characters.uploaded().length - UPLOAD_LIMITS.characters + 1))) {
+    const there = characters.uploaded();
+    for (const old of there.slice(0, Math.max(0, there.length - UPLOAD_LIMITS.characters + 1))) {
       const why = `the ${old.name} left ${place} for ${upload.name}`;
       this.room.releaseCharacter(old, why);
       characters.remove(old);

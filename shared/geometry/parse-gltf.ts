@@ -1,4 +1,4 @@
-import { Logger, WebIO, type Document, type GLTF, type JSONDocument, type Node, type Primitive, type Skin, type mat4 } from "@gltf-transform/core";
+import { Logger, WebIO, type Document, type GLTF, type JSONDocument, type Primitive, type Skin, type mat4 } from "@gltf-transform/core";
 import { checkCountLimits, MESH_LIMITS, type MeshLimits } from "./limits";
 import { MeshError } from "./mesh-error";
 import type { TriangleMesh } from "./types";

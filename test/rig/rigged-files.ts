@@ -19,67 +19,63 @@ export async function foxBytes(): Promise<Uint8Array> {
  * binds differ from the first's (its part bound that much higher).
  */
 export async function twoSkinFox(withoutImages = false, bindsRaisedCm = 0): Promise<Uint8Array> {
-  const io = new WebIO();
-  const document = await io.readBinary(await foxBytes());
-  if (withoutImages) for (const texture of document.getRoot().listTextures()) texture.dispose();
-  const root = document.getRoot(), buffer = root.listBuffers()[0];
-  const foxNode = root.listNodes().find((node) => node.getSkin() !== null)!;
-  const skin = foxNode.getSkin()!, joints = skin.listJoints(), count = joints.length;
-  const binds = skin.getInverseBindMatrices()!.getArray() as Float32Array, reversedBinds = new Float32Array(binds.length);
-  for (let j = 0; j < count; j++) reversedBinds.set(binds.subarray(16 * (count - 1 - j), 16 * (count - j)), 16 * j);
-  // Other binds: inverse binds times a translation down (the part's vertices are taken as bound 5 cm higher; the
-  // fox's units are centimetres), so that the same joints are there twice, once with each bind.
-  if (bindsRaisedCm !== 0) {
-    for (let j = 0; j < count; j++) {
-      const m = reversedBinds.subarray(16 * j, 16 * (j + 1));
-      for (let r = 0; r < 3; r++) m[12 + r] -= m[4 + r] * bindsRaisedCm;
+  return editFox((document) => {
+    if (withoutImages) for (const texture of document.getRoot().listTextures()) texture.dispose();
+    const root = document.getRoot(), buffer = root.listBuffers()[0];
+    const foxNode = root.listNodes().find((node) => node.getSkin() !== null)!;
+    const skin = foxNode.getSkin()!, joints = skin.listJoints(), count = joints.length;
+    const binds = skin.getInverseBindMatrices()!.getArray() as Float32Array, reversedBinds = new Float32Array(binds.length);
+    for (let j = 0; j < count; j++) reversedBinds.set(binds.subarray(16 * (count - 1 - j), 16 * (count - j)), 16 * j);
+    // Other binds: inverse binds times a translation down (the part's vertices are taken as bound 5 cm higher; the
+    // fox's units are centimetres), so that the same joints are there twice, once with each bind.
+    if (bindsRaisedCm !== 0) {
+      for (let j = 0; j < count; j++) {
+        const m = reversedBinds.subarray(16 * j, 16 * (j + 1));
+        for (let r = 0; r < 3; r++) m[12 + r] -= m[4 + r] * bindsRaisedCm;
+      }
     }
-  }
-  const second = document.createSkin("second").setInverseBindMatrices(document.createAccessor().setType("MAT4").setArray(reversedBinds).setBuffer(buffer));
-  for (let j = count - 1; j >= 0; j--) second.addJoint(joints[j]);
-  const primitive = foxNode.getMesh()!.listPrimitives()[0], copy = primitive.clone();
-  const jointIndices = primitive.getAttribute("JOINTS_0")!.getArray()!, renumbered = jointIndices.slice();
-  for (let i = 0; i < renumbered.length; i++) renumbered[i] = count - 1 - jointIndices[i];
-  copy.setAttribute("JOINTS_0", document.createAccessor().setType("VEC4").setArray(renumbered).setBuffer(buffer));
-  const part = document.createNode("fox-part-2").setMesh(document.createMesh("fox-part-2").addPrimitive(copy)).setSkin(second);
-  (foxNode.getParentNode() ?? root.listScenes()[0]).addChild(part);
-  return io.writeBinary(document);
+    const second = document.createSkin("second").setInverseBindMatrices(document.createAccessor().setType("MAT4").setArray(reversedBinds).setBuffer(buffer));
+    for (let j = count - 1; j >= 0; j--) second.addJoint(joints[j]);
+    const primitive = foxNode.getMesh()!.listPrimitives()[0], copy = primitive.clone();
+    const jointIndices = primitive.getAttribute("JOINTS_0")!.getArray()!, renumbered = jointIndices.slice();
+    for (let i = 0; i < renumbered.length; i++) renumbered[i] = count - 1 - jointIndices[i];
+    copy.setAttribute("JOINTS_0", document.createAccessor().setType("VEC4").setArray(renumbered).setBuffer(buffer));
+    const part = document.createNode("fox-part-2").setMesh(document.createMesh("fox-part-2").addPrimitive(copy)).setSkin(second);
+    (foxNode.getParentNode() ?? root.listScenes()[0]).addChild(part);
+  });
 }
 
 /** The fox without its animations (a rig with no clips). */
 export async function foxWithoutClips(): Promise<Uint8Array> {
-  const io = new WebIO();
-  const document = await io.readBinary(await foxBytes());
-  for (const animation of document.getRoot().listAnimations()) animation.dispose();
-  return io.writeBinary(document);
+  return editFox((document) => {
+    for (const animation of document.getRoot().listAnimations()) animation.dispose();
+  });
 }
 
 /** The fox with `extra` joints more in its skin (children of its root joint, weighing nothing). */
 export async function foxWithExtraJoints(extra: number): Promise<Uint8Array> {
-  const io = new WebIO();
-  const document = await io.readBinary(await foxBytes());
-  const root = document.getRoot(), buffer = root.listBuffers()[0], skin = root.listSkins()[0], top = skin.listJoints()[0];
-  const binds = skin.getInverseBindMatrices()!.getArray() as Float32Array, more = new Float32Array(binds.length + 16 * extra);
-  more.set(binds);
-  for (let k = 0; k < extra; k++) {
-    const joint = document.createNode(`extra-${k}`).setTranslation([0, 0.01 * k, 0]);
-    top.addChild(joint);
-    skin.addJoint(joint);
-    more.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -0.01 * k, 0, 1], binds.length + 16 * k);
-  }
-  skin.setInverseBindMatrices(document.createAccessor().setType("MAT4").setArray(more).setBuffer(buffer));
-  return io.writeBinary(document);
+  return editFox((document) => {
+    const root = document.getRoot(), buffer = root.listBuffers()[0], skin = root.listSkins()[0], top = skin.listJoints()[0];
+    const binds = skin.getInverseBindMatrices()!.getArray() as Float32Array, more = new Float32Array(binds.length + 16 * extra);
+    more.set(binds);
+    for (let k = 0; k < extra; k++) {
+      const joint = document.createNode(`extra-${k}`).setTranslation([0, 0.01 * k, 0]);
+      top.addChild(joint);
+      skin.addJoint(joint);
+      more.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -0.01 * k, 0, 1], binds.length + 16 * k);
+    }
+    skin.setInverseBindMatrices(document.createAccessor().setType("MAT4").setArray(more).setBuffer(buffer));
+  });
 }
 
 /** The fox with its first vertex's four weights zero (a vertex no joint moves). */
 export async function foxWithUnweightedVertex(): Promise<Uint8Array> {
-  const io = new WebIO();
-  const document = await io.readBinary(await foxBytes());
-  const root = document.getRoot(), primitive = root.listMeshes()[0].listPrimitives()[0], weights = primitive.getAttribute("WEIGHTS_0")!;
-  const values = weights.getArray()!.slice();
-  values.fill(0, 0, 4);
-  primitive.setAttribute("WEIGHTS_0", document.createAccessor().setType("VEC4").setArray(values).setNormalized(weights.getNormalized()).setBuffer(root.listBuffers()[0]));
-  return io.writeBinary(document);
+  return editFox((document) => {
+    const root = document.getRoot(), primitive = root.listMeshes()[0].listPrimitives()[0], weights = primitive.getAttribute("WEIGHTS_0")!;
+    const values = weights.getArray()!.slice();
+    values.fill(0, 0, 4);
+    primitive.setAttribute("WEIGHTS_0", document.createAccessor().setType("VEC4").setArray(values).setNormalized(weights.getNormalized()).setBuffer(root.listBuffers()[0]));
+  });
 }
 
 /** The fox with its first vertex moved by a hair (another bake: it is not in any cache). */
