@@ -6,11 +6,12 @@ import { parentPort } from "node:worker_threads";
 import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import path from "node:path";
-import { boxMesh, gltfBaseColourImage, MeshError, parseMesh, sphereMesh, type TriangleMesh } from "../../shared/geometry";
+import { gltfBaseColourImage, MeshError, parseMesh, type TriangleMesh } from "../../shared/geometry";
 import { UPLOAD_LIMITS } from "../../shared/net";
 import { buildBodyShape } from "../../shared/scene";
-import { bakeMesh, SkinningError, type SkinningFieldProvider } from "../../shared/skinning";
+import { SkinningError, type SkinningFieldProvider } from "../../shared/skinning";
 import { isWeightsSource, providerFor } from "../skinning/weights-source";
+import { warmUpBakes } from "../skinning/bake-warm-up";
 import { bakeByHash, bakeKey, cachedBake, ROOM_BAKE_OPTIONS, type CachedBake } from "../world/bake-cache";
 import { keepTexture, pruneUploads, touch, UPLOAD_BAKE_DIRECTORY } from "../world/upload-store";
 import { textureRefusal, uploadTexture } from "./upload-texture";
@@ -61,28 +62,10 @@ function providerOf(weights: string): Promise<SkinningFieldProvider> {
   return provider;
 }
 
-/**
- * The warm-up's shapes (m): large enough for the room's options (16 handles need a few hundred grid nodes), and
- * several, so that the compiler has seen the bake's code run more than once, with more than one shape, before the
- * first visitor's file comes (once is not enough: the first upload after a one-box warm-up still took half as long
- * again as the later ones). One is open (a box with a hole): the inside test of a mesh with holes is another code
- * path (the winding-number tree) than a closed one's (ray crossings), and many real files have holes.
- */
-const WARM_SHAPES = [boxMesh(0.2, 0.2, 0.2), sphereMesh(0.1), withHole(boxMesh(0.3, 0.1, 0.12))];
-
-/** The mesh without its last two triangles. */
-function withHole(mesh: TriangleMesh): TriangleMesh {
-  return { positions: mesh.positions, triangles: mesh.triangles.slice(0, -6) };
-}
-
 async function warm(job: WarmJob): Promise<void> {
   let ok = true;
   try {
-    const provider = await providerOf(job.weights);
-    for (const mesh of WARM_SHAPES) {
-      const { body } = await bakeMesh(mesh, provider, { ...ROOM_BAKE_OPTIONS, fitCubature: job.fitCubature });
-      buildBodyShape(body, 0.2);
-    }
+    await warmUpBakes(await providerOf(job.weights), { ...ROOM_BAKE_OPTIONS, fitCubature: job.fitCubature }, (body) => buildBodyShape(body, 0.2));
   } catch {
     // Nothing is lost: the first upload loads what the warm-up could not, and fails with its own reason if it must.
     ok = false;
