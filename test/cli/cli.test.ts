@@ -101,3 +101,18 @@ describe("npm run eval:secondary", () => {
     expect(stdout).toBe("");
   }, 180_000);
 });
+
+describe("npm run eval:modes", () => {
+  it("times the mesh's bake in the fresh process, then three bakes after the upload worker's warm-up, and reports their median", async () => {
+    const { code, stdout } = await cli("eval-modes.ts", ["--mesh", "box:0.3x0.1x0.1", "--weights", "baseline", "--json"]);
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout);
+    expect(result.weights).toBe("baseline");
+    expect(result.firstBakeMs).toBeGreaterThan(0);
+    expect(result.bakeRunsMs).toHaveLength(3);
+    expect(result.bakeMs).toBe([...result.bakeRunsMs].sort((a: number, b: number) => a - b)[1]);
+    // A free box: six rigid modes, then elastic ones.
+    expect(result.nearZero).toBe(6);
+    expect(result.frequenciesHz[0]).toBeGreaterThan(0);
+  }, 180_000);
+});
