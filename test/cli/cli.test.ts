@@ -104,8 +104,9 @@ describe("npm run eval:secondary", () => {
 
 describe("npm run eval:modes", () => {
   it("times the mesh's bake in the fresh process, then three bakes after the upload worker's warm-up, and reports their median", async () => {
-    const { code, stdout } = await cli("eval-modes.ts", ["--mesh", "box:0.3x0.1x0.1", "--weights", "baseline", "--json"]);
+    const { code, stdout, stderr } = await cli("eval-modes.ts", ["--mesh", "box:0.3x0.1x0.1", "--weights", "baseline", "--json"]);
     expect(code).toBe(0);
+    expect(stderr).not.toMatch(/no warm-up/);
     const result = JSON.parse(stdout);
     expect(result.weights).toBe("baseline");
     expect(result.firstBakeMs).toBeGreaterThan(0);
