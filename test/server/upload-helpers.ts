@@ -25,7 +25,6 @@ export function upload(s: TestServer, query: string, body: Uint8Array | string, 
   });
 }
 
-
 /**
  * Waits until an upload is in its room (in `bodies`, or in `characters` for a rigged file); fails at once with the
  * server's reason when its bake failed.
