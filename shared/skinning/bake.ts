@@ -61,7 +61,7 @@ const MAX_POOL_GRID = 1 << 19;
  * Bumped whenever the same mesh, fields and options bake differently (a part of bake cache keys): a change of
  * EIGEN_DEFAULTS or RITZ_FINISH_DEFAULTS included.
  */
-export const BAKE_RECIPE = 18;
+export const BAKE_RECIPE = 19;
 
 export const BAKE_LIMITS = Object.freeze({ maxHandles: 64, maxCubature: 4096, maxSurfaceSamples: 4096 });
 
@@ -100,13 +100,13 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
       ? { points: new Float64Array(0), volumes: new Float64Array(0), ...interiorCandidates(shapeMesh, { count: cubatureCount, seed: seed + 2, insideTest: inside }) }
       : sampleInterior(shapeMesh, { count: cubatureCount, seed: seed + 2, insideTest: inside });
     if (fit) {
-      // The candidates (at most CUBATURE_POOL of them, evenly strided) when there are enough: they are a jittered
+      // The candidates (at most CUBATURE_POOL of them, a stratified subset) when there are enough: they are a jittered
       // grid already, and a second one would cost another classification of the box, the sampling's largest part.
       // Else, for a thin shape that fills little of its box, a grid of its own, sized from the candidates' share of
       // the box so that about CUBATURE_POOL land inside.
       const found = interior.candidates.length / 3, share = found / DEFAULT_INTERIOR_CANDIDATES;
       if (found >= CUBATURE_POOL / 2) {
-        const kept = subsample(interior.candidates, interior.candidateVolume, CUBATURE_POOL);
+        const kept = subsample(interior.candidates, interior.candidateVolume, CUBATURE_POOL, new Random(seed + 4));
         pool = { points: kept.points, cellVolume: kept.volumes[0] };
       } else pool = jitteredInside(shapeMesh, Math.round(Math.min(MAX_POOL_GRID, CUBATURE_POOL / share)), new Random(seed + 3), inside);
     }
@@ -133,7 +133,7 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
   } finally {
     inside.dispose?.();
   }
-  const mass = subsample(interior.candidates, interior.candidateVolume, massSamples);
+  const mass = subsample(interior.candidates, interior.candidateVolume, massSamples, new Random(seed + 5));
   if (fields.count !== handles) throw new SkinningError(`provider ${provider.name} made ${fields.count} fields, ${handles} were asked for`);
   const t2 = performance.now();
 
@@ -245,13 +245,19 @@ export function normalisedWithConstant(
   return out;
 }
 
-/** Evenly strided subset of the candidates, each carrying its share of the total volume. */
-function subsample(points: Float64Array, volumeEach: number, limit: number): { points: Float64Array; volumes: Float64Array } {
+/**
+ * A stratified subset of the candidates, each carrying its share of the total volume: one random candidate from
+ * each run of n / limit consecutive ones. Not every n / limit-th: the candidates are a grid's cells in order, so a
+ * fixed stride lands on a few of its planes (a box's every 8th candidate of 32^3 on 4 of 32 x-planes, its centre
+ * of mass 3 cells off).
+ */
+function subsample(points: Float64Array, volumeEach: number, limit: number, random: Random): { points: Float64Array; volumes: Float64Array } {
   const n = points.length / 3;
   const count = Math.min(n, limit);
   const out = new Float64Array(3 * count);
   for (let k = 0; k < count; k++) {
-    const i = Math.floor((k * n) / count);
+    const start = Math.floor((k * n) / count), end = Math.floor(((k + 1) * n) / count);
+    const i = start + Math.floor(random.next() * (end - start));
     out.set(points.subarray(3 * i, 3 * i + 3), 3 * k);
   }
   return { points: out, volumes: new Float64Array(count).fill((volumeEach * n) / count) };
