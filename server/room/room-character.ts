@@ -11,7 +11,7 @@ import { grabRadius, type Subspace } from "../../shared/sim";
 import { CharacterBody, FramedSurface } from "../../shared/rig";
 import { displacementAt } from "../../shared/sim";
 import { saturate } from "../../shared/rig/flesh-limit";
-import { CHARACTER_MAX_ITERATIONS, CHARACTER_TOLERANCE, fleshFor } from "../../shared/rig/character-defaults";
+import { CHARACTER_MAX_ITERATIONS, fleshFor } from "../../shared/rig/character-defaults";
 import { BoxObstacle, NearbyObstacles, type BoundedObstacle, type SceneObstacles } from "../../shared/scene";
 import type { CharacterSpec } from "../../shared/scene/layout";
 import type { BakedBody } from "../../shared/skinning";
@@ -89,7 +89,7 @@ export class RoomCharacter {
    */
   constructor(readonly id: string, readonly index: number, readonly spec: CharacterSpec, private readonly baked: BakedBody, obstacles: SceneObstacles, readonly dt: number, readonly name = id, subspace?: Subspace) {
     const flesh = fleshFor(spec.size);
-    this.character = new CharacterBody(baked, spec.size, flesh, { dt, damping: flesh.damping, maxIterations: CHARACTER_MAX_ITERATIONS, tolerance: CHARACTER_TOLERANCE }, subspace);
+    this.character = new CharacterBody(baked, spec.size, flesh, { dt, damping: flesh.damping, maxIterations: CHARACTER_MAX_ITERATIONS }, subspace);
     const motion = this.character.motion;
     for (let a = 0; a < 3; a++) this.root[a] = -motion.unitScale * motion.unitCentre[a];
     const reach = this.bodyReach();

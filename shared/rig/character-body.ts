@@ -16,6 +16,7 @@ import { ComplementaryProjection } from "./complementary-projection";
 import { FleshLimit } from "./flesh-limit";
 import type { Rig } from "../skeleton/rig";
 import { RigMotion } from "./rig-motion";
+import { CHARACTER_TOLERANCE } from "./character-defaults";
 
 export class CharacterBody {
   readonly body: SoftBody;
@@ -39,7 +40,7 @@ export class CharacterBody {
     this.motion = new RigMotion(rig, baked, size);
     // Its own subspace: the surface samples' posed positions are written into it every step.
     this.subspace = subspace ?? new Subspace(toSubspaceSource(baked, size));
-    this.body = new SoftBody(this.subspace, material, { ...options, gravity: [0, 0, 0] });
+    this.body = new SoftBody(this.subspace, material, { tolerance: CHARACTER_TOLERANCE, ...options, gravity: [0, 0, 0] });
     this.projection = new ComplementaryProjection(this.subspace, this.motion.moments!, rig.jointNodes, rig.parents);
     this.body.setConstraint(this.projection);
     this.force = new Float64Array(this.body.n);
