@@ -57,6 +57,7 @@ async function main(): Promise<void> {
       ? `| rnn (trained on ${result.rnn.trainedOn.join(", ")}) | ${result.rnn.rmsErrorMm} | ${result.rnn.stopErrorMm} | ${result.rnn.msPerFrame} |`
       : `| rnn | ${result.rnnSkipped} | | |`,
     `| velocity skinning (floppiness ${result.velocitySkinning.floppiness} s, fitted on ${result.train.join(", ")}) | ${result.velocitySkinning.rmsErrorMm} | ${result.velocitySkinning.stopErrorMm} | ${result.velocitySkinning.msPerFrame} |`,
+    `| linearised dynamics (nothing fitted) | ${result.linear.rmsErrorMm} | ${result.linear.stopErrorMm} | ${result.linear.msPerFrame} |`,
     `| no soft part | ${result.none.rmsErrorMm} | ${result.none.stopErrorMm} | 0 |`,
     "",
     "| rate | solver error, mm | solver peak RMS, mm | springs error, mm | springs peak RMS, mm |",

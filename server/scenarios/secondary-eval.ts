@@ -7,7 +7,7 @@
 // `npm run train:secondary` on the clips it names (never on the held-out one).
 
 import { displacementAt, FloorContact, type Material } from "../../shared/sim";
-import { CharacterBody, fitFloppiness, SpringCharacter, surfaceRms, VelocitySkinning, type SpringModel } from "../../shared/rig";
+import { CharacterBody, fitFloppiness, LinearCharacter, SpringCharacter, surfaceRms, VelocitySkinning, type SpringModel } from "../../shared/rig";
 import { RnnCharacter } from "../../shared/rig/rnn-character";
 import { createSecondaryNetwork, type SecondaryModelFiles } from "../characters/secondary-model";
 import type { Subspace } from "../../shared/sim";
@@ -53,6 +53,8 @@ export interface SecondaryEval {
    * to the solver on the training clips.
    */
   velocitySkinning: LayerScore & { floppiness: number };
+  /** The flesh's linearised complementary dynamics (shared/rig/linear-flesh.ts): nothing fitted, nothing trained. */
+  linear: LayerScore;
   /** The learned layer (null when no network was given, or when it was trained on the test clip: `rnnSkipped` says). */
   rnn: (LayerScore & { trainedOn: string[]; sizes: number[]; parameters: number | null }) | null;
   rnnSkipped?: string;
@@ -97,6 +99,8 @@ export async function evaluateSecondary(options: SecondaryOptions): Promise<Seco
   const rnn = await rnnScore(options, subspace, reference);
   options.onProgress?.(`velocity skinning, fitted on ${options.train.join(", ")}`);
   const velocitySkinning = velocitySkinningScore(options, subspace, reference);
+  options.onProgress?.(`the linearised dynamics on ${options.test}`);
+  const linear = score(linearTrace(options, REFERENCE_HZ));
 
   const rates: RateRow[] = RATES_HZ.map((hz) => {
     options.onProgress?.(`both layers at ${hz} Hz`);
@@ -106,7 +110,7 @@ export async function evaluateSecondary(options: SecondaryOptions): Promise<Seco
   });
   return {
     mesh: options.mesh, train: options.train, test: options.test, none,
-    sim: { msPerFrame: median(reference.ms) }, springs: { ...score(springs), complementary: true }, springsFree: score(free), velocitySkinning,
+    sim: { msPerFrame: median(reference.ms) }, springs: { ...score(springs), complementary: true }, springsFree: score(free), velocitySkinning, linear,
     rnn: rnn.score, ...(rnn.skipped ? { rnnSkipped: rnn.skipped } : {}), rates,
     springModel: { directions: model.basis.count, fitSeconds: round(fitSeconds, 2) },
   };
@@ -130,6 +134,13 @@ function springTrace(options: SecondaryOptions, model: SpringModel, hz: number, 
   clipSampler(character.motion.rig.clips.map((c) => c.name), options.test);
   const clip = character.motion.rig.clips.find((c) => c.name === options.test)!;
   return play(hz, clip.duration, (t) => character.pose.sample(clip, t), () => character.step(dt), () => character.q);
+}
+
+function linearTrace(options: SecondaryOptions, hz: number): Trace {
+  const character = new LinearCharacter(options.loaded.baked, options.loaded.size, options.material, { damping: options.damping, dt: 1 / hz });
+  clipSampler(character.motion.rig.clips.map((c) => c.name), options.test);
+  const clip = character.motion.rig.clips.find((c) => c.name === options.test)!;
+  return play(hz, clip.duration, (t) => character.pose.sample(clip, t), () => character.step(), () => character.q);
 }
 
 /** Velocity skinning on `clipName` at `floppiness`: each step's surface displacements (trace.q), and velocities. */

@@ -15,3 +15,5 @@ export { FramedSurface } from "./framed-surface";
 export { ACCELERATION_WINDOW } from "./rig-motion";
 export { CharacterSkin } from "./character-skin";
 export { VelocitySkinning, fitFloppiness } from "./velocity-skinning";
+export { LinearFlesh, LINEAR_FLESH_ITERATIONS } from "./linear-flesh";
+export { LinearCharacter } from "./linear-character";

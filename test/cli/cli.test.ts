@@ -79,12 +79,12 @@ describe("npm run bake", () => {
 describe("npm run eval:secondary", () => {
   const FOX = "../shared/assets/characters/fox.glb";
 
-  it("fits on every clip but the held-out one by default, reports velocity skinning, and skips a network made for another bake with the reason", async () => {
+  it("fits on every clip but the held-out one by default, reports velocity skinning and the linearised dynamics, and skips a network made for another bake with the reason", async () => {
     const { code, stdout } = await cli("eval-secondary.ts", ["--mesh", FOX, "--test", "Run", "--weights", "baseline", "--handles", "8", "--cubature", "128", "--json"]);
     expect(code).toBe(0);
     const result = JSON.parse(stdout);
     expect(result.train).toEqual(["Survey", "Walk"]);
-    for (const layer of ["none", "springs", "springsFree", "velocitySkinning"]) {
+    for (const layer of ["none", "springs", "springsFree", "velocitySkinning", "linear"]) {
       expect(Number.isFinite(result[layer].rmsErrorMm), layer).toBe(true);
       expect(Number.isFinite(result[layer].stopErrorMm), layer).toBe(true);
     }
