@@ -3,11 +3,12 @@
 // current pose:
 //   v' = argmin over complementary v of 1/2 v^T A v - b^T v,  A = M + (h beta + h^2) K,  b = M v_c + h (f - K q_c)
 // with h = 2 dt / 3, q_c = (4 q_n - q_n-1) / 3, v_c likewise, and q' = q_c + h v'. A is factored once; the
-// constraint turns with the pose, so each step runs a few conjugate-gradient iterations preconditioned by A^-1 and kept on the constraint by its projection (a projected PCG). No training: it is the
-// body's own physics for the small strains a clip stirs, so it holds for any rig and any clip. Solving without the
-// constraint and projecting afterwards is not the same: the rig's directions soak up the force through K (on the
-// fox's held-out Run, 1.06x the error of no soft part at all, against 0.40x with three iterations; an implicit Euler
-// step instead of BDF2, 0.43x playing and 0.34x after the stop against 0.40x and 0.22x).
+// constraint turns with the pose, so each step runs a few conjugate-gradient iterations preconditioned by A^-1 and
+// kept on the constraint by its projection (a projected PCG). No training: it is the body's own physics for the
+// small strains a clip stirs, so it holds for any rig and any clip. Solving without the constraint and projecting
+// afterwards is not the same: the rig's directions soak up the force through K (on the fox's held-out Run, 1.06x
+// the error of no soft part at all, against 0.40x with three iterations; an implicit Euler step instead of BDF2,
+// 0.43x playing and 0.34x after the stop against 0.40x and 0.22x).
 
 import { choleskyFactor, choleskyMirror, choleskySolve, dotRange } from "../sim/linalg";
 import { lameParameters, type Material } from "../sim/material";
