@@ -249,7 +249,7 @@ export function normalisedWithConstant(
  * A stratified subset of the candidates, each carrying its share of the total volume: one random candidate from
  * each run of n / limit consecutive ones. Not every n / limit-th: the candidates are a grid's cells in order, so a
  * fixed stride lands on a few of its planes (a box's every 8th candidate of 32^3 on 4 of 32 x-planes, its centre
- * of mass 3 cells off).
+ * of mass 3.5 cells off).
  */
 function subsample(points: Float64Array, volumeEach: number, limit: number, random: Random): { points: Float64Array; volumes: Float64Array } {
   const n = points.length / 3;
