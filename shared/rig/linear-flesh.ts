@@ -11,7 +11,7 @@
 // playing and 0.22x after the stop). q_c's part along the new pose's rig directions is projected away after the
 // step; damping it as a velocity, as the solver's equations would, measured 0.50x (0.41x undamped).
 
-import { choleskyFactor, choleskyMirror, choleskySolve, dotRange } from "../sim/linalg";
+import { choleskyFactor, choleskyMirror, choleskySolve, dotRange, dotStrided } from "../sim/linalg";
 import { lameParameters, type Material } from "../sim/material";
 import type { Subspace } from "../sim/subspace";
 import type { ComplementaryProjection } from "./complementary-projection";
@@ -26,7 +26,9 @@ export class LinearFlesh {
   readonly q: Float64Array;
   readonly velocity: Float64Array;
   readonly n: number;
-  private readonly mass: Float64Array;
+  /** Per-unit-density mass block (m x m: M = I3 (x) density massBlock) and the rest stiffness K (n x n). */
+  private readonly massBlock: Float64Array;
+  private readonly m: number;
   private readonly stiffness: Float64Array;
   /** A, and its Cholesky factor (L below the diagonal, L^T above). */
   private readonly matrix: Float64Array;
@@ -49,14 +51,14 @@ export class LinearFlesh {
   constructor(subspace: Subspace, material: Material, damping: number, readonly dt: number) {
     const n = (this.n = subspace.n), m = subspace.m, { mu, lambda } = lameParameters(material);
     this.density = material.density;
-    this.stiffness = new Float64Array(n * n);
-    for (let i = 0; i < n * n; i++) this.stiffness[i] = mu * subspace.stiffnessMu[i] + lambda * subspace.stiffnessLambda[i];
-    this.mass = new Float64Array(n * n);
-    for (let a = 0; a < 3; a++) for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) this.mass[(a * m + i) * n + a * m + j] = material.density * subspace.massBlock[i * m + j];
+    this.m = m;
+    this.massBlock = subspace.massBlock;
+    this.stiffness = subspace.restStiffness(mu, lambda);
     const h = (this.h = (2 * dt) / 3);
     const matrix = (this.matrix = new Float64Array(n * n)), c = h * damping + h * h;
     let largest = 0;
-    for (let i = 0; i < n * n; i++) matrix[i] = this.mass[i] + c * this.stiffness[i];
+    for (let i = 0; i < n * n; i++) matrix[i] = c * this.stiffness[i];
+    for (let a = 0; a < 3; a++) for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) matrix[(a * m + i) * n + a * m + j] += material.density * subspace.massBlock[i * m + j];
     for (let i = 0; i < n; i++) largest = Math.max(largest, matrix[i * n + i]);
     for (let i = 0; i < n; i++) matrix[i * n + i] += RIDGE * largest;
     this.factor = Float64Array.from(matrix);
@@ -85,7 +87,10 @@ export class LinearFlesh {
     }
     qPrevious.set(q);
     vPrevious.set(v);
-    for (let i = 0; i < n; i++) b[i] = dotRange(this.mass, i * n, vc, 0, n) + h * (force[i] - dotRange(this.stiffness, i * n, qc, 0, n));
+    // b = M v_c + h (f - K q_c), M block by block.
+    const m = this.m, density = this.density;
+    for (let a = 0; a < 3; a++) for (let i = 0; i < m; i++) b[a * m + i] = density * dotStrided(this.massBlock, i * m, vc, a * m, m);
+    for (let i = 0; i < n; i++) b[i] += h * (force[i] - dotRange(this.stiffness, i * n, qc, 0, n));
     // Start from the unconstrained solution, projected; then conjugate gradients on the constraint.
     v.set(b);
     choleskySolve(factor, n, v);

@@ -168,6 +168,12 @@ export class Subspace {
     this.surfaceRest = Float64Array.from(source.surface.positions);
     this.surfaceRows = basisRows(source.surface, handles);
   }
+
+  /** The rest stiffness of a material with Lame parameters mu and lambda, K = mu K_mu + lambda K_lambda, into `out` (n x n). */
+  restStiffness(mu: number, lambda: number, out: Float64Array = new Float64Array(this.n * this.n)): Float64Array {
+    for (let i = 0; i < out.length; i++) out[i] = mu * this.stiffnessMu[i] + lambda * this.stiffnessLambda[i];
+    return out;
+  }
 }
 
 /** The mass samples' integrals (MassIntegrals), in the samples' own units. */

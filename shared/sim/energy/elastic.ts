@@ -28,8 +28,7 @@ export class ElasticTerm implements EnergyTerm, HessianTerm {
   setLame(mu: number, lambda: number, lambdaStable: number): void {
     this.mu = mu;
     this.lambdaStable = lambdaStable;
-    const s = this.subspace;
-    for (let i = 0; i < this.stiffness.length; i++) this.stiffness[i] = mu * s.stiffnessMu[i] + lambda * s.stiffnessLambda[i];
+    this.subspace.restStiffness(mu, lambda, this.stiffness);
   }
 
   accumulate(q: Float64Array, g: Float64Array): number {
