@@ -4,7 +4,7 @@
 // copy clients download leaves them out when the fields are described (clientBakedBody), and the bake worker
 // evaluates them from the description.
 
-import { createInsideTest, DEFAULT_INTERIOR_CANDIDATES, farthestPoints, interiorCandidates, jitteredInside, meshBounds, normaliseMesh, Random, sampleInterior, sampleSurface, thickenFlatMesh, type InteriorSamples, type TriangleMesh } from "../geometry";
+import { createInsideTest, DEFAULT_INTERIOR_CANDIDATES, farthestPoints, interiorCandidates, jitteredInside, meshBounds, normaliseMesh, Random, sampleInterior, stratifiedIndex, sampleSurface, thickenFlatMesh, type InteriorSamples, type TriangleMesh } from "../geometry";
 import { BAKED_BODY_VERSION, type BakedBody } from "./baked-body";
 import { anchoredFields, type AnchorFrame } from "./anchored-prediction";
 import { NO_RIG, packRig } from "./baked-rig";
@@ -51,7 +51,8 @@ export interface BakeResult {
 
 /**
  * Interior points (about, at least half) the fitted cubature chooses from and matches: a stratified sample of the
- * solid, the interior candidates when as many of them are inside.
+ * solid, the interior candidates when as many of them are inside. Half as many measured the same ratios to FEM over
+ * the 14 held-out meshes, but bent the thin beam of cubature-fit.test.ts 3% too softly in its fifth mode.
  */
 const CUBATURE_POOL = 8192;
 /** Cells of the pool's grid at most (a very thin shape gets fewer pool points rather than a huge grid). */
@@ -61,7 +62,7 @@ const MAX_POOL_GRID = 1 << 19;
  * Bumped whenever the same mesh, fields and options bake differently (a part of bake cache keys): a change of
  * EIGEN_DEFAULTS or RITZ_FINISH_DEFAULTS included.
  */
-export const BAKE_RECIPE = 19;
+export const BAKE_RECIPE = 20;
 
 export const BAKE_LIMITS = Object.freeze({ maxHandles: 64, maxCubature: 4096, maxSurfaceSamples: 4096 });
 
@@ -256,8 +257,7 @@ function subsample(points: Float64Array, volumeEach: number, limit: number, rand
   const count = Math.min(n, limit);
   const out = new Float64Array(3 * count);
   for (let k = 0; k < count; k++) {
-    const start = Math.floor((k * n) / count), end = Math.floor(((k + 1) * n) / count);
-    const i = start + Math.floor(random.next() * (end - start));
+    const i = stratifiedIndex(k, count, n, random);
     out.set(points.subarray(3 * i, 3 * i + 3), 3 * k);
   }
   return { points: out, volumes: new Float64Array(count).fill((volumeEach * n) / count) };
