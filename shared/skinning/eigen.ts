@@ -28,8 +28,9 @@ export interface EigenOptions {
 
 /**
  * Defaults: see the resolution table in models/README.md. Of 16 fields, 4 are surface bumps: the dough ball then
- * dents under a fingertip (5.7 mm held for a 1 cm press, against 1.2 mm with 16 modes, where the ball rolls out
- * from under the finger), at about the same ratio to FEM. More bumps dent no better and let a yanked body tangle
+ * dented under a fingertip (5.7 mm held for a 1 cm press, against 1.2 mm with 16 modes, where the ball rolls out
+ * from under the finger), at about the same ratio to FEM. Since BAKE_RECIPE 19 the dent moves with the bake's seed
+ * more than with the bumps (seeds 1-6: 2.8-6.0 mm with bumps, 3.7-4.9 mm with 16 modes for seeds 1-3). More bumps dent no better and let a yanked body tangle
  * (models/README.md). Changing these changes bakes: bump BAKE_RECIPE (bake.ts).
  */
 export const EIGEN_DEFAULTS = Object.freeze({ targetCells: 6000, maxCellsPerAxis: 128, localFields: 4, localReach: 0.5 });

@@ -1,7 +1,8 @@
 // A shape's solid as a voxel grid for the weight-space Laplacian: cells classified by the inside test (so holes,
 // gaps and self-intersections are handled as the bake handles them), each cell weighted by the share of it that
 // is inside (a fictitious-domain trilinear finite element: a staircase boundary without the staircase's extra
-// stiffness), the unknowns numbered by nested dissection so that the sparse Cholesky factor stays small.
+// stiffness), the unknowns numbered by nested dissection so that the sparse Cholesky factor stays small (or, for a
+// solid that is only multiplied, in the grid's own order).
 
 import { insideAtGrid, type InsideTest } from "../geometry";
 import type { UpperCsc } from "../linalg/sparse-cholesky";

@@ -204,7 +204,8 @@ it("pushing a held body into a rigid prop: the prediction meets the prop where t
   // Weaker than asked (2 cm): when the block first strikes the ball, Rapier bounces it off the proxies, which the
   // client's prop push does not model; the replay after that snapshot moves the shown block once, by 20-39 mm in
   // runs of this test and 42.4 mm once in CI (how far depends on where the jitter puts the snapshot). So one
-  // correction, the strike's, may reach 6 cm; every other one holds the 2 cm asked. Also weaker: in 2 of 5 full
+  // correction may reach 6 cm (in every run so far, the strike's; the test does not check when it came); every
+  // other one holds the 2 cm asked. Also weaker: in 2 of 5 full
   // suite runs (never in 15 runs of this file alone) the prediction stayed 25-30 mm off the server for the 15
   // snapshots after the strike (p95 25 mm); the cause is not found. Half the snapshots must still be within 1 cm.
   expect(f.errors[Math.floor(f.errors.length / 2)], f.report).toBeLessThan(0.01);
