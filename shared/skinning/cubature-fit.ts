@@ -14,7 +14,6 @@ import { LowestEigenpairs, symmetricEigenSorted } from "../linalg/symmetric-eige
 import { basisRows, jacobianBlocks } from "../sim";
 import { blockTimesSmall, columnGram, transposed } from "../linalg/dense-blocks";
 import { CubatureKernels } from "./kernels/cubature-kernels";
-import { Random, stratifiedIndex } from "../geometry";
 
 export interface CubaturePool {
   /** Handles, the constant channel included (K + 1). */
@@ -54,20 +53,15 @@ const VOLUME_WEIGHT = 100;
 const DIAGONAL_WEIGHT = 0.5;
 /** lambda / mu of the reference material the modes come from (Poisson's ratio 0.35). */
 const REFERENCE_LAMBDA_PER_MU = 0.7 / 0.3;
-/**
- * Each scan looks at every SCAN_STRIDE-th point of the pool, a different share each time (the pool is dense), and
- * BATCH points join the fit per scan. 8 and 8 (4 and 4 before BAKE_RECIPE 20): the same ratios to FEM over the 14
- * held-out meshes, half the scans (models/README.md).
- */
-const SCAN_STRIDE = 8;
-const BATCH = 8;
+/** Each scan looks at every SCAN_STRIDE-th point of the pool, a different share each time (the pool is dense). */
+const SCAN_STRIDE = 4;
+/** Points that join the fit per scan of the pool. */
+const BATCH = 4;
 /** A point that leaves the fit this many times stays out (no cycling), and the fit stops after this many scans a point. */
 const MAX_DEPARTURES = 3;
 const MAX_SCANS_PER_POINT = 4;
-/** Pool points the modes are computed from: one drawn at random from each of this many runs of the pool. */
-const MODE_POINTS = 256;
-/** The draw's seed: a fixed one, so that the same pool gives the same fit. */
-const MODE_POINTS_SEED = 7;
+/** Pool points the modes are computed from. */
+const MODE_POINTS = 512;
 /** A mode below this share of the stiffest is rigid (or moves a part the fields leave loose): it is not matched. */
 const RIGID = 1e-6;
 
@@ -93,7 +87,7 @@ export function fitCubature(pool: CubaturePool, count: number): FittedCubature {
  */
 function vibrationModes(pool: CubaturePool, jacobians: Float64Array, m: number): { vectors: Float64Array; values: Float64Array; count: number } {
   // Test directions need not be exact modes: a subset of the pool gives them at a fraction of the cost.
-  const p = pool.positions.length / 3, n = 3 * m;
+  const p = pool.positions.length / 3, stride = Math.max(1, Math.floor(p / MODE_POINTS)), v = pool.volumeEach * stride, n = 3 * m;
   // Mass block and its whitening W = U diag(d)^-1/2 over its range.
   const rows = basisRows(pool.mass, pool.handles), samples = pool.mass.volumes.length;
   const massBlock = columnGram(transposed(rows, samples, m), m, transposed(rows, samples, m, pool.mass.volumes), m, samples, new Float64Array(m * m), true);
@@ -107,7 +101,7 @@ function vibrationModes(pool: CubaturePool, jacobians: Float64Array, m: number):
   });
   // T_ab = sum_p v D_p[:, a] D_p[:, b]^T, projected: W^T T_ab W (r x r) for all nine (a, b). All nine come from one
   // symmetric Gram matrix G = sum_p v d_p d_p^T of the flattened Jacobians (d_p[3 i + a] = D_p[i, a]), one pass.
-  const gram = jacobianGram(jacobians, p, m, Math.min(p, MODE_POINTS), pool.volumeEach);
+  const gram = jacobianGram(jacobians, p, m, stride, v);
   // T_ba = T_ab^T, so only a <= b are projected and the others transposed.
   const projected: Float64Array[] = new Array(9);
   const t = new Float64Array(m * m), whitenColumns = transposed(whiten, m, r), n3 = 3 * m;
@@ -154,18 +148,16 @@ function congruence(w: Float64Array, t: Float64Array, m: number, r: number, wCol
 }
 
 /**
- * sum over `count` pool points of v d d^T (3m x 3m, both triangles), d the point's flattened Jacobian block and v
- * its share of the pool's volume: a stratified sample of the pool (which is in grid order). Their Jacobians
- * transposed (a row of the blocks contiguous), their Gram matrix by tiles.
+ * sum over every stride-th point of v d d^T (3m x 3m, both triangles), d the point's flattened Jacobian block.
+ * The kept points' Jacobians transposed (a row of the blocks contiguous), their Gram matrix by tiles.
  */
-function jacobianGram(jacobians: Float64Array, p: number, m: number, count: number, volumeEach: number): Float64Array {
-  const n = 3 * m, columns = new Float64Array(n * count), random = new Random(MODE_POINTS_SEED);
-  for (let k = 0; k < count; k++) {
-    const base = stratifiedIndex(k, count, p, random) * n;
-    for (let i = 0; i < n; i++) columns[i * count + k] = jacobians[base + i];
+function jacobianGram(jacobians: Float64Array, p: number, m: number, stride: number, v: number): Float64Array {
+  const n = 3 * m, points = Math.ceil(p / stride), columns = new Float64Array(n * points);
+  for (let c = 0, at = 0; c < p; c += stride, at++) {
+    const base = c * n;
+    for (let i = 0; i < n; i++) columns[i * points + at] = jacobians[base + i];
   }
-  const gram = columnGram(columns, n, columns, n, count, new Float64Array(n * n), true);
-  const v = (volumeEach * p) / count;
+  const gram = columnGram(columns, n, columns, n, points, new Float64Array(n * n), true);
   for (let i = 0; i < n * n; i++) gram[i] *= v;
   return gram;
 }

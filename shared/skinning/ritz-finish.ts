@@ -155,8 +155,7 @@ export async function createRitzFields(
   const settings = { ...RITZ_FINISH_DEFAULTS, ...options };
   if (settings.complementary && !regionsOf) throw new SkinningError("complementary fields need a rigged mesh (its skin's regions)");
   const t0 = performance.now();
-  // Nothing here is factored: the grid's own order, not a nested dissection.
-  const solid = voxelSolid(solidOf.inside, solidOf.min, solidOf.max, { ...settings, filledShare: solidOf.share, order: "grid" });
+  const solid = voxelSolid(solidOf.inside, solidOf.min, solidOf.max, { ...settings, filledShare: solidOf.share });
   const n = solid.unknowns;
   if (n < 4 * (count + 1)) throw new SkinningError(`the shape's grid has ${n} nodes, too few for ${count} handles`);
   const positions = unknownPositions(solid);
@@ -164,7 +163,6 @@ export async function createRitzFields(
   // (a start for the iterations that follow, which the decoder's cost at every fine node would not improve).
   const coarse = voxelSolid(solidOf.inside, solidOf.min, solidOf.max, {
     targetCells: Math.max(MIN_BUMP_CELLS, Math.round(settings.targetCells / BUMP_COARSENING ** 3)), maxCellsPerAxis: settings.maxCellsPerAxis, filledShare: solidOf.share,
-    order: "grid",
   });
   const t1 = performance.now();
   const k = network.count, decoded = await decodedAtNodes(network, coarse), raw = atFineNodes(coarse, k, decoded, positions);

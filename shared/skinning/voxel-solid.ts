@@ -1,8 +1,7 @@
 // A shape's solid as a voxel grid for the weight-space Laplacian: cells classified by the inside test (so holes,
 // gaps and self-intersections are handled as the bake handles them), each cell weighted by the share of it that
 // is inside (a fictitious-domain trilinear finite element: a staircase boundary without the staircase's extra
-// stiffness), the unknowns numbered by nested dissection so that the sparse Cholesky factor stays small (or, for a
-// solid that is only multiplied, in the grid's own order).
+// stiffness), the unknowns numbered by nested dissection so that the sparse Cholesky factor stays small.
 
 import { insideAtGrid, type InsideTest } from "../geometry";
 import type { UpperCsc } from "../linalg/sparse-cholesky";
@@ -15,11 +14,6 @@ export interface VoxelSolidOptions {
   maxCellsPerAxis: number;
   /** Share of the box [min, max] inside the solid, when known (else a coarse probe measures it). */
   filledShare?: number;
-  /**
-   * How the unknowns are numbered: "dissection" (the default) for a solid whose stiffness is factored (the fill
-   * stays small); "grid", the nodes' own order, for one that is only multiplied (no ordering to pay for).
-   */
-  order?: "dissection" | "grid";
 }
 
 export interface GridFrame {
@@ -66,7 +60,7 @@ export function voxelSolid(inside: InsideTest, min: ArrayLike<number>, max: Arra
   }
   if (insideCells === 0) throw new SkinningError("no grid cell is inside the shape: the mesh encloses no volume");
   keepLargestPiece(frame, share);
-  const { unknownOf, unknowns } = options.order === "grid" ? gridOrder(frame, share) : dissectionOrder(frame, share);
+  const { unknownOf, unknowns } = dissectionOrder(frame, share);
   const mass = lumpedMass(frame, share, unknownOf, unknowns);
   const stiffness = laplacian(frame, share, unknownOf, unknowns);
   return { ...frame, unknownOf, unknowns, stiffness, mass };
@@ -182,7 +176,14 @@ function cellIndex(frame: GridFrame, i: number, j: number, k: number): number {
  */
 function dissectionOrder(frame: GridFrame, share: Float64Array): { unknownOf: Int32Array; unknowns: number } {
   const [nx, ny, nz] = frame.cells, sx = nx + 1, sxy = (nx + 1) * (ny + 1);
-  const active = activeNodes(frame, share);
+  // A node is active when it is a corner of some inside cell.
+  const active = new Uint8Array((nx + 1) * (ny + 1) * (nz + 1));
+  for (let k = 0, c = 0; k < nz; k++) for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++, c++) {
+    if (share[c] === 0) continue;
+    const node = i + sx * j + sxy * k;
+    active[node] = active[node + 1] = active[node + sx] = active[node + sx + 1] = 1;
+    active[node + sxy] = active[node + sxy + 1] = active[node + sxy + sx] = active[node + sxy + sx + 1] = 1;
+  }
   const unknownOf = new Int32Array(active.length).fill(-1);
   let next = 0;
   const numberBox = (lo: number[], hi: number[]) => {
@@ -236,27 +237,6 @@ function dissectionOrder(frame: GridFrame, share: Float64Array): { unknownOf: In
   };
   dissect([0, 0, 0], [nx, ny, nz]);
   return { unknownOf, unknowns: next };
-}
-
-/** The active nodes numbered in the grid's own order. */
-function gridOrder(frame: GridFrame, share: Float64Array): { unknownOf: Int32Array; unknowns: number } {
-  const active = activeNodes(frame, share), unknownOf = new Int32Array(active.length).fill(-1);
-  let next = 0;
-  for (let node = 0; node < active.length; node++) if (active[node]) unknownOf[node] = next++;
-  return { unknownOf, unknowns: next };
-}
-
-/** A node is active when it is a corner of some inside cell. */
-function activeNodes(frame: GridFrame, share: Float64Array): Uint8Array {
-  const [nx, ny, nz] = frame.cells, sx = nx + 1, sxy = (nx + 1) * (ny + 1);
-  const active = new Uint8Array((nx + 1) * (ny + 1) * (nz + 1));
-  for (let k = 0, c = 0; k < nz; k++) for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++, c++) {
-    if (share[c] === 0) continue;
-    const node = i + sx * j + sxy * k;
-    active[node] = active[node + 1] = active[node + sx] = active[node + sx + 1] = 1;
-    active[node + sxy] = active[node + sxy + 1] = active[node + sxy + sx] = active[node + sxy + sx + 1] = 1;
-  }
-  return active;
 }
 
 function lumpedMass(frame: GridFrame, share: Float64Array, unknownOf: Int32Array, unknowns: number): Float64Array {

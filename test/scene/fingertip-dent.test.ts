@@ -4,7 +4,7 @@
 // points). Measured over bake seeds 1-6 (BAKE_RECIPE 19): eigen fields with 4 surface bumps dent 2.8-6.0 mm, the
 // pressed point sliding 5.9-12.9 mm; modes alone (seeds 1-3) 3.7-4.9 mm, sliding 7.7-9.6 mm; the default fields
 // 2.4-5.9 mm. So the eigen test takes the mean of three bakes, not one bake's luck; the default test presses the
-// room's own bake (seed 1: 5.9 mm with recipe 19, 4.3 mm with 20; eigen's seeds 1-3 with 20: 3.5-5.9 mm).
+// room's own bake (seed 1: 5.9 mm).
 
 import { expect, it } from "vitest";
 import { loadRapier, MATERIALS, PLAYGROUND, SceneWorld, SoftEntity, type SceneLayout } from "../../shared/scene";
