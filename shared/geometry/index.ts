@@ -23,7 +23,7 @@ export {
   type InteriorSampleOptions,
   type InteriorSamples,
 } from "./sample-interior";
-export { Random, createRandom, stratifiedIndex } from "./random";
+export { Random, createRandom } from "./random";
 export { thickenFlatMesh, flatPlane, FLAT_MESH_THICKNESS, NEARLY_FLAT, type FlatPlane } from "./thicken";
 export { gltfBaseColourImage, type BaseColourImage } from "./gltf-base-colour";
 export { imageSize, type ImageSize } from "./image-size";

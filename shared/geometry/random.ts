@@ -49,16 +49,6 @@ export class Random {
   }
 }
 
-/**
- * Index k of a stratified sample of `count` among `n` items in order: one drawn at random from the kth of `count`
- * runs of consecutive items (where the items lie on a grid, a fixed stride would take a few of its rows). Needs
- * 0 < count <= n, so that every run holds an item.
- */
-export function stratifiedIndex(k: number, count: number, n: number, random: Random): number {
-  const start = Math.floor((k * n) / count), end = Math.floor(((k + 1) * n) / count);
-  return start + Math.floor(random.next() * (end - start));
-}
-
 export function createRandom(seed: number): Random {
   return new Random(seed);
 }

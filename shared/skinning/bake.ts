@@ -4,7 +4,7 @@
 // copy clients download leaves them out when the fields are described (clientBakedBody), and the bake worker
 // evaluates them from the description.
 
-import { createInsideTest, DEFAULT_INTERIOR_CANDIDATES, farthestPoints, interiorCandidates, jitteredInside, meshBounds, normaliseMesh, Random, sampleInterior, stratifiedIndex, sampleSurface, thickenFlatMesh, type InteriorSamples, type TriangleMesh } from "../geometry";
+import { createInsideTest, DEFAULT_INTERIOR_CANDIDATES, farthestPoints, interiorCandidates, jitteredInside, meshBounds, normaliseMesh, Random, sampleInterior, sampleSurface, thickenFlatMesh, type InteriorSamples, type TriangleMesh } from "../geometry";
 import { BAKED_BODY_VERSION, type BakedBody } from "./baked-body";
 import { anchoredFields, type AnchorFrame } from "./anchored-prediction";
 import { NO_RIG, packRig } from "./baked-rig";
@@ -256,7 +256,8 @@ function subsample(points: Float64Array, volumeEach: number, limit: number, rand
   const count = Math.min(n, limit);
   const out = new Float64Array(3 * count);
   for (let k = 0; k < count; k++) {
-    const i = stratifiedIndex(k, count, n, random);
+    const start = Math.floor((k * n) / count), end = Math.floor(((k + 1) * n) / count);
+    const i = start + Math.floor(random.next() * (end - start));
     out.set(points.subarray(3 * i, 3 * i + 3), 3 * k);
   }
   return { points: out, volumes: new Float64Array(count).fill((volumeEach * n) / count) };
