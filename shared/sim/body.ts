@@ -72,6 +72,8 @@ export class SoftBody {
   /** h~ the preconditioner is built for: a BDF2 step's (most steps are). */
   private readonly preconditionerStep: number;
   private builtGrabVersion = -1;
+  /** M + (h~^2 + h~ beta) K_rest: P0 without its springs, built when the material or damping changes (grabs come and go far more often). */
+  private readonly restBase: Float64Array;
 
   private readonly qStart: Float64Array;
   /** q - x_hat of the last step: the warm start of the next. */
@@ -106,6 +108,7 @@ export class SoftBody {
     this.grad = new Float64Array(n);
     this.gradStill = new Float64Array(n);
     this.trial = new Float64Array(n);
+    this.restBase = new Float64Array(n * n);
     this.surfacePositions = new Float64Array(3 * subspace.surfaceCount);
     this.size = boxDiagonal(subspace.surfaceRest);
 
@@ -153,6 +156,7 @@ export class SoftBody {
     validateOptions({ ...this.options, damping: beta });
     this.options.damping = beta;
     this.damping.beta = beta;
+    this.rebuildRestBase();
     this.rebuildBase();
   }
 
@@ -470,6 +474,7 @@ export class SoftBody {
     this.external.density = this.material.density;
     this.damping.beta = this.options.damping;
     this.contact.setPenalty(this.totalMass, this.subspace.surfaceCount, { stiffness: this.options.contactStiffness, dampingRatio: this.options.contactDamping, friction: this.options.friction });
+    this.rebuildRestBase();
     this.rebuildBase();
   }
 
@@ -479,13 +484,19 @@ export class SoftBody {
     return Math.max(held, this.options.grabModulusScale * this.material.youngsModulus * this.size);
   }
 
-  /** P0 = M + (h~^2 + h~ beta) K_rest + h~^2 (pins + grabs) for a BDF2 step, in the body frame. */
-  private rebuildBase(): void {
-    const h = this.preconditionerStep, n = this.n, p = this.preconditioner.base;
+  /** restBase = M + (h~^2 + h~ beta) K_rest for a BDF2 step, in the body frame. */
+  private rebuildRestBase(): void {
+    const h = this.preconditionerStep, p = this.restBase;
     p.fill(0);
     this.inertia.addHessian(p, h);
     this.elastic.addHessian(p, h);
     this.damping.addHessian(p, h);
+  }
+
+  /** P0 = restBase + h~^2 (pins + grabs). */
+  private rebuildBase(): void {
+    const h = this.preconditionerStep, n = this.n, p = this.preconditioner.base;
+    p.set(this.restBase);
     this.springs.addHessian(p, h);
     // A small regulariser keeps modes the cubature cannot see (more unknowns than samples) well posed.
     let trace = 0;

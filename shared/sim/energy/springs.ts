@@ -5,7 +5,7 @@ import type { GrabSet } from "../grabs";
 import type { Subspace } from "../subspace";
 import type { StepState } from "../step-state";
 import { pointPositionAt } from "../point-positions";
-import { addIsotropicOuter, pointSpring, type EnergyTerm, type HessianTerm } from "./term";
+import { addIsotropicBlock, addOuterUpper, pointSpring, type EnergyTerm, type HessianTerm } from "./term";
 
 export interface PinGroup {
   rows: Float64Array;
@@ -19,8 +19,12 @@ export class SpringTerm implements EnergyTerm, HessianTerm {
   readonly pins: PinGroup[] = [];
   private readonly anchor = new Float64Array(3);
   private readonly point = new Float64Array(3);
+  /** The springs' m x m Hessian block (upper triangle), rebuilt by addHessian. */
+  private readonly block: Float64Array;
 
-  constructor(private readonly subspace: Subspace, private readonly state: StepState, private readonly grabs: GrabSet, private readonly origin: Float64Array) {}
+  constructor(private readonly subspace: Subspace, private readonly state: StepState, private readonly grabs: GrabSet, private readonly origin: Float64Array) {
+    this.block = new Float64Array(subspace.m * subspace.m);
+  }
 
   /** Holds points (rest positions, basis rows) where they are for coordinates q, k N/m each. */
   pin(rows: Float64Array, rest: Float64Array, q: Float64Array, stiffness: number): void {
@@ -50,14 +54,20 @@ export class SpringTerm implements EnergyTerm, HessianTerm {
     return energy;
   }
 
+  /**
+   * Every spring is isotropic, so the Hessian is I3 (x) sum k b b^T: the m x m sum is formed once and added to the
+   * three diagonal blocks (a hand holds up to 12 samples, and a crowd several hands, each rebuild).
+   */
   addHessian(matrix: Float64Array, h: number): void {
-    const n = this.subspace.n, m = this.subspace.m, h2 = h * h, grabs = this.grabs;
+    const m = this.subspace.m, h2 = h * h, grabs = this.grabs, block = this.block;
+    block.fill(0);
     for (const pin of this.pins) {
-      for (let i = 0; i < pin.count; i++) addIsotropicOuter(matrix, n, m, pin.rows, i * m, h2 * pin.stiffness);
+      for (let i = 0; i < pin.count; i++) addOuterUpper(block, m, pin.rows, i * m, h2 * pin.stiffness);
     }
     for (let id = 0; id < grabs.active.length; id++) {
       if (grabs.active[id] === 0) continue;
-      for (let j = 0; j < grabs.count[id]; j++) addIsotropicOuter(matrix, n, m, this.subspace.surfaceRows, grabs.sample(id, j) * m, h2 * grabs.pointStiffness[id]);
+      for (let j = 0; j < grabs.count[id]; j++) addOuterUpper(block, m, this.subspace.surfaceRows, grabs.sample(id, j) * m, h2 * grabs.pointStiffness[id]);
     }
+    addIsotropicBlock(matrix, this.subspace.n, m, block);
   }
 }

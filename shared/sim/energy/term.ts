@@ -16,14 +16,27 @@ export interface HessianTerm {
   addHessian(matrix: Float64Array, h: number): void;
 }
 
-/** Adds k b b^T into each of the three diagonal blocks of an n x n matrix (an isotropic point spring). */
-export function addIsotropicOuter(matrix: Float64Array, n: number, m: number, rows: Float64Array, r: number, k: number): void {
+/** Adds k b b^T (b: row r of `rows`, m entries) into the upper triangle of an m x m block (addIsotropicBlock finishes it). */
+export function addOuterUpper(block: Float64Array, m: number, rows: Float64Array, r: number, k: number): void {
   for (let i = 0; i < m; i++) {
     const bi = k * rows[r + i];
     if (bi === 0) continue;
-    for (let j = 0; j < m; j++) {
-      const v = bi * rows[r + j];
-      for (let a = 0; a < 3; a++) matrix[(a * m + i) * n + a * m + j] += v;
+    const o = i * m;
+    for (let j = i; j < m; j++) block[o + j] += bi * rows[r + j];
+  }
+}
+
+/** Adds an m x m symmetric block, given by its upper triangle, into each of the three diagonal blocks of an n x n matrix. */
+export function addIsotropicBlock(matrix: Float64Array, n: number, m: number, upper: Float64Array): void {
+  for (let i = 0; i < m; i++) {
+    for (let j = i; j < m; j++) {
+      const v = upper[i * m + j];
+      if (v === 0) continue;
+      for (let a = 0; a < 3; a++) {
+        const o = a * m;
+        matrix[(o + i) * n + o + j] += v;
+        if (j !== i) matrix[(o + j) * n + o + i] += v;
+      }
     }
   }
 }
