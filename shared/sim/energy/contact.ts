@@ -5,7 +5,7 @@
 // step's normal force, smoothed below a slip speed (IPC's mollifier: smooth static friction).
 
 import { ContactSet, type ContactSurface } from "../contacts";
-import type { SolverKernels } from "../kernels/solver-kernels";
+import type { SurfacePointKernels } from "../kernels/surface-points";
 import type { Subspace } from "../subspace";
 import type { StepState } from "../step-state";
 import { pointAt, type EnergyTerm } from "./term";
@@ -213,29 +213,19 @@ export class ContactTerm implements EnergyTerm {
   private readonly predictedGap: Float64Array;
   private readonly normalScratch = new Float64Array(3);
   private readonly p = new Float64Array(3);
-  /** With kernels: the surface basis rows, the two states and the samples' displacements at each, in their memory. */
-  private readonly simd: {
-    kernels: SolverKernels; rows: Float64Array; predicted: Float64Array; centre: Float64Array; atPredicted: Float64Array; atCentre: Float64Array;
-    /** Per contact: its sample (as f64), its displacement at q and its force; then q and the generalised force. */
-    indices: Float64Array; at: Float64Array; forces: Float64Array; q: Float64Array; gradient: Float64Array;
-  } | null;
+  /** With kernels: the two states and every surface sample's displacement at each, in their memory (`points` holds the rows). */
+  private readonly simd: { points: SurfacePointKernels; predicted: Float64Array; centre: Float64Array; atPredicted: Float64Array; atCentre: Float64Array } | null;
 
-  constructor(private readonly subspace: Subspace, private readonly state: StepState, private readonly origin: Float64Array, private readonly size: number, kernels: SolverKernels | null = null) {
+  /** With `points` (the body's surface samples on its kernels), gathering and the forces run there. */
+  constructor(private readonly subspace: Subspace, private readonly state: StepState, private readonly origin: Float64Array, private readonly size: number, points: SurfacePointKernels | null = null) {
     const capacity = subspace.surfaceCount * 2;
-    this.simd = kernels && {
-      kernels,
-      rows: kernels.alloc(subspace.surfaceRows.length).fill(0),
-      predicted: kernels.alloc(subspace.n),
-      centre: kernels.alloc(subspace.n),
-      atPredicted: kernels.alloc(3 * subspace.surfaceCount),
-      atCentre: kernels.alloc(3 * subspace.surfaceCount),
-      indices: kernels.alloc(capacity),
-      at: kernels.alloc(3 * capacity),
-      forces: kernels.alloc(3 * capacity),
-      q: kernels.alloc(subspace.n),
-      gradient: kernels.alloc(subspace.n),
+    this.simd = points && {
+      points,
+      predicted: points.kernels.alloc(subspace.n),
+      centre: points.kernels.alloc(subspace.n),
+      atPredicted: points.kernels.alloc(3 * subspace.surfaceCount),
+      atCentre: points.kernels.alloc(3 * subspace.surfaceCount),
     };
-    this.simd?.rows.set(subspace.surfaceRows);
     this.contacts = new ContactSet(capacity);
     this.predicted = new Uint8Array(capacity);
     this.predictedSlide = new Float64Array(capacity);
@@ -254,8 +244,8 @@ export class ContactTerm implements EnergyTerm {
     if (simd) {
       simd.predicted.set(xh);
       simd.centre.set(qc);
-      simd.kernels.displacements(s.surfaceCount, m, simd.rows, simd.predicted, simd.atPredicted);
-      simd.kernels.displacements(s.surfaceCount, m, simd.rows, simd.centre, simd.atCentre);
+      simd.points.kernels.displacements(s.surfaceCount, m, simd.points.rows, simd.predicted, simd.atPredicted);
+      simd.points.kernels.displacements(s.surfaceCount, m, simd.points.rows, simd.centre, simd.atCentre);
     }
     for (let sample = 0; sample < s.surfaceCount; sample++) {
       let hx = 0, hy = 0, hz = 0, cx = 0, cy = 0, cz = 0;
@@ -323,18 +313,17 @@ export class ContactTerm implements EnergyTerm {
     const k = h2 * this.stiffness, damping = h * this.dampingCoefficient;
     const frictionScale = h2 * this.friction, slip = FRICTION_SLIP_SPEED * h;
     let energy = 0;
-    const simd = this.simd;
-    if (simd && c.count > 0) {
-      for (let i = 0; i < c.count; i++) simd.indices[i] = c.sample[i];
-      simd.q.set(q);
-      simd.kernels.displacementsOf(c.count, simd.indices, m, simd.rows, simd.q, simd.at);
+    const points = this.simd?.points;
+    if (points && c.count > 0) {
+      for (let i = 0; i < c.count; i++) points.indices[i] = c.sample[i];
+      points.displace(q, c.count);
     }
     for (let i = 0; i < c.count; i++) {
       const sample = c.sample[i], r = sample * m;
-      if (simd) {
-        p[0] = o[0] + rest[3 * sample] + simd.at[3 * i];
-        p[1] = o[1] + rest[3 * sample + 1] + simd.at[3 * i + 1];
-        p[2] = o[2] + rest[3 * sample + 2] + simd.at[3 * i + 2];
+      if (points) {
+        p[0] = o[0] + rest[3 * sample] + points.at[3 * i];
+        p[1] = o[1] + rest[3 * sample + 1] + points.at[3 * i + 1];
+        p[2] = o[2] + rest[3 * sample + 2] + points.at[3 * i + 2];
       } else {
         pointAt(q, m, o, rows, rest, sample, p);
       }
@@ -373,8 +362,8 @@ export class ContactTerm implements EnergyTerm {
         }
       }
       fx += force * nx; fy += force * ny; fz += force * nz;
-      if (simd) {
-        simd.forces[3 * i] = fx; simd.forces[3 * i + 1] = fy; simd.forces[3 * i + 2] = fz;
+      if (points) {
+        points.forces[3 * i] = fx; points.forces[3 * i + 1] = fy; points.forces[3 * i + 2] = fz;
         continue;
       }
       if (fx === 0 && fy === 0 && fz === 0) continue;
@@ -385,10 +374,7 @@ export class ContactTerm implements EnergyTerm {
         g[2 * m + j] += fz * b;
       }
     }
-    if (simd && c.count > 0) {
-      simd.kernels.scatterForces(c.count, simd.indices, m, simd.rows, simd.forces, simd.gradient);
-      for (let k = 0; k < simd.gradient.length; k++) g[k] += simd.gradient[k];
-    }
+    if (points && c.count > 0) points.addForces(c.count, g);
     return energy;
   }
 

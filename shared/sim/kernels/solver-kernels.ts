@@ -5,6 +5,7 @@
 
 import { reserveMemory, SimdModule, type WasmMemory } from "../../linalg/simd-module";
 import { SOLVER_WASM_BASE64 } from "./solver-wasm";
+import { surfacePointCapacity } from "./surface-points";
 
 interface SolverExports {
   memory: WasmMemory;
@@ -51,8 +52,8 @@ export class SolverKernels {
   /**
    * Numbers (f64) one body allocates, by owner: the elastic pass (Jacobian pairs, volumes, q, accumulators,
    * gradient), the damping product (K, two vectors), the inertia product (two vectors), the preconditioner
-   * (three n x n factors, two vectors), the contact gathering (basis rows, two states, two outputs), the contact
-   * forces (indices, displacements, forces, q, gradient).
+   * (three n x n factors, two vectors), the contact gathering (two states, two outputs), the surface points (basis
+   * rows; indices, displacements, forces, q, gradient of contacts or grabs).
    */
   static numbersFor(s: KernelSizes): { numbers: number; allocations: number } {
     const pairs = Math.ceil(s.cubatureCount / 2);
@@ -60,11 +61,12 @@ export class SolverKernels {
     const damping = s.n * s.n + 2 * s.n;
     const inertia = s.m * s.m + 2 * s.n;
     const preconditioner = 3 * s.n * s.n + 2 * s.n;
-    const gather = s.surfaceCount * s.m + 2 * s.n + 6 * s.surfaceCount;
-    // Contacts: up to two per surface sample, each an index, a displacement and a force; q and the gradient.
-    const contacts = 2 * s.surfaceCount * 7 + s.n + s.n;
+    const gather = 2 * s.n + 6 * s.surfaceCount;
+    // The surface samples' rows, and one list of samples (contacts or grabs: surface-points.ts), each an index, a
+    // displacement and a force; q and the gradient.
+    const points = s.surfaceCount * s.m + surfacePointCapacity(s.surfaceCount) * 7 + s.n + s.n;
     // 26 allocations today; each may lose up to 8 bytes to alignment.
-    return { numbers: elastic + damping + inertia + preconditioner + gather + contacts, allocations: 32 };
+    return { numbers: elastic + damping + inertia + preconditioner + gather + points, allocations: 32 };
   }
 
   /** Kernels with room for one body of these sizes, or null where WebAssembly SIMD is not available. */
