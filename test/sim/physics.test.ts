@@ -122,6 +122,7 @@ describe("resting contact", () => {
 describe("friction", () => {
   it("a cube sliding at 1 m/s on the floor stops after about v^2 / (2 mu g), and slides on without friction", async () => {
     const loaded = await bodyFor("box:0.2x0.2x0.2");
+    // The centroid's x after each of 90 steps (1.5 s) from a 1 m/s push along x.
     const slide = (friction: number) => {
       const body = makeBody(loaded, { friction }, [0, 0.1, 0]);
       body.addContactSurface(new FloorContact(0));
@@ -129,21 +130,25 @@ describe("friction", () => {
       const v = Float64Array.from(body.velocity);
       v[3] += 1; // constant channel, x translation: 1 m/s
       body.setState(body.q, v);
-      const start = new Float64Array(3), before = new Float64Array(3), end = new Float64Array(3);
-      body.centroid(start);
-      for (let i = 0; i < 60; i++) {
-        if (i === 54) body.centroid(before);
+      const centre = new Float64Array(3);
+      body.centroid(centre);
+      const start = centre[0], x: number[] = [];
+      for (let i = 0; i < 90; i++) {
         body.step();
+        body.centroid(centre);
+        x.push(centre[0] - start);
       }
-      body.centroid(end);
-      return { distance: end[0] - start[0], speed: Math.abs(end[0] - before[0]) / (6 / 60) };
+      return x;
     };
+    const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
     const mu = 0.6, coulomb = 1 / (2 * mu * 9.81); // 8.5 cm
     const rough = slide(mu);
-    expect(rough.distance).toBeGreaterThan(0.6 * coulomb);
-    expect(rough.distance).toBeLessThan(1.5 * coulomb);
-    expect(rough.speed).toBeLessThan(0.01);
+    expect(rough[59]).toBeGreaterThan(0.6 * coulomb);
+    expect(rough[59]).toBeLessThan(1.5 * coulomb);
+    // Stopped: the jelly rocks on its base after it stops (a few cm/s at first, its phase moving with every change
+    // to the solver), so its drift is read from the centroid's mean over two successive half seconds.
+    expect(Math.abs(mean(rough.slice(60, 90)) - mean(rough.slice(30, 60))) / 0.5).toBeLessThan(0.01);
     const smooth = slide(0);
-    expect(smooth.distance).toBeGreaterThan(0.9);
+    expect(smooth[59]).toBeGreaterThan(0.9);
   });
 });
