@@ -35,12 +35,7 @@ export interface SolverOptions {
   grabModulusScale: number;
   /** Coulomb friction coefficient of contacts (0 = frictionless). */
   friction: number;
-  /**
-   * Multiply-adds a step may spend assembling and factoring a new preconditioner (0: a factor at once, unbounded).
-   * A million (about 0.25 ms on the kernels) lets a 17-handle body's contact factor arrive on the second step
-   * instead of the fifth: until it does, the contacts' low-rank stand-in costs more iterations than the factoring
-   * (spot thrown at 1 m/s: 8.3 evaluations a step instead of 11.4, 39 of 120 steps unconverged instead of 61).
-   */
+  /** Multiply-adds a step may spend assembling and factoring a new preconditioner (0: a factor at once, unbounded; contact factors get 2.5 times as much: preconditioner.ts). */
   factorWorkPerStep: number;
   /** Run the elastic pass on the WebAssembly SIMD kernel where the platform has it (false: the JS loop, same sums). */
   simd: boolean;
@@ -58,7 +53,7 @@ export const DEFAULT_SOLVER_OPTIONS: Readonly<SolverOptions> = Object.freeze({
   grabFrequency: 6,
   grabModulusScale: 0.12,
   friction: 0.6,
-  factorWorkPerStep: 1_000_000,
+  factorWorkPerStep: 400_000,
   simd: true,
 });
 
