@@ -4,7 +4,8 @@
 //
 // With ROUGH = 1, a stand's rough edges join in: a spectator that joins and leaves every second (churn), a player
 // whose connection drops every 15 s and comes back through the SDK's reconnection, and a misbehaving client (invalid
-// messages at 100 a second, a malformed frame and a burst of 30 grab starts every 5 s).
+// messages at 100 a second, a malformed frame and a burst of 30 grab starts every 5 s). The last two take two of the
+// PLAYERS seats, so a full room (16) stays full instead of refusing them.
 //
 //   tsx test/bench/server-bots.ts ENDPOINT ROOM_ID PLAYERS SPECTATORS SECONDS [ROUGH]
 
@@ -133,7 +134,8 @@ async function misbehaving(client: Client): Promise<void> {
 
 const client = new Client(endpoint);
 const jobs: Promise<void>[] = [];
-for (let i = 0; i < Number(players); i++) jobs.push(player(client, i));
+const roughSeats = rough === "1" ? Math.min(2, Number(players)) : 0;
+for (let i = 0; i < Number(players) - roughSeats; i++) jobs.push(player(client, i));
 for (let i = 0; i < Number(spectators); i++) jobs.push(spectator(client, i));
 if (rough === "1") jobs.push(churn(client), flaky(client), misbehaving(client));
 await Promise.all(jobs);
