@@ -17,6 +17,7 @@ import { SpringTerm } from "./energy/springs";
 import type { EnergyTerm } from "./energy/term";
 import type { ContactSurface } from "./contacts";
 import { GrabSet } from "./grabs";
+import { BaseMatrix } from "./base-matrix";
 import { SolverKernels } from "./kernels/solver-kernels";
 import { SurfacePointKernels } from "./kernels/surface-points";
 import { Bdf2History } from "./integrator";
@@ -69,12 +70,9 @@ export class SoftBody {
   private readonly minimiser: LbfgsMinimiser;
   private readonly objective: IncrementalPotential;
   private readonly contactSnapshot: ContactSnapshot;
-  private baseVersion = 0;
   /** h~ the preconditioner is built for: a BDF2 step's (most steps are). */
   private readonly preconditionerStep: number;
-  private builtGrabVersion = -1;
-  /** M + (h~^2 + h~ beta) K_rest: P0 without its springs, built when the material or damping changes (grabs come and go far more often). */
-  private readonly restBase: Float64Array;
+  private readonly baseMatrix: BaseMatrix;
 
   private readonly qStart: Float64Array;
   /** q - x_hat of the last step: the warm start of the next. */
@@ -109,7 +107,6 @@ export class SoftBody {
     this.grad = new Float64Array(n);
     this.gradStill = new Float64Array(n);
     this.trial = new Float64Array(n);
-    this.restBase = new Float64Array(n * n);
     this.surfacePositions = new Float64Array(3 * subspace.surfaceCount);
     this.size = boxDiagonal(subspace.surfaceRest);
 
@@ -130,6 +127,7 @@ export class SoftBody {
     const capacity = this.contact.contacts.capacity;
     this.contactSnapshot = new ContactSnapshot(capacity);
     this.preconditioner = new Preconditioner(n, this.m, subspace.surfaceRows, capacity, this.options.factorWorkPerStep > 0 ? this.options.factorWorkPerStep : Infinity, kernels);
+    this.baseMatrix = new BaseMatrix(n, this.preconditionerStep, [this.inertia, this.elastic, this.damping], this.springs, this.grabs, this.preconditioner);
     this.minimiser = new LbfgsMinimiser(n);
     this.foldRelease = new FoldRelease(subspace);
     this.objective = new IncrementalPotential(this.terms, this.elastic, this.inertia, this.preconditioner, state.rotation, () => this.totalMass, this.size);
@@ -158,8 +156,7 @@ export class SoftBody {
     validateOptions({ ...this.options, damping: beta });
     this.options.damping = beta;
     this.damping.beta = beta;
-    this.rebuildRestBase();
-    this.rebuildBase();
+    this.baseMatrix.materialChanged();
   }
 
   addContactSurface(surface: ContactSurface): void {
@@ -178,7 +175,7 @@ export class SoftBody {
     const k = stiffness ?? (1e3 * this.material.youngsModulus * this.size) / Math.max(1, Math.sqrt(this.subspace.surfaceCount));
     if (!(k > 0) || !Number.isFinite(k)) throw new SimParameterError(`pin stiffness must be positive, got ${k}`);
     this.springs.pin(rows, points.positions, this.q, k);
-    this.rebuildBase();
+    this.baseMatrix.springsChanged();
     return count;
   }
 
@@ -366,7 +363,7 @@ export class SoftBody {
     const foldReleased = this.releaseFold();
     this.history.predict(q, v, o.dt, state);
     this.updateRotation();
-    if (this.grabs.version !== this.builtGrabVersion) this.rebuildBase();
+    this.baseMatrix.update();
     this.contact.gather();
     this.contact.snapshot(this.contactSnapshot, this.preconditionerStep);
     const installedBefore = this.preconditioner.installed;
@@ -476,37 +473,13 @@ export class SoftBody {
     this.external.density = this.material.density;
     this.damping.beta = this.options.damping;
     this.contact.setPenalty(this.totalMass, this.subspace.surfaceCount, { stiffness: this.options.contactStiffness, dampingRatio: this.options.contactDamping, friction: this.options.friction });
-    this.rebuildRestBase();
-    this.rebuildBase();
+    this.baseMatrix.materialChanged();
   }
 
   /** N/m: the default total stiffness of one grab. */
   defaultGrabStiffness(): number {
     const held = this.totalMass * (2 * Math.PI * this.options.grabFrequency) ** 2;
     return Math.max(held, this.options.grabModulusScale * this.material.youngsModulus * this.size);
-  }
-
-  /** restBase = M + (h~^2 + h~ beta) K_rest for a BDF2 step, in the body frame. */
-  private rebuildRestBase(): void {
-    const h = this.preconditionerStep, p = this.restBase;
-    p.fill(0);
-    this.inertia.addHessian(p, h);
-    this.elastic.addHessian(p, h);
-    this.damping.addHessian(p, h);
-  }
-
-  /** P0 = restBase + h~^2 (pins + grabs). */
-  private rebuildBase(): void {
-    const h = this.preconditionerStep, n = this.n, p = this.preconditioner.base;
-    p.set(this.restBase);
-    this.springs.addHessian(p, h);
-    // A small regulariser keeps modes the cubature cannot see (more unknowns than samples) well posed.
-    let trace = 0;
-    for (let i = 0; i < n; i++) trace += p[i * n + i];
-    const regulariser = 1e-10 * (trace / n);
-    for (let i = 0; i < n; i++) p[i * n + i] += regulariser;
-    this.builtGrabVersion = this.grabs.version;
-    this.preconditioner.setBase(++this.baseVersion);
   }
 }
 
