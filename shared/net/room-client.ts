@@ -31,7 +31,7 @@ import { RoundTrips } from "./round-trips";
 import { decodeSnapshot, type DecodedSnapshot } from "./snapshot";
 import type { PliantRoom } from "./state";
 
-export { HANDOVER_FADE_MS, INTERPOLATION_DELAY_MS, PREDICTION_STEP_BUDGET, type PredictionStats, type ReconcileEvent } from "./client/body-predictor";
+export { HANDOVER_FADE_MS, INTERPOLATION_DELAY_MS, PREDICTION_MS_BUDGET, PREDICTION_MS_PER_FRAME, type PredictionStats, type ReconcileEvent } from "./client/body-predictor";
 export type { ClientBody } from "./client/client-body";
 export type { JoinSettings } from "./client/joining";
 
@@ -77,7 +77,7 @@ export class PliantRoomClient {
   private readonly pendingGrabs = new Map<Hand, (result: GrabResultMessage) => void>();
   /** Other people's grabs, mirrored on the bodies this client predicts. */
   private readonly mirror = new GrabMirror(() => this.room.state, () => this.sessionId);
-  private readonly predictor = new BodyPredictor({ scene: () => this.roomBodies.scene, grabs: this.grabs, mirror: this.mirror, slipped: (hand) => this.queued.push({ kind: "end", hand }) });
+  private readonly predictor = new BodyPredictor({ scene: () => this.roomBodies.scene, grabs: this.grabs, mirror: this.mirror, slipped: (hand) => this.queued.push({ kind: "end", hand }), now: () => this.predictionClock() });
   private readonly clock = new InputClock(this.predictor.stats);
   private readonly fingertips = new Fingertips();
   private readonly queued: ({ kind: "start"; hand: Hand; body: string; point: [number, number, number] } | { kind: "end"; hand: Hand })[] = [];
@@ -87,7 +87,7 @@ export class PliantRoomClient {
   private readonly roundTrips: RoundTrips;
   private closed = false;
 
-  private constructor(readonly room: PliantRoom, network: NetworkConditions) {
+  private constructor(readonly room: PliantRoom, network: NetworkConditions, private readonly predictionClock: () => number) {
     this.network = new NetworkSimulator(network);
     this.roundTrips = new RoundTrips(room);
   }
@@ -115,7 +115,7 @@ export class PliantRoomClient {
     // once is still retried a bounded number of times.
     room.reconnection.minUptime = RECONNECT_AFTER_MS;
     settings.onSeated?.();
-    const self = new PliantRoomClient(room, settings.network ?? PERFECT_NETWORK);
+    const self = new PliantRoomClient(room, settings.network ?? PERFECT_NETWORK, settings.predictionClock ?? (() => performance.now()));
     // Messages can arrive before the bodies are built: hold snapshots until then.
     const early: Uint8Array[] = [];
     let ready = false;

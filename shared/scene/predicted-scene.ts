@@ -203,6 +203,27 @@ export class PredictedScene {
     for (const push of this.propPush) push?.fill(0);
   }
 
+  /** Length of the props' pushes as copyPushes writes them (3 a prop). */
+  get pushLength(): number {
+    return 3 * this.propPush.length;
+  }
+
+  /** The props' pushes into `out` (pushLength): a replay spread over frames keeps its own beside the live steps'. */
+  copyPushes(out: Float64Array): void {
+    for (let p = 0; p < this.propPush.length; p++) {
+      const push = this.propPush[p];
+      for (let a = 0; a < 3; a++) out[3 * p + a] = push ? push[a] : 0;
+    }
+  }
+
+  /** Sets the props' pushes from `from` (as copyPushes wrote them). */
+  setPushes(from: Float64Array): void {
+    for (let p = 0; p < this.propPush.length; p++) {
+      const push = this.propPush[p];
+      if (push) for (let a = 0; a < 3; a++) push[a] = from[3 * p + a];
+    }
+  }
+
   /** Places fingertip `slot` (radius > 0) or parks it. */
   setPoke(slot: number, x: number, y: number, z: number, radius: number): void {
     placeFingertip(this.pokes[slot], x, y, z, radius);

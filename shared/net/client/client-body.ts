@@ -91,3 +91,17 @@ export async function fetchBakeFrom(http: string, hash: string): Promise<Uint8Ar
     throw new Error(`bake ${hash}: HTTP ${response.status}`);
   }
 }
+
+const pointScratch = new Float64Array(3), otherPointScratch = new Float64Array(3);
+
+/** Largest distance between two states of a body over every 4th surface sample, m. */
+export function surfaceDistance(body: ClientBody, a: Float64Array, b: Float64Array): number {
+  const s = body.body.subspace, p = pointScratch, r = otherPointScratch;
+  let worst = 0;
+  for (let i = 0; i < s.surfaceCount; i += 4) {
+    body.body.positionAt(a, s.surfaceRows, s.surfaceRest, i, p, 0);
+    body.body.positionAt(b, s.surfaceRows, s.surfaceRest, i, r, 0);
+    worst = Math.max(worst, Math.hypot(p[0] - r[0], p[1] - r[1], p[2] - r[2]));
+  }
+  return worst;
+}

@@ -31,6 +31,8 @@ export interface JoinSettings {
    * network is first needed (a page asks the browser for a WebGPU adapter then, not while it joins).
    */
   executionProviders?: string[] | (() => Promise<string[]>);
+  /** The clock the prediction's millisecond budget measures its steps with (default performance.now; tests script one). */
+  predictionClock?: () => number;
   /** Most time the room may take to answer the seat request, ms (SEAT_DEADLINE_MS); then the join fails. */
   seatDeadlineMs?: number;
   /**
