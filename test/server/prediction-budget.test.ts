@@ -16,7 +16,7 @@ const server = useTestServer();
 
 const BAD_NETWORK: NetworkConditions = { latencyMs: 50, jitterMs: 20, loss: 0.02 };
 /** A solver step's cost on the prediction's clock, ms: 15 frames of three bodies are more than the budget holds. */
-const STEP_MS = 1;
+const STEP_MS = 0.75;
 /** 60 Hz frames of time one update covers: 250 ms. */
 const FRAMES_AN_UPDATE = 15;
 const distance = (a: ArrayLike<number>, b: ArrayLike<number>) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);

@@ -26,6 +26,11 @@ export class FrameControl {
   private holds = 0;
   private device: SlowDevice = { busyMs: 0, everyMs: 0, frames: Infinity };
   private readonly listeners = new Set<() => void>();
+  /**
+   * Benchmarks: false runs every frame's update and scene but not its draw, so that a software rasteriser (whose
+   * draws set this machine's frame rate to a few a second) does not: frames then come at the display's rate.
+   */
+  drawing = true;
 
   /** Stops the updates and draws until the returned function is called (any number of holds may overlap). */
   hold(): () => void {
@@ -85,7 +90,7 @@ export function FrameDriver({ client, control }: { client: PliantRoomClient | nu
   useFrame(({ gl, scene, camera }) => {
     if (skip()) return;
     frameStats.beginRender(performance.now());
-    gl.render(scene, camera);
+    if (control.drawing) gl.render(scene, camera);
     const busyUntil = performance.now() + control.slowDevice.busyMs;
     while (performance.now() < busyUntil);
     control.frameDrawn();

@@ -3,10 +3,10 @@
 // once, its frames kept in a history (prediction-history.ts). A server state resets it and the frames since are
 // replayed, over several updates when they do not fit in one (reconciler.ts). The work is bounded in milliseconds
 // (prediction-budget.ts): replays first, keeping room for the update's new frames; of a long update's new frames
-// only the last ones that fit step, the earlier ones coast (the next replay recomputes them),
-// and the newest frame always steps, so a held body follows the hand every frame. Corrections are shown gradually
-// (shown-corrections.ts). A body no longer held is predicted on, free, until it settles; then it is shown from
-// snapshots again.
+// only the last ones that fit step, the earlier ones coast (the next replay recomputes them), and a held body
+// always steps in the newest, so that it follows the hand every frame. Corrections are shown gradually
+// (shown-corrections.ts). A body no longer held is predicted on, free, until it settles or the budget leaves it
+// coasting; then it is shown from snapshots again.
 
 import type { PredictedScene } from "../../scene/predicted-scene";
 import { HANDS, TICK_RATE, type Hand } from "../protocol";
@@ -29,8 +29,9 @@ const NEW_FRAME_RESERVE = 2;
 /** A released body is predicted on until it moves slower than this (m/s, RMS) for SETTLED_FRAMES frames... */
 const SETTLED_SPEED = 0.02;
 const SETTLED_FRAMES = 12;
-/** ...or for at most this many frames; then it is shown from snapshots again. */
+/** ...or for at most this many frames, or until the budget has left it coasting this many frames in a row; then it is shown from snapshots again. */
 const FREE_FRAMES = 150;
+const FREE_COASTED_FRAMES = 6;
 /** The hand-over to and from interpolation fades with this time constant (ms). */
 export const HANDOVER_FADE_MS = 80;
 
@@ -89,11 +90,14 @@ export class BodyPredictor {
 
   /**
    * One 60 Hz frame `seq` for every predicted body, with `later` frames of this update() after it: a body steps
-   * in the last frames the budget covers, coasts before them, and always steps in the newest.
+   * in the last frames the budget covers and coasts before them; a held body always steps in the newest.
    */
   frame(seq: number, later: number): void {
-    const share = later === 0 ? 1 : Math.floor(this.budget.remaining / Math.max(1e-9, this.frameCost()));
-    for (const [body, prediction] of [...this.predictions]) this.predictFrame(body, prediction, seq, later === 0 || (later < share && this.budget.fits(body)));
+    const share = Math.floor(this.budget.remaining / Math.max(1e-9, this.frameCost()));
+    for (const [body, prediction] of [...this.predictions]) {
+      const held = prediction.freeFrames < 0;
+      this.predictFrame(body, prediction, seq, (later === 0 && held) || (later < share && this.budget.fits(body)));
+    }
   }
 
   /** The update's frames are done: coasting bodies take up their carried state. */
@@ -213,6 +217,7 @@ export class BodyPredictor {
       scene.pushProps(body.entity);
       this.stats.steps++;
       this.budget.stepDone(body);
+      prediction.coastedInRow = 0;
       // The server lets a grab slip when it pulls too hard: so does the prediction, in the same step.
       for (const held of grabs.held.values()) {
         if (held.body !== body || held.grab < 0 || held.ending || !body.entity.slipping(held.grab)) continue;
@@ -230,6 +235,7 @@ export class BodyPredictor {
       }
       if (!grabs.holds(body)) for (let i = 0; i < n; i++) prediction.coastQ[i] += DT * solver.velocity[i];
       this.stats.coasted++;
+      prediction.coastedInRow++;
     }
     const entry = takeEntry(prediction, n);
     entry.seq = seq;
@@ -249,7 +255,7 @@ export class BodyPredictor {
     if (prediction.freeFrames >= 0) {
       prediction.freeFrames++;
       prediction.slowFrames = solver.rmsSpeed() < SETTLED_SPEED ? prediction.slowFrames + 1 : 0;
-      if (prediction.slowFrames >= SETTLED_FRAMES || prediction.freeFrames >= FREE_FRAMES) this.stop(body);
+      if (prediction.slowFrames >= SETTLED_FRAMES || prediction.freeFrames >= FREE_FRAMES || prediction.coastedInRow >= FREE_COASTED_FRAMES) this.stop(body);
     }
   }
 }

@@ -36,8 +36,9 @@ export interface Prediction {
   /** Frames since the last own grab on the body ended (-1 while one is held), and frames it has been slow. */
   freeFrames: number;
   slowFrames: number;
-  /** Coasting: the state being carried forward without the solver (set into the body before its next step). */
+  /** Coasting: the state being carried forward without the solver (set into the body before its next step), and for how many frames in a row. */
   coasting: boolean;
+  coastedInRow: number;
   coastQ: Float64Array;
   /** A replay spread over updates (reconciler.ts), null before the first. */
   spread: SpreadReplay | null;
@@ -50,8 +51,9 @@ export interface SpreadReplay {
   tick: number;
   baseSeq: number;
   nextSeq: number;
-  /** Updates it has run in. */
+  /** Updates it has run in, and the newest frame (seq) when it last ran. */
   updates: number;
+  newestSeq: number;
   /** The prediction's error at the server state (ClientBody.lastReconcileError), m. */
   error: number;
   /** The replay's state after the frame before nextSeq, and that frame's live prediction it replaced. */
@@ -64,12 +66,12 @@ export interface SpreadReplay {
 }
 
 export function newPrediction(n: number): Prediction {
-  return { history: [], spare: [], pending: null, baseTick: -1, ghosts: new Map(), freeFrames: -1, slowFrames: 0, coasting: false, coastQ: new Float64Array(n), spread: null };
+  return { history: [], spare: [], pending: null, baseTick: -1, ghosts: new Map(), freeFrames: -1, slowFrames: 0, coasting: false, coastedInRow: 0, coastQ: new Float64Array(n), spread: null };
 }
 
 export function newSpreadReplay(n: number, pushLength: number): SpreadReplay {
   const state = () => new Float64Array(n);
-  return { active: false, tick: 0, baseSeq: 0, nextSeq: 0, updates: 0, error: NaN, q: state(), v: state(), oldQ: state(), oldV: state(), pushes: new Float64Array(pushLength) };
+  return { active: false, tick: 0, baseSeq: 0, nextSeq: 0, updates: 0, newestSeq: 0, error: NaN, q: state(), v: state(), oldQ: state(), oldV: state(), pushes: new Float64Array(pushLength) };
 }
 
 /** An entry for the next frame: a spare one, the oldest when the history is full, or a new one. */

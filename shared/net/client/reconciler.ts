@@ -3,8 +3,9 @@
 // not fit in the update's millisecond budget is spread over the next updates: it runs on beside the live
 // prediction (its own solver state and prop pushes, swapped in and out), and its result is taken up once it has
 // reached the newest frame; server states that arrive meanwhile wait (the newest is reconciled next). One that
-// has not caught up within MAX_SPREAD_UPDATES shifts the frames it did not reach by its correction (exact for a
-// rigid translation; the next server state corrects the rest).
+// will not catch up within MAX_SPREAD_UPDATES at the pace it goes (its steps a slice less the frames added
+// meanwhile) shifts the frames it did not reach by its correction at once (exact for a rigid translation; the next
+// server state corrects the rest).
 
 import type { PredictedScene } from "../../scene/predicted-scene";
 import { TICK_RATE } from "../protocol";
@@ -140,16 +141,20 @@ export class Reconciler {
    */
   private slice(body: ClientBody, prediction: Prediction, reserve: number): void {
     const spread = prediction.spread!, history = prediction.history, solver = body.body, n = solver.n, scene = this.host.scene();
-    const newest = history.length - 1, from = spread.nextSeq - history[0].seq;
+    const newest = history.length - 1, from = spread.nextSeq - history[0].seq, newestSeq = history[newest].seq;
+    // Frames added since the last slice (one an update at headset rate, before the first).
+    const added = spread.updates === 0 ? 1 : newestSeq - spread.newestSeq;
     spread.updates++;
+    spread.newestSeq = newestSeq;
     const done = this.replay(body, prediction, from, Math.min(newest - from + 1, this.host.budget.stepsThatFit(body, reserve)), reserve, spread.oldQ, spread.oldV);
     spread.nextSeq += done;
     if (from + done > newest) {
       this.finish(body, prediction, true);
       return;
     }
-    if (spread.updates >= MAX_SPREAD_UPDATES) {
-      // Out of time: the frames not reached are shifted by the correction of the last one replayed.
+    const pace = done - added, left = newest - from - done + 1;
+    if (pace <= 0 || left > pace * (MAX_SPREAD_UPDATES - spread.updates)) {
+      // Out of reach: the frames not reached are shifted by the correction of the last one replayed.
       const q = solver.q, v = solver.velocity;
       for (let k = from + done; k <= newest; k++) {
         const entry = history[k];
