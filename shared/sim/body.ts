@@ -21,6 +21,7 @@ import { BaseMatrix } from "./base-matrix";
 import { SolverKernels } from "./kernels/solver-kernels";
 import { SurfacePointKernels } from "./kernels/surface-points";
 import { Bdf2History } from "./integrator";
+import { copyStepStart, type SavedBodyState, type StepStart } from "./saved-state";
 import { DEFAULT_SOLVER_OPTIONS, validateOptions, type SolverOptions } from "./solver-options";
 import { GRAB_RADIUS_FRACTION, type Energies, type GrabOptions, type StateConstraint, type StepStats } from "./body-types";
 import { allFinite, extractRotation, quaternionToMatrix } from "./linalg";
@@ -50,9 +51,8 @@ export class SoftBody {
   /** Whether the hot loops run on the WebAssembly SIMD kernels (options.simd, where the platform has them). */
   readonly usesSimd: boolean;
   /**
-   * Whether the body releases folds itself (fold-release.ts). A client that predicts a server's body turns it off:
-   * it replays from the server's states, whose slow steps it cannot count as the server did, so it would release a
-   * fold at other steps than the server and flicker; the server's snapshots bring it the released shape.
+   * Whether the body releases folds itself (fold-release.ts). A client predicting a server's body turns it off: it
+   * cannot count the server's slow steps, so it would release at other steps and flicker; snapshots bring the shape.
    */
   releasesFolds = true;
 
@@ -77,6 +77,7 @@ export class SoftBody {
   private readonly qStart: Float64Array;
   /** q - x_hat of the last step: the warm start of the next. */
   private readonly lastCorrection: Float64Array;
+  private readonly stepStart: StepStart;
   private lastConverged = true;
   private readonly grad: Float64Array;
   private readonly gradStill: Float64Array;
@@ -124,6 +125,7 @@ export class SoftBody {
     this.springs = new SpringTerm(subspace, state, this.grabs, this.origin, surfacePoints);
     this.contact = new ContactTerm(subspace, state, this.origin, this.size, surfacePoints);
     this.terms = [this.inertia, this.elastic, this.external, this.damping, this.springs, this.contact];
+    this.stepStart = { q: this.q, velocity: this.velocity, normalForce: this.contact.normalForce, lastCorrection: this.lastCorrection, quat: this.quat };
     const capacity = this.contact.contacts.capacity;
     this.contactSnapshot = new ContactSnapshot(capacity);
     this.preconditioner = new Preconditioner(n, this.m, subspace.surfaceRows, capacity, this.options.factorWorkPerStep > 0 ? this.options.factorWorkPerStep : Infinity, kernels);
@@ -273,6 +275,20 @@ export class SoftBody {
     return Math.sqrt(this.inertia.massNorm2(this.velocity) / this.totalMass);
   }
 
+  /** Everything the next step starts from, into `into` (saved-state.ts); restoreState puts it back whole. */
+  saveState(into: SavedBodyState): void {
+    copyStepStart(this.stepStart, into);
+    into.lastConverged = this.lastConverged;
+    this.history.copyTo(into.history);
+  }
+
+  restoreState(from: SavedBodyState): void {
+    copyStepStart(from, this.stepStart);
+    this.lastConverged = from.lastConverged;
+    this.history.copyFrom(from.history);
+    this.foldRelease.restart();
+  }
+
   /** Stops all motion where the body is (it keeps its shape; the next step starts from rest). */
   stopMotion(): void {
     this.velocity.fill(0);
@@ -343,11 +359,6 @@ export class SoftBody {
     const g = this.options.gravity;
     const potential = -this.totalMass * (g[0] * centre[0] + g[1] * centre[1] + g[2] * centre[2]);
     return { kinetic, elastic, potential };
-  }
-
-  /** Deformation gradient at cubature point c for coordinates q (row-major into f). */
-  deformationGradient(q: Float64Array, c: number, f: Float64Array): void {
-    this.elastic.deformationGradient(q, c, f);
   }
 
   /** Elastic energy and its gradient dE/dq at q (tests check rigid motions give zero of both). */

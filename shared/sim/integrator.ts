@@ -59,4 +59,24 @@ export class Bdf2History {
     for (let i = 0; i < this.n; i++) v[i] = (q[i] - qc[i]) * inv;
     this.hasPast = true;
   }
+
+  /** Copies the remembered past into `into`, or (copyFrom) back: a body's whole state kept aside (saved-state.ts). */
+  copyTo(into: SavedHistory): void {
+    into.qPrev.set(this.qPrev);
+    into.velocityPrev.set(this.velocityPrev);
+    into.hasPast = this.hasPast;
+  }
+
+  copyFrom(from: SavedHistory): void {
+    this.qPrev.set(from.qPrev);
+    this.velocityPrev.set(from.velocityPrev);
+    this.hasPast = from.hasPast;
+  }
+}
+
+/** A Bdf2History's past, kept aside. */
+export interface SavedHistory {
+  qPrev: Float64Array;
+  velocityPrev: Float64Array;
+  hasPast: boolean;
 }

@@ -29,9 +29,9 @@ const NEW_FRAME_RESERVE = 2;
 /** A released body is predicted on until it moves slower than this (m/s, RMS) for SETTLED_FRAMES frames... */
 const SETTLED_SPEED = 0.02;
 const SETTLED_FRAMES = 12;
-/** ...or for at most this many frames, or until the budget has left it coasting this many frames in a row; then it is shown from snapshots again. */
+/** ...or for at most this many frames, or until the budget has left it without a step for this many updates in a row; then it is shown from snapshots again. */
 const FREE_FRAMES = 150;
-const FREE_COASTED_FRAMES = 6;
+const FREE_COASTED_UPDATES = 6;
 /** The hand-over to and from interpolation fades with this time constant (ms). */
 export const HANDOVER_FADE_MS = 80;
 
@@ -102,7 +102,13 @@ export class BodyPredictor {
 
   /** The update's frames are done: coasting bodies take up their carried state. */
   endUpdate(): void {
-    for (const [body, prediction] of this.predictions) endCoasting(body, prediction);
+    for (const [body, prediction] of this.predictions) {
+      endCoasting(body, prediction);
+      const coasted = prediction.freeFrames >= 0 && !prediction.steppedInUpdate;
+      prediction.updatesCoasted = coasted ? prediction.updatesCoasted + 1 : 0;
+      prediction.steppedInUpdate = false;
+      if (prediction.updatesCoasted >= FREE_COASTED_UPDATES) this.stop(body);
+    }
     this.stats.mostStepsInUpdate = Math.max(this.stats.mostStepsInUpdate, this.stats.steps - this.stepsAtStart);
     this.stats.mostMsInUpdate = Math.max(this.stats.mostMsInUpdate, this.budget.spent);
   }
@@ -217,7 +223,7 @@ export class BodyPredictor {
       scene.pushProps(body.entity);
       this.stats.steps++;
       this.budget.stepDone(body);
-      prediction.coastedInRow = 0;
+      prediction.steppedInUpdate = true;
       // The server lets a grab slip when it pulls too hard: so does the prediction, in the same step.
       for (const held of grabs.held.values()) {
         if (held.body !== body || held.grab < 0 || held.ending || !body.entity.slipping(held.grab)) continue;
@@ -235,7 +241,6 @@ export class BodyPredictor {
       }
       if (!grabs.holds(body)) for (let i = 0; i < n; i++) prediction.coastQ[i] += DT * solver.velocity[i];
       this.stats.coasted++;
-      prediction.coastedInRow++;
     }
     const entry = takeEntry(prediction, n);
     entry.seq = seq;
@@ -255,7 +260,7 @@ export class BodyPredictor {
     if (prediction.freeFrames >= 0) {
       prediction.freeFrames++;
       prediction.slowFrames = solver.rmsSpeed() < SETTLED_SPEED ? prediction.slowFrames + 1 : 0;
-      if (prediction.slowFrames >= SETTLED_FRAMES || prediction.freeFrames >= FREE_FRAMES || prediction.coastedInRow >= FREE_COASTED_FRAMES) this.stop(body);
+      if (prediction.slowFrames >= SETTLED_FRAMES || prediction.freeFrames >= FREE_FRAMES) this.stop(body);
     }
   }
 }

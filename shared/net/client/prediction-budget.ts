@@ -1,8 +1,8 @@
 // The prediction's work bound, in milliseconds of the page's main thread: what a headset's frame can give it. A
 // bound in solver steps meant 3 ms here and several times that on a Quest-class CPU, whose frames then ran long.
 // Each body's step cost is measured as it runs (a running mean), so the prediction plans a replay in steps that
-// fit, and stops a replay whose steps ran slower than planned; the frames it did not reach are shifted by its
-// correction (body-predictor.ts). The clock is injected: the page's performance.now, or a scripted one in tests.
+// fit, and stops one whose steps ran slower than planned; it goes on in the next updates (reconciler.ts). The
+// clock is injected: the page's performance.now, or a scripted one in tests.
 
 /** Milliseconds of prediction work the budget gains per 60 Hz frame of time passed (9% of the time). */
 export const PREDICTION_MS_PER_FRAME = 1.5;
@@ -23,7 +23,11 @@ const SMOOTHING = 0.2;
 const LEAST_STEP_MS = 0.01;
 
 export class PredictionBudget {
-  /** Milliseconds left in this update (negative: the newest frames' steps ran past it, repaid by the next update). */
+  /**
+   * Milliseconds left in this update. Negative: held bodies' newest steps ran past it; the debt carried into the next
+   * update is at most PREDICTION_MS_BUDGET, so steps that always cost more than the budget gains leave the
+   * replays without time only while they last.
+   */
   private left = PREDICTION_MS_BUDGET;
   private spentInUpdate = 0;
   private stepStartedAt = 0;
@@ -34,7 +38,7 @@ export class PredictionBudget {
   /** An update begins, `frames` 60 Hz frames of time after the last. */
   begin(frames: number): void {
     const gained = frames * PREDICTION_MS_PER_FRAME;
-    this.left = Math.min(Math.max(PREDICTION_MS_BUDGET, gained), this.left + gained);
+    this.left = Math.min(Math.max(PREDICTION_MS_BUDGET, gained), Math.max(-PREDICTION_MS_BUDGET, this.left) + gained);
     this.spentInUpdate = 0;
   }
 

@@ -2,6 +2,7 @@
 // this client's grabs in it), the server state waiting to be reconciled, and whether it is coasting (carried
 // forward on its velocity without the solver, over budget).
 
+import { savedBodyState, type SavedBodyState } from "../../sim/saved-state";
 import { HANDS } from "../protocol";
 import type { ClientBody } from "./client-body";
 import type { OwnGrab } from "./own-grabs";
@@ -36,9 +37,11 @@ export interface Prediction {
   /** Frames since the last own grab on the body ended (-1 while one is held), and frames it has been slow. */
   freeFrames: number;
   slowFrames: number;
-  /** Coasting: the state being carried forward without the solver (set into the body before its next step), and for how many frames in a row. */
+  /** Coasting: the state being carried forward without the solver (set into the body before its next step). */
   coasting: boolean;
-  coastedInRow: number;
+  /** Whether the body stepped in this update, and updates in a row it has not while free. */
+  steppedInUpdate: boolean;
+  updatesCoasted: number;
   coastQ: Float64Array;
   /** A replay spread over updates (reconciler.ts), null before the first. */
   spread: SpreadReplay | null;
@@ -56,22 +59,27 @@ export interface SpreadReplay {
   newestSeq: number;
   /** The prediction's error at the server state (ClientBody.lastReconcileError), m. */
   error: number;
-  /** The replay's state after the frame before nextSeq, and that frame's live prediction it replaced. */
-  q: Float64Array;
-  v: Float64Array;
+  /** The replay's state after the frame before nextSeq (the solver's whole, saved-state.ts), and that frame's live prediction it replaced. */
+  replay: SavedBodyState;
   oldQ: Float64Array;
   oldV: Float64Array;
-  /** The props' pushes in the replay (PredictedScene.copyPushes). */
+  /** The live prediction's state while the replay has the solver. */
+  live: SavedBodyState;
+  /** The props' pushes in the replay and in the live prediction (PredictedScene.copyPushes). */
   pushes: Float64Array;
+  livePushes: Float64Array;
 }
 
 export function newPrediction(n: number): Prediction {
-  return { history: [], spare: [], pending: null, baseTick: -1, ghosts: new Map(), freeFrames: -1, slowFrames: 0, coasting: false, coastedInRow: 0, coastQ: new Float64Array(n), spread: null };
+  return { history: [], spare: [], pending: null, baseTick: -1, ghosts: new Map(), freeFrames: -1, slowFrames: 0, coasting: false, steppedInUpdate: false, updatesCoasted: 0, coastQ: new Float64Array(n), spread: null };
 }
 
-export function newSpreadReplay(n: number, pushLength: number): SpreadReplay {
-  const state = () => new Float64Array(n);
-  return { active: false, tick: 0, baseSeq: 0, nextSeq: 0, updates: 0, newestSeq: 0, error: NaN, q: state(), v: state(), oldQ: state(), oldV: state(), pushes: new Float64Array(pushLength) };
+export function newSpreadReplay(body: ClientBody, pushLength: number): SpreadReplay {
+  const n = body.body.n, surfaceCount = body.body.subspace.surfaceCount;
+  return {
+    active: false, tick: 0, baseSeq: 0, nextSeq: 0, updates: 0, newestSeq: 0, error: NaN, replay: savedBodyState(n, surfaceCount), oldQ: new Float64Array(n), oldV: new Float64Array(n),
+    live: savedBodyState(n, surfaceCount), pushes: new Float64Array(pushLength), livePushes: new Float64Array(pushLength),
+  };
 }
 
 /** An entry for the next frame: a spare one, the oldest when the history is full, or a new one. */

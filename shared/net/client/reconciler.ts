@@ -1,7 +1,8 @@
 // Reconciliation of a predicted body with a server state: the prediction is rolled back to the server's state
 // after the frame it acknowledged and the frames since are replayed with the grabs each had. A replay that does
 // not fit in the update's millisecond budget is spread over the next updates: it runs on beside the live
-// prediction (its own solver state and prop pushes, swapped in and out), and its result is taken up once it has
+// prediction (the solver's whole state, integrator history and warm start included, and the props' pushes are
+// swapped in and out: neither restarts its integrator at a swap), and its result is taken up once it has
 // reached the newest frame; server states that arrive meanwhile wait (the newest is reconciled next). One that
 // will not catch up within MAX_SPREAD_UPDATES at the pace it goes (its steps a slice less the frames added
 // meanwhile) shifts the frames it did not reach by its correction at once (exact for a rigid translation; the next
@@ -12,7 +13,7 @@ import { TICK_RATE } from "../protocol";
 import { surfaceDistance, type ClientBody } from "./client-body";
 import { activateGrab, deactivateGrab, type OwnGrabs } from "./own-grabs";
 import type { PredictionBudget } from "./prediction-budget";
-import { endCoasting, newSpreadReplay, type Prediction } from "./prediction-history";
+import { endCoasting, newSpreadReplay, type Prediction, type SpreadReplay } from "./prediction-history";
 import type { PredictionStats, ReconcileEvent } from "./prediction-stats";
 import type { ShownCorrections } from "./shown-corrections";
 
@@ -39,20 +40,13 @@ export interface ReconcilerHost {
 }
 
 export class Reconciler {
-  /** The live prediction's state and prop pushes, kept aside while a replay has the solver. */
-  private liveQ = new Float64Array(0);
-  private liveV = new Float64Array(0);
-  private livePushes = new Float64Array(0);
   private velocity = new Float64Array(0);
 
   constructor(private readonly host: ReconcilerHost) {}
 
   /** Makes room for bodies of `n` coordinates (no allocation per frame). */
   growScratch(n: number): void {
-    if (this.liveQ.length >= n) return;
-    this.liveQ = new Float64Array(n);
-    this.liveV = new Float64Array(n);
-    this.velocity = new Float64Array(n);
+    if (this.velocity.length < n) this.velocity = new Float64Array(n);
   }
 
   /**
@@ -93,7 +87,7 @@ export class Reconciler {
       for (let i = 0; i < n; i++) v[i] += gain * (serverQ[i] - baseEntry.q[i]);
     }
     prediction.baseTick = tick;
-    const spread = (prediction.spread ??= newSpreadReplay(n, scene.pushLength));
+    const spread = (prediction.spread ??= newSpreadReplay(body, scene.pushLength));
     spread.active = true;
     spread.tick = tick;
     spread.baseSeq = baseEntry.seq;
@@ -102,7 +96,7 @@ export class Reconciler {
     spread.error = body.lastReconcileError;
     spread.oldQ.set(baseEntry.q);
     spread.oldV.set(baseEntry.v);
-    this.putLiveAside(body);
+    this.putLiveAside(body, spread);
     solver.setState(serverQ, v);
     body.entity.updateProxies();
     scene.resetPushes();
@@ -114,11 +108,6 @@ export class Reconciler {
     this.slice(body, prediction, reserve);
   }
 
-  /** Forgets a spread replay under way (the body is no longer predicted). */
-  drop(prediction: Prediction): void {
-    if (prediction.spread) prediction.spread.active = false;
-  }
-
   /** The next slice of a spread replay: its state swapped in for the live one's. */
   private runOn(body: ClientBody, prediction: Prediction, reserve: number): void {
     const spread = prediction.spread!, scene = this.host.scene();
@@ -128,8 +117,8 @@ export class Reconciler {
       spread.active = false;
       return;
     }
-    this.putLiveAside(body);
-    body.body.setState(spread.q, spread.v);
+    this.putLiveAside(body, spread);
+    body.body.restoreState(spread.replay);
     body.entity.updateProxies();
     scene.setPushes(spread.pushes);
     this.slice(body, prediction, reserve);
@@ -165,20 +154,20 @@ export class Reconciler {
       }
       solver.setState(history[newest].q, history[newest].v);
       body.entity.updateProxies();
+      scene.setPushes(spread.livePushes);
       this.finish(body, prediction, false);
       return;
     }
-    spread.q.set(solver.q);
-    spread.v.set(solver.velocity);
+    solver.saveState(spread.replay);
     scene.copyPushes(spread.pushes);
-    solver.setState(this.liveQ.subarray(0, n), this.liveV.subarray(0, n));
+    solver.restoreState(spread.live);
     body.entity.updateProxies();
-    scene.setPushes(this.livePushes);
+    scene.setPushes(spread.livePushes);
   }
 
   /** A spread replay is done: its newest frame, in the solver, replaces the live prediction, shown fading over. */
   private finish(body: ClientBody, prediction: Prediction, replayed: boolean): void {
-    const spread = prediction.spread!, history = prediction.history, stats = this.host.stats, live = this.liveQ.subarray(0, body.body.n);
+    const spread = prediction.spread!, history = prediction.history, stats = this.host.stats, live = spread.live.q;
     spread.active = false;
     if (replayed) stats.replays++;
     else stats.shifts++;
@@ -193,12 +182,16 @@ export class Reconciler {
     }
   }
 
-  private putLiveAside(body: ClientBody): void {
+  /** The live prediction's whole state and the props' pushes, kept aside while a replay has the solver. */
+  private putLiveAside(body: ClientBody, spread: SpreadReplay): void {
     const scene = this.host.scene();
-    this.liveQ.set(body.body.q);
-    this.liveV.set(body.body.velocity);
-    if (this.livePushes.length < scene.pushLength) this.livePushes = new Float64Array(scene.pushLength);
-    scene.copyPushes(this.livePushes);
+    body.body.saveState(spread.live);
+    // The scene is rebuilt when bodies come and go: its props may be more than when the replay began.
+    if (spread.livePushes.length < scene.pushLength) {
+      spread.livePushes = new Float64Array(scene.pushLength);
+      spread.pushes = new Float64Array(scene.pushLength);
+    }
+    scene.copyPushes(spread.livePushes);
   }
 
   /**
