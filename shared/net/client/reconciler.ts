@@ -113,7 +113,7 @@ export class Reconciler {
     const spread = prediction.spread!, scene = this.host.scene();
     endCoasting(body, prediction);
     // Its frames fell out of the history (a stall of seconds): the live prediction goes on, the next state corrects it.
-    if (spread.nextSeq - prediction.history[0].seq < 1) {
+    if (spread.nextSeq < prediction.history[0].seq) {
       spread.active = false;
       return;
     }
