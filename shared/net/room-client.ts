@@ -31,7 +31,7 @@ import { RoundTrips } from "./round-trips";
 import { decodeSnapshot, type DecodedSnapshot } from "./snapshot";
 import type { PliantRoom } from "./state";
 
-export { HANDOVER_FADE_MS, INTERPOLATION_DELAY_MS, PREDICTION_MS_BUDGET, PREDICTION_MS_PER_FRAME, type PredictionStats, type ReconcileEvent } from "./client/body-predictor";
+export { HANDOVER_FADE_MS, INTERPOLATION_DELAY_MS, PREDICTION_MS_BUDGET, PREDICTION_MS_PER_FRAME, SLOW_PAGE_MS_PER_FRAME, type PredictionStats, type ReconcileEvent } from "./client/body-predictor";
 export type { ClientBody } from "./client/client-body";
 export type { JoinSettings } from "./client/joining";
 

@@ -20,7 +20,7 @@ import { Reconciler } from "./reconciler";
 import { ShownCorrections } from "./shown-corrections";
 
 export type { PredictionStats, ReconcileEvent } from "./prediction-stats";
-export { PREDICTION_MS_BUDGET, PREDICTION_MS_PER_FRAME } from "./prediction-budget";
+export { PREDICTION_MS_BUDGET, PREDICTION_MS_PER_FRAME, SLOW_PAGE_MS_PER_FRAME } from "./prediction-budget";
 
 export const INTERPOLATION_DELAY_MS = 100;
 const DT = 1 / TICK_RATE;

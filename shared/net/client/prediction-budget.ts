@@ -7,6 +7,13 @@
 /** Milliseconds of prediction work the budget gains per 60 Hz frame of time passed (9% of the time). */
 export const PREDICTION_MS_PER_FRAME = 1.5;
 /**
+ * What it gains per frame of time in an update that covers more than SLOW_PAGE_FRAMES of them (30%): a page that
+ * draws that slowly (software GL, a loaded machine) has long frames anyway, and a held body that cannot step its
+ * frames falls behind the hand.
+ */
+export const SLOW_PAGE_MS_PER_FRAME = 5;
+const SLOW_PAGE_FRAMES = 2;
+/**
  * Most milliseconds the budget holds at the start of an update() at headset rate: what was not spent in earlier
  * frames is kept up to this, so that one frame never runs long. An update after several frames of time (a page
  * that draws slowly) may spend what those frames gained, the same share of its time.
@@ -37,7 +44,7 @@ export class PredictionBudget {
 
   /** An update begins, `frames` 60 Hz frames of time after the last. */
   begin(frames: number): void {
-    const gained = frames * PREDICTION_MS_PER_FRAME;
+    const gained = frames * (frames > SLOW_PAGE_FRAMES ? SLOW_PAGE_MS_PER_FRAME : PREDICTION_MS_PER_FRAME);
     this.left = Math.min(Math.max(PREDICTION_MS_BUDGET, gained), Math.max(-PREDICTION_MS_BUDGET, this.left) + gained);
     this.spentInUpdate = 0;
   }
