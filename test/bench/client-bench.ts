@@ -7,11 +7,11 @@
 
 import path from "node:path";
 import { startServer } from "../../server/app";
-import { quantile } from "../../server/scenarios/run-scenario";
 import { configurePlayground } from "../../server/room/playground-config";
 import { PliantRoomClient } from "../../shared/net";
 import { PLAYGROUND, type SceneLayout } from "../../shared/scene";
 import { inPage, launchBrowser, openPage, waitForPage } from "../browser/browser";
+import { frameCount, framesSince, quantiles } from "./page-frames";
 
 const BUNNY = path.resolve(import.meta.dirname, "../../../shared/assets/meshes/stanford-bunny.obj");
 const PHASE_MS = 20_000;
@@ -23,12 +23,6 @@ const LAYOUT: SceneLayout = {
 
 interface FrameRow { phase: string; frames: number; fps: number; simulation: number[]; simulationPerStep: number[]; scene: number[]; render: number[]; total: number[]; atHeadsetRate: number[] }
 interface JoinRow { load: string; joinToVisibleMs: number; roomJoinMs: number; workerMs: number; cached: boolean; bakeBytes: number; vertices: number }
-
-/** p50, p95, max. */
-const quantiles = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return [quantile(sorted, 0.5), quantile(sorted, 0.95), quantile(sorted, 1)];
-};
 
 configurePlayground({ layout: LAYOUT });
 process.stderr.write("baking 4 bunnies (cached by content hash after the first run)...\n");
@@ -53,13 +47,9 @@ try {
   await measureJoin("second visit (bakes from IndexedDB)");
 
   const record = async (phase: string, during: () => Promise<void>) => {
-    const start = await inPage<number>(page, "window.pliant.frameStats.count");
+    const start = await frameCount(page);
     await during();
-    const stats = await inPage<{ count: number; simulation: number[]; steps: number[]; scene: number[]; render: number[]; interval: number[] }>(page,
-      "(() => { const s = window.pliant.frameStats; return { count: s.count, simulation: Array.from(s.simulation), steps: Array.from(s.steps), scene: Array.from(s.scene), render: Array.from(s.render), interval: Array.from(s.interval) }; })()");
-    const n = Math.min(stats.count - start, stats.simulation.length);
-    const pick = (series: number[]) => Array.from({ length: n }, (_, k) => series[(stats.count - n + k) % series.length]);
-    const simulation = pick(stats.simulation), steps = pick(stats.steps), scene = pick(stats.scene), render = pick(stats.render), interval = pick(stats.interval);
+    const { frames: n, simulation, steps, scene, render, interval } = await framesSince(page, start);
     const total = simulation.map((v, k) => v + scene[k] + render[k]);
     // Software GL draws a frame a second here, so each frame catches up many 60 Hz steps; a headset at 72-90 Hz
     // runs at most one per frame: its CPU time is one step's share plus the scene update and the draw submission.

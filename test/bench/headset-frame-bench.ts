@@ -12,8 +12,8 @@ import path from "node:path";
 import { readFile } from "node:fs/promises";
 import { integerFlag, parseFlags } from "../../server/cli/cli-support";
 import { startServer } from "../../server/app";
-import { quantile } from "../../server/scenarios/run-scenario";
 import { inPage, launchBrowser, openPage, waitForPage } from "../browser/browser";
+import { frameCount, framesPass, framesSince, quantiles } from "./page-frames";
 
 const flags = parseFlags(process.argv.slice(2), { json: { type: "boolean", default: false }, seconds: { type: "string" }, quality: { type: "string", default: "high" } });
 const seconds = integerFlag(flags, "seconds", 30, 5, 600);
@@ -21,15 +21,12 @@ const quality = flags.quality === "low" ? "low" : "high";
 const MESHES = path.resolve(import.meta.dirname, "../../../shared/assets/meshes");
 const UPLOADS = ["teapot.obj", "suzanne.obj", "cow.obj", "woody.obj"];
 const log = (line: string) => process.stderr.write(`${line}\n`);
+/** Page frames a drag lasts and a thrown body is left to land (at 60 Hz: 2 s and 0.5 s), and drawn frames timed. */
+const DRAG_FRAMES = 120;
+const LANDING_FRAMES = 30;
+const DRAWN_FRAMES = 40;
 
-interface PageStats { count: number; simulation: number[]; steps: number[]; scene: number[]; render: number[]; interval: number[] }
 interface Prediction { steps: number; replayed: number; coasted: number; replays: number; shifts: number; spread: number; deferred: number; mostStepsInUpdate: number; mostMsInUpdate: number }
-
-/** p50, p95, max. */
-const quantiles = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return [quantile(sorted, 0.5), quantile(sorted, 0.95), quantile(sorted, 1)];
-};
 
 const server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "bench", log: () => undefined, uploadRate: { perMinute: 600, burst: 100 } });
 const origin = `http://127.0.0.1:${server.port}`;
@@ -60,10 +57,10 @@ try {
   await inPage(page, "window.pliant.aimCamera([0, 1.3, 0.1], [0, 0.75, -0.55])");
   const targets = ["spot", ...uploaded];
   let throws = 0, drags = 0;
-  /** Drags and throws the bodies in turn for `ms`. */
-  const play = async (ms: number) => {
-    const began = Date.now();
-    for (let k = 0; Date.now() - began < ms; k++) {
+  /** Drags and throws the bodies in turn for `frames` of the page's frames, paced by them. */
+  const play = async (frames: number) => {
+    const end = (await frameCount(page)) + frames;
+    for (let k = 0; (await frameCount(page)) < end; k++) {
       const id = targets[k % targets.length];
       const top = await inPage<[number, number, number]>(page, `window.pliant.surfacePoint(${JSON.stringify(id)}, 0)`);
       const [x, y] = await inPage<[number, number]>(page, `window.pliant.project(${top.join(", ")})`);
@@ -71,11 +68,11 @@ try {
       await page.mouse.move(x, y);
       await page.mouse.down();
       if (k % 2 === 0) {
-        // A drag: 2 s of slow circles above the table.
-        const t0 = Date.now();
-        for (let t = 0; Date.now() - t0 < 2000; t++) {
+        // A drag: 2 s of slow circles above the table (120 frames at 60 Hz), a mouse move every other frame.
+        const began = await frameCount(page);
+        for (let t = 0, now = began; now < Math.min(began + DRAG_FRAMES, end); t++, now = await frameCount(page)) {
           await page.mouse.move(x + 30 * Math.sin(t / 5), y - 25 - 15 * Math.cos(t / 5));
-          await new Promise((resolve) => setTimeout(resolve, 30));
+          await framesPass(page, now, 2);
         }
         drags++;
       } else {
@@ -86,27 +83,24 @@ try {
       }
       await page.mouse.up();
       // The thrown body flies and lands.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await framesPass(page, await frameCount(page), Math.min(LANDING_FRAMES, Math.max(1, end - (await frameCount(page)))));
     }
   };
-  /** The page's frames and the prediction's account while `ms` of play runs. */
-  const record = async (ms: number) => {
-    const start = await inPage<number>(page, "window.pliant.frameStats.count");
+  /** The page's frames and the prediction's account while `frames` of play run. */
+  const record = async (frames: number) => {
+    const start = await frameCount(page);
     const before = await inPage<Prediction>(page, "({ ...window.pliant.client.predictionStats })");
-    await play(ms);
-    const stats = await inPage<PageStats>(page,
-      "(() => { const s = window.pliant.frameStats; return { count: s.count, simulation: Array.from(s.simulation), steps: Array.from(s.steps), scene: Array.from(s.scene), render: Array.from(s.render), interval: Array.from(s.interval) }; })()");
+    await play(frames);
+    const series = await framesSince(page, start);
     const after = await inPage<Prediction>(page, "({ ...window.pliant.client.predictionStats })");
-    const n = Math.min(stats.count - start, stats.simulation.length);
-    const pick = (series: number[]) => Array.from({ length: n }, (_, k) => series[(stats.count - n + k) % series.length]);
     const prediction = Object.fromEntries(Object.entries(after).map(([key, value]) => [key, key.startsWith("most") ? value : value - before[key as keyof Prediction]])) as unknown as Prediction;
-    return { n, simulation: pick(stats.simulation), steps: pick(stats.steps), scene: pick(stats.scene), render: pick(stats.render), interval: pick(stats.interval), prediction };
+    return { ...series, n: series.frames, prediction };
   };
   // Without draws: the frames come at the display's rate, as a headset's do; then with draws, for their submission.
   await inPage(page, "window.pliant.frames.drawing = false");
-  const fast = await record(seconds * 1000);
+  const fast = await record(seconds * 60);
   await inPage(page, "window.pliant.frames.drawing = true");
-  const drawn = await record(Math.max(5000, seconds * 500));
+  const drawn = await record(DRAWN_FRAMES);
   const perStep = fast.simulation.map((v, k) => v / Math.max(1, fast.steps[k]));
   const frameCpu = fast.simulation.map((v, k) => v + fast.scene[k]);
   const render = quantiles(drawn.render);
