@@ -46,11 +46,21 @@ function storeRow(out: Float64Array, width: number, rows: number, r: number, c: 
   if (c + 3 < width) out[(c + 3) * width + r] = v3;
 }
 
-/** Columns of a row-major block (rows x width) stored contiguously, each entry times scale[row] when given. */
+/** Rows a transpose reads before it moves to the next column: a cache line of the output written at once. */
+const TRANSPOSE_ROWS = 8;
+
+/**
+ * Columns of a row-major block (rows x width) stored contiguously, each entry times scale[row] when given. By
+ * TRANSPOSE_ROWS rows at a time: one row at a time writes `width` entries `rows` apart, and where rows is a multiple
+ * of 512 they all fall in one set of the first-level cache and evict each other (4096 x 68: 3.7 ms against 0.7).
+ */
 export function transposed(x: Float64Array, rows: number, width: number, scale?: Float64Array, out = new Float64Array(rows * width)): Float64Array {
-  for (let i = 0; i < rows; i++) {
-    const o = i * width, s = scale ? scale[i] : 1;
-    for (let c = 0; c < width; c++) out[c * rows + i] = s * x[o + c];
+  for (let first = 0; first < rows; first += TRANSPOSE_ROWS) {
+    const last = Math.min(first + TRANSPOSE_ROWS, rows);
+    for (let c = 0; c < width; c++) {
+      const o = c * rows;
+      for (let i = first; i < last; i++) out[o + i] = (scale ? scale[i] : 1) * x[i * width + c];
+    }
   }
   return out;
 }

@@ -77,11 +77,14 @@ export class LowestEigenpairs {
       found.push(x);
     }
     // Back to a's basis: A = Q T Q^T, so an eigenvector of A is Q times the tridiagonal's (Q = H_0 ... H_{n-3}).
-    for (let f = 0; f < keep; f++) {
-      const y = Float64Array.from(found[f]);
-      for (let k = n - 3; k >= 0; k--) applyReflector(a, n, k, y);
-      for (let r = 0; r < n; r++) out[r * keep + f] = y[r];
+    // Four vectors through each reflector together (applyReflectors); a last one, two or three alone.
+    let f = 0;
+    for (; f + 3 < keep; f += 4) {
+      const y0 = found[f], y1 = found[f + 1], y2 = found[f + 2], y3 = found[f + 3];
+      for (let k = n - 3; k >= 0; k--) applyReflectors(a, n, k, y0, y1, y2, y3);
     }
+    for (; f < keep; f++) for (let k = n - 3; k >= 0; k--) applyReflector(a, n, k, found[f]);
+    for (let g = 0; g < keep; g++) for (let r = 0; r < n; r++) out[r * keep + g] = found[g][r];
     return out;
   }
 }
@@ -122,13 +125,9 @@ function tridiagonalise(a: Float64Array, n: number, diagonal: Float64Array, off:
     const scale = 1 / Math.sqrt(vv);
     for (let i = k + 1; i < n; i++) v[i] *= scale;
     // The trailing block B becomes B - 2 v r^T - 2 r v^T with p = B v, r = p - (v . p) v.
+    trailingTimes(a, n, k + 1, v, p);
     let vp = 0;
-    for (let i = k + 1; i < n; i++) {
-      let sum = 0;
-      for (let j = k + 1; j < n; j++) sum += a[i * n + j] * v[j];
-      p[i] = sum;
-      vp += v[i] * sum;
-    }
+    for (let i = k + 1; i < n; i++) vp += v[i] * p[i];
     for (let i = k + 1; i < n; i++) p[i] -= vp * v[i];
     for (let i = k + 1; i < n; i++) {
       const vi = 2 * v[i], pi = 2 * p[i];
@@ -145,6 +144,28 @@ function tridiagonalise(a: Float64Array, n: number, diagonal: Float64Array, off:
   }
 }
 
+/**
+ * p[i] = sum_j a[i, j] v[j] over the trailing block (rows and columns from `first`), four rows at a time: each row's
+ * sum is added in the same order as alone, but four chains of dependent additions overlap instead of one.
+ */
+function trailingTimes(a: Float64Array, n: number, first: number, v: Float64Array, p: Float64Array): void {
+  let i = first;
+  for (; i + 3 < n; i += 4) {
+    const r0 = i * n, r1 = r0 + n, r2 = r1 + n, r3 = r2 + n;
+    let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (let j = first; j < n; j++) {
+      const vj = v[j];
+      s0 += a[r0 + j] * vj; s1 += a[r1 + j] * vj; s2 += a[r2 + j] * vj; s3 += a[r3 + j] * vj;
+    }
+    p[i] = s0; p[i + 1] = s1; p[i + 2] = s2; p[i + 3] = s3;
+  }
+  for (; i < n; i++) {
+    let sum = 0;
+    for (let j = first, r = i * n; j < n; j++) sum += a[r + j] * v[j];
+    p[i] = sum;
+  }
+}
+
 /** y <- H_k y for the reflector tridiagonalise left in row k of `a`. */
 function applyReflector(a: Float64Array, n: number, k: number, y: Float64Array): void {
   const o = k * n;
@@ -153,6 +174,24 @@ function applyReflector(a: Float64Array, n: number, k: number, y: Float64Array):
   if (dot === 0) return;
   dot *= 2;
   for (let i = k + 1; i < n; i++) y[i] -= dot * a[o + i];
+}
+
+/**
+ * applyReflector on four vectors at once: each vector's dot product is summed in the same order as alone, the four
+ * chains of dependent additions overlapping.
+ */
+function applyReflectors(a: Float64Array, n: number, k: number, y0: Float64Array, y1: Float64Array, y2: Float64Array, y3: Float64Array): void {
+  const o = k * n;
+  let d0 = 0, d1 = 0, d2 = 0, d3 = 0;
+  for (let i = k + 1; i < n; i++) {
+    const x = a[o + i];
+    d0 += x * y0[i]; d1 += x * y1[i]; d2 += x * y2[i]; d3 += x * y3[i];
+  }
+  // A zero dot product leaves its vector as it is (y - 0 v would turn a -0 entry into +0).
+  if (d0 !== 0) { d0 *= 2; for (let i = k + 1; i < n; i++) y0[i] -= d0 * a[o + i]; }
+  if (d1 !== 0) { d1 *= 2; for (let i = k + 1; i < n; i++) y1[i] -= d1 * a[o + i]; }
+  if (d2 !== 0) { d2 *= 2; for (let i = k + 1; i < n; i++) y2[i] -= d2 * a[o + i]; }
+  if (d3 !== 0) { d3 *= 2; for (let i = k + 1; i < n; i++) y3[i] -= d3 * a[o + i]; }
 }
 
 /**

@@ -152,11 +152,9 @@ function congruence(w: Float64Array, t: Float64Array, m: number, r: number, wCol
  * The kept points' Jacobians transposed (a row of the blocks contiguous), their Gram matrix by tiles.
  */
 function jacobianGram(jacobians: Float64Array, p: number, m: number, stride: number, v: number): Float64Array {
-  const n = 3 * m, points = Math.ceil(p / stride), columns = new Float64Array(n * points);
-  for (let c = 0, at = 0; c < p; c += stride, at++) {
-    const base = c * n;
-    for (let i = 0; i < n; i++) columns[i * points + at] = jacobians[base + i];
-  }
+  const n = 3 * m, points = Math.ceil(p / stride), kept = new Float64Array(n * points);
+  for (let c = 0, at = 0; c < p; c += stride, at++) kept.set(jacobians.subarray(c * n, (c + 1) * n), at * n);
+  const columns = transposed(kept, points, n);
   const gram = columnGram(columns, n, columns, n, points, new Float64Array(n * n), true);
   for (let i = 0; i < n * n; i++) gram[i] *= v;
   return gram;
@@ -266,6 +264,7 @@ export function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: 
   const cap = Math.min(limit, p, rows);
   const factor = new Float64Array(cap * cap), forward = new Float64Array(cap);
   const residual = Float64Array.from(b), z = new Float64Array(cap), column = new Float64Array(cap);
+  const cosines = new Float64Array(cap), sines = new Float64Array(cap);
   let bNorm = 0;
   for (let r = 0; r < rows; r++) bNorm += b[r] * b[r];
   bNorm = Math.sqrt(bNorm);
@@ -285,11 +284,8 @@ export function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: 
   /** Appends point c to the factor; false when its column is (nearly) in the chosen ones' span. */
   const append = (c: number): boolean => {
     const s = chosen.length, dots = kernels?.columnDots(chosen, s, c);
-    for (let i = 0; i < s; i++) {
-      let sum = dots ? dots[i] : dotColumns(chosen[i], c);
-      for (let k = 0; k < i; k++) sum -= factor[i * cap + k] * column[k];
-      column[i] = sum / factor[i * cap + i];
-    }
+    for (let i = 0; i < s; i++) column[i] = dots ? dots[i] : dotColumns(chosen[i], c);
+    forwardSubstitute(factor, cap, column, s);
     const own = 1;
     let pivot = own;
     for (let k = 0; k < s; k++) pivot -= column[k] * column[k];
@@ -307,11 +303,7 @@ export function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: 
   const solvePassive = () => {
     const s = chosen.length;
     z.set(forward.subarray(0, s));
-    // Column by column, so that L is read along its rows (contiguous).
-    for (let i = s - 1; i >= 0; i--) {
-      const row = i * cap, zi = (z[i] /= factor[row + i]);
-      for (let k = 0; k < i; k++) z[k] -= factor[row + k] * zi;
-    }
+    backSubstitute(factor, cap, z, s);
   };
   /**
    * Removes the chosen point at `position`: its row leaves the factor, and Givens rotations G of neighbouring
@@ -320,23 +312,29 @@ export function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: 
    */
   const remove = (position: number) => {
     const s = chosen.length;
-    for (let r = position; r + 1 < s; r++) {
-      for (let k = 0; k <= r + 1; k++) factor[r * cap + k] = factor[(r + 1) * cap + k];
-    }
+    for (let r = position; r + 1 < s; r++) factor.copyWithin(r * cap, (r + 1) * cap, (r + 1) * cap + r + 2);
     chosen.splice(position, 1);
-    for (let j = position; j + 1 < s; j++) {
-      const p0 = factor[j * cap + j], p1 = factor[j * cap + j + 1], r = Math.hypot(p0, p1);
-      const c = p0 / r, sn = p1 / r;
-      for (let k = j; k + 1 < s; k++) {
-        const u = factor[k * cap + j], w = factor[k * cap + j + 1];
-        factor[k * cap + j] = c * u + sn * w;
-        factor[k * cap + j + 1] = c * w - sn * u;
+    // Row by row (contiguous), each row taking rotations position .. its own index in turn: every entry sees the
+    // same operations in the same order as rotation by rotation down the columns. Rotation j is made when row j is
+    // reached, from that row's entries after the rotations before it, as it would be column by column.
+    for (let k = position; k + 1 < s; k++) {
+      const row = k * cap;
+      let carry = factor[row + position];
+      for (let j = position; j < k; j++) {
+        const w = factor[row + j + 1], c = cosines[j], sn = sines[j];
+        factor[row + j] = c * carry + sn * w;
+        carry = c * w - sn * carry;
       }
-      const u = forward[j], w = forward[j + 1];
+      const w = factor[row + k + 1], r = Math.hypot(carry, w), c = (cosines[k] = carry / r), sn = (sines[k] = w / r);
+      factor[row + k] = c * carry + sn * w;
+      factor[row + k + 1] = c * w - sn * carry;
+    }
+    for (let j = position; j + 1 < s; j++) {
+      const u = forward[j], w = forward[j + 1], c = cosines[j], sn = sines[j];
       forward[j] = c * u + sn * w;
       forward[j + 1] = c * w - sn * u;
     }
-    for (let k = 0; k < s; k++) factor[(s - 1) * cap + k] = 0;
+    factor.fill(0, (s - 1) * cap, (s - 1) * cap + s);
   };
   const best = new Int32Array(BATCH), bestGain = new Float64Array(BATCH);
   /** Fills best / bestGain with the BATCH free points best aligned with the residual, every `stride`-th from `offset`. */
@@ -412,6 +410,64 @@ export function nonNegativeLeastSquares(a: Float32Array, b: Float64Array, rows: 
   for (let r = 0; r < rows; r++) norm += residual[r] * residual[r];
   const indices = Int32Array.from(chosen).sort();
   return { indices, volumes: Float64Array.from(indices, (c) => x[c] / columnNorms[c]), residual: Math.sqrt(norm) / bNorm };
+}
+
+/**
+ * x <- L^-1 x for the lower-triangular L (rows `stride` apart) over the first n entries. Four rows at a time: each
+ * row's sum is the one a row alone would add, in the same order (the block's own earlier rows last), and the four
+ * chains of dependent subtractions overlap.
+ */
+function forwardSubstitute(l: Float64Array, stride: number, x: Float64Array, n: number): void {
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    const r0 = i * stride, r1 = r0 + stride, r2 = r1 + stride, r3 = r2 + stride;
+    let s0 = x[i], s1 = x[i + 1], s2 = x[i + 2], s3 = x[i + 3];
+    for (let k = 0; k < i; k++) {
+      const xk = x[k];
+      s0 -= l[r0 + k] * xk; s1 -= l[r1 + k] * xk; s2 -= l[r2 + k] * xk; s3 -= l[r3 + k] * xk;
+    }
+    x[i] = s0 = s0 / l[r0 + i];
+    s1 -= l[r1 + i] * s0;
+    x[i + 1] = s1 = s1 / l[r1 + i + 1];
+    s2 -= l[r2 + i] * s0; s2 -= l[r2 + i + 1] * s1;
+    x[i + 2] = s2 = s2 / l[r2 + i + 2];
+    s3 -= l[r3 + i] * s0; s3 -= l[r3 + i + 1] * s1; s3 -= l[r3 + i + 2] * s2;
+    x[i + 3] = s3 / l[r3 + i + 3];
+  }
+  for (; i < n; i++) {
+    const row = i * stride;
+    let sum = x[i];
+    for (let k = 0; k < i; k++) sum -= l[row + k] * x[k];
+    x[i] = sum / l[row + i];
+  }
+}
+
+/**
+ * x <- L^-T x for the lower-triangular L (rows `stride` apart) over the first n entries, column by column so that L
+ * is read along its rows. Four rows of L a pass over x: each entry loses the rows' terms in the same order as one row
+ * a pass (the highest row first), with a quarter of the loads and stores of x.
+ */
+function backSubstitute(l: Float64Array, stride: number, x: Float64Array, n: number): void {
+  let i = n - 1;
+  for (; i >= 3; i -= 4) {
+    const r0 = i * stride, r1 = r0 - stride, r2 = r1 - stride, r3 = r2 - stride;
+    const x0 = (x[i] /= l[r0 + i]);
+    x[i - 1] -= l[r0 + i - 1] * x0; x[i - 2] -= l[r0 + i - 2] * x0; x[i - 3] -= l[r0 + i - 3] * x0;
+    const x1 = (x[i - 1] /= l[r1 + i - 1]);
+    x[i - 2] -= l[r1 + i - 2] * x1; x[i - 3] -= l[r1 + i - 3] * x1;
+    const x2 = (x[i - 2] /= l[r2 + i - 2]);
+    x[i - 3] -= l[r2 + i - 3] * x2;
+    const x3 = (x[i - 3] /= l[r3 + i - 3]);
+    for (let k = 0; k < i - 3; k++) {
+      let v = x[k];
+      v -= l[r0 + k] * x0; v -= l[r1 + k] * x1; v -= l[r2 + k] * x2; v -= l[r3 + k] * x3;
+      x[k] = v;
+    }
+  }
+  for (; i >= 0; i--) {
+    const row = i * stride, xi = (x[i] /= l[row + i]);
+    for (let k = 0; k < i; k++) x[k] -= l[row + k] * xi;
+  }
 }
 
 /** sum_r a[ao + r] b[bo + r] over `count` entries of two single-precision columns, four running sums. */

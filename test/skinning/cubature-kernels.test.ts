@@ -64,4 +64,17 @@ describe("cubature kernels", () => {
     kernels.residual(listed, 3, x, b, out);
     out.forEach((got, r) => expect(got).toBeCloseTo(b[r] - listed.reduce((t, c) => t + x[c] * column(c)[r], 0), 12));
   });
+
+  it("dots four columns at a time give exactly what one column at a time gives (the fit's choices depend on it)", () => {
+    const points = 64, length = 372;
+    const kernels = CubatureKernels.create({ points, m: 4, modes: 4, columnLength: length })!;
+    kernels.matrix.set(Float32Array.from(randoms(points * length, 17)));
+    const v = randoms(length, 19);
+    // 13 columns: three groups of four and one alone; each against the same column dotted on its own.
+    const together = Array.from(kernels.dots(v, 1, 5, 13));
+    together.forEach((got, k) => expect(got).toBe(kernels.dots(v, 1 + 5 * k, 1, 1)[0]));
+    const listed = [9, 3, 60, 41, 0, 12, 33];
+    const listedTogether = Array.from(kernels.columnDots(listed, listed.length, 20));
+    listedTogether.forEach((got, k) => expect(got).toBe(kernels.columnDots([listed[k]], 1, 20)[0]));
+  });
 });

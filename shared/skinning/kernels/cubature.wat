@@ -80,30 +80,63 @@
         (br $group)))
   )
   ;; out[k] = column (first + k step) . v for k < count; a column is `length` f32 from a + column * 4 length.
+  ;; Four columns at a time, each with its own running sum: every column's additions are the ones a column alone
+  ;; would make, in the same order, but four chains of dependent additions overlap instead of one waiting on itself.
   (func (export "dots") (param $a i32) (param $length i32) (param $first i32) (param $step i32) (param $count i32) (param $v i32) (param $out i32)
-    (local $k i32) (local $cp i32) (local $vp i32) (local $end i32) (local $columnBytes i32) (local $sum v128)
+    (local $k i32) (local $c0 i32) (local $stepBytes i32) (local $o i32) (local $columnBytes i32) (local $x v128)
+    (local $s0 v128) (local $s1 v128) (local $s2 v128) (local $s3 v128)
     (local.set $columnBytes (i32.shl (local.get $length) (i32.const 2)))
+    (local.set $stepBytes (i32.mul (local.get $step) (local.get $columnBytes)))
     (local.set $k (i32.const 0))
+    (block $fours
+      (loop $four
+        (br_if $fours (i32.gt_u (i32.add (local.get $k) (i32.const 4)) (local.get $count)))
+        (local.set $c0 (i32.add (local.get $a) (i32.mul (i32.add (local.get $first) (i32.mul (local.get $k) (local.get $step))) (local.get $columnBytes))))
+        (local.set $s0 (v128.const i32x4 0 0 0 0)) (local.set $s1 (v128.const i32x4 0 0 0 0))
+        (local.set $s2 (v128.const i32x4 0 0 0 0)) (local.set $s3 (v128.const i32x4 0 0 0 0))
+        (local.set $o (i32.const 0))
+        (block $summed
+          (loop $entry
+            (br_if $summed (i32.ge_u (local.get $o) (local.get $columnBytes)))
+            (local.set $x (v128.load (i32.add (local.get $v) (local.get $o))))
+            (local.set $s0 (f32x4.add (local.get $s0) (f32x4.mul (v128.load (i32.add (local.get $c0) (local.get $o))) (local.get $x))))
+            (local.set $s1 (f32x4.add (local.get $s1) (f32x4.mul (v128.load (i32.add (i32.add (local.get $c0) (local.get $stepBytes)) (local.get $o))) (local.get $x))))
+            (local.set $s2 (f32x4.add (local.get $s2) (f32x4.mul (v128.load (i32.add (i32.add (local.get $c0) (i32.shl (local.get $stepBytes) (i32.const 1))) (local.get $o))) (local.get $x))))
+            (local.set $s3 (f32x4.add (local.get $s3) (f32x4.mul (v128.load (i32.add (i32.add (local.get $c0) (i32.mul (local.get $stepBytes) (i32.const 3))) (local.get $o))) (local.get $x))))
+            (local.set $o (i32.add (local.get $o) (i32.const 16)))
+            (br $entry)))
+        (call $storeSum (local.get $out) (local.get $k) (local.get $s0))
+        (call $storeSum (local.get $out) (i32.add (local.get $k) (i32.const 1)) (local.get $s1))
+        (call $storeSum (local.get $out) (i32.add (local.get $k) (i32.const 2)) (local.get $s2))
+        (call $storeSum (local.get $out) (i32.add (local.get $k) (i32.const 3)) (local.get $s3))
+        (local.set $k (i32.add (local.get $k) (i32.const 4)))
+        (br $four)))
     (block $done
       (loop $column
         (br_if $done (i32.ge_u (local.get $k) (local.get $count)))
-        (local.set $cp (i32.add (local.get $a) (i32.mul (i32.add (local.get $first) (i32.mul (local.get $k) (local.get $step))) (local.get $columnBytes))))
-        (local.set $end (i32.add (local.get $cp) (local.get $columnBytes)))
-        (local.set $vp (local.get $v))
-        (local.set $sum (v128.const i32x4 0 0 0 0))
-        (block $summed
-          (loop $entry
-            (br_if $summed (i32.ge_u (local.get $cp) (local.get $end)))
-            (local.set $sum (f32x4.add (local.get $sum) (f32x4.mul (v128.load (local.get $cp)) (v128.load (local.get $vp)))))
-            (local.set $cp (i32.add (local.get $cp) (i32.const 16)))
-            (local.set $vp (i32.add (local.get $vp) (i32.const 16)))
-            (br $entry)))
-        (f32.store (i32.add (local.get $out) (i32.shl (local.get $k) (i32.const 2)))
-          (f32.add
-            (f32.add (f32x4.extract_lane 0 (local.get $sum)) (f32x4.extract_lane 1 (local.get $sum)))
-            (f32.add (f32x4.extract_lane 2 (local.get $sum)) (f32x4.extract_lane 3 (local.get $sum)))))
+        (local.set $c0 (i32.add (local.get $a) (i32.mul (i32.add (local.get $first) (i32.mul (local.get $k) (local.get $step))) (local.get $columnBytes))))
+        (call $storeSum (local.get $out) (local.get $k) (call $columnSum (local.get $c0) (local.get $v) (local.get $columnBytes)))
         (local.set $k (i32.add (local.get $k) (i32.const 1)))
         (br $column))))
+  ;; The four lanes' running sums of one column, folded as (l0 + l1) + (l2 + l3), stored at out[k].
+  (func $storeSum (param $out i32) (param $k i32) (param $sum v128)
+    (f32.store (i32.add (local.get $out) (i32.shl (local.get $k) (i32.const 2)))
+      (f32.add
+        (f32.add (f32x4.extract_lane 0 (local.get $sum)) (f32x4.extract_lane 1 (local.get $sum)))
+        (f32.add (f32x4.extract_lane 2 (local.get $sum)) (f32x4.extract_lane 3 (local.get $sum))))))
+  ;; The lanes' running sums of column . v over `bytes` (one column alone).
+  (func $columnSum (param $cp i32) (param $vp i32) (param $bytes i32) (result v128)
+    (local $end i32) (local $sum v128)
+    (local.set $end (i32.add (local.get $cp) (local.get $bytes)))
+    (local.set $sum (v128.const i32x4 0 0 0 0))
+    (block $summed
+      (loop $entry
+        (br_if $summed (i32.ge_u (local.get $cp) (local.get $end)))
+        (local.set $sum (f32x4.add (local.get $sum) (f32x4.mul (v128.load (local.get $cp)) (v128.load (local.get $vp)))))
+        (local.set $cp (i32.add (local.get $cp) (i32.const 16)))
+        (local.set $vp (i32.add (local.get $vp) (i32.const 16)))
+        (br $entry)))
+    (local.get $sum))
 ;; Scales each of the `count` columns to unit length (a zero column stays zero); out[k] = its length before.
   (func (export "normalise") (param $a i32) (param $length i32) (param $count i32) (param $out i32)
     (local $k i32) (local $cp i32) (local $start i32) (local $end i32) (local $x v128) (local $sum v128) (local $norm f32) (local $scale v128)
@@ -140,32 +173,50 @@
         (local.set $start (local.get $end))
         (local.set $k (i32.add (local.get $k) (i32.const 1)))
         (br $column))))
-  ;; out[k] = column (indices[k]) . column c for k < count (indices: i32).
+  ;; out[k] = column (indices[k]) . column c for k < count (indices: i32); four columns at a time, as dots.
   (func (export "columnDots") (param $a i32) (param $length i32) (param $indices i32) (param $count i32) (param $c i32) (param $out i32)
-    (local $k i32) (local $cp i32) (local $vp i32) (local $end i32) (local $columnBytes i32) (local $sum v128) (local $v i32)
+    (local $k i32) (local $o i32) (local $columnBytes i32) (local $v i32) (local $x v128)
+    (local $c0 i32) (local $c1 i32) (local $c2 i32) (local $c3 i32)
+    (local $s0 v128) (local $s1 v128) (local $s2 v128) (local $s3 v128)
     (local.set $columnBytes (i32.shl (local.get $length) (i32.const 2)))
     (local.set $v (i32.add (local.get $a) (i32.mul (local.get $c) (local.get $columnBytes))))
     (local.set $k (i32.const 0))
+    (block $fours
+      (loop $four
+        (br_if $fours (i32.gt_u (i32.add (local.get $k) (i32.const 4)) (local.get $count)))
+        (local.set $c0 (call $listedColumn (local.get $a) (local.get $indices) (local.get $k) (local.get $columnBytes)))
+        (local.set $c1 (call $listedColumn (local.get $a) (local.get $indices) (i32.add (local.get $k) (i32.const 1)) (local.get $columnBytes)))
+        (local.set $c2 (call $listedColumn (local.get $a) (local.get $indices) (i32.add (local.get $k) (i32.const 2)) (local.get $columnBytes)))
+        (local.set $c3 (call $listedColumn (local.get $a) (local.get $indices) (i32.add (local.get $k) (i32.const 3)) (local.get $columnBytes)))
+        (local.set $s0 (v128.const i32x4 0 0 0 0)) (local.set $s1 (v128.const i32x4 0 0 0 0))
+        (local.set $s2 (v128.const i32x4 0 0 0 0)) (local.set $s3 (v128.const i32x4 0 0 0 0))
+        (local.set $o (i32.const 0))
+        (block $summed
+          (loop $entry
+            (br_if $summed (i32.ge_u (local.get $o) (local.get $columnBytes)))
+            (local.set $x (v128.load (i32.add (local.get $v) (local.get $o))))
+            (local.set $s0 (f32x4.add (local.get $s0) (f32x4.mul (v128.load (i32.add (local.get $c0) (local.get $o))) (local.get $x))))
+            (local.set $s1 (f32x4.add (local.get $s1) (f32x4.mul (v128.load (i32.add (local.get $c1) (local.get $o))) (local.get $x))))
+            (local.set $s2 (f32x4.add (local.get $s2) (f32x4.mul (v128.load (i32.add (local.get $c2) (local.get $o))) (local.get $x))))
+            (local.set $s3 (f32x4.add (local.get $s3) (f32x4.mul (v128.load (i32.add (local.get $c3) (local.get $o))) (local.get $x))))
+            (local.set $o (i32.add (local.get $o) (i32.const 16)))
+            (br $entry)))
+        (call $storeSum (local.get $out) (local.get $k) (local.get $s0))
+        (call $storeSum (local.get $out) (i32.add (local.get $k) (i32.const 1)) (local.get $s1))
+        (call $storeSum (local.get $out) (i32.add (local.get $k) (i32.const 2)) (local.get $s2))
+        (call $storeSum (local.get $out) (i32.add (local.get $k) (i32.const 3)) (local.get $s3))
+        (local.set $k (i32.add (local.get $k) (i32.const 4)))
+        (br $four)))
     (block $done
       (loop $column
         (br_if $done (i32.ge_u (local.get $k) (local.get $count)))
-        (local.set $cp (i32.add (local.get $a) (i32.mul (i32.load (i32.add (local.get $indices) (i32.shl (local.get $k) (i32.const 2)))) (local.get $columnBytes))))
-        (local.set $end (i32.add (local.get $cp) (local.get $columnBytes)))
-        (local.set $vp (local.get $v))
-        (local.set $sum (v128.const i32x4 0 0 0 0))
-        (block $summed
-          (loop $entry
-            (br_if $summed (i32.ge_u (local.get $cp) (local.get $end)))
-            (local.set $sum (f32x4.add (local.get $sum) (f32x4.mul (v128.load (local.get $cp)) (v128.load (local.get $vp)))))
-            (local.set $cp (i32.add (local.get $cp) (i32.const 16)))
-            (local.set $vp (i32.add (local.get $vp) (i32.const 16)))
-            (br $entry)))
-        (f32.store (i32.add (local.get $out) (i32.shl (local.get $k) (i32.const 2)))
-          (f32.add
-            (f32.add (f32x4.extract_lane 0 (local.get $sum)) (f32x4.extract_lane 1 (local.get $sum)))
-            (f32.add (f32x4.extract_lane 2 (local.get $sum)) (f32x4.extract_lane 3 (local.get $sum)))))
+        (call $storeSum (local.get $out) (local.get $k)
+          (call $columnSum (call $listedColumn (local.get $a) (local.get $indices) (local.get $k) (local.get $columnBytes)) (local.get $v) (local.get $columnBytes)))
         (local.set $k (i32.add (local.get $k) (i32.const 1)))
         (br $column))))
+  ;; The address of column indices[k].
+  (func $listedColumn (param $a i32) (param $indices i32) (param $k i32) (param $columnBytes i32) (result i32)
+    (i32.add (local.get $a) (i32.mul (i32.load (i32.add (local.get $indices) (i32.shl (local.get $k) (i32.const 2)))) (local.get $columnBytes))))
   ;; out = b - sum_k weights[k] column (indices[k]), in double precision (b, weights, out: f64; indices: i32).
   (func (export "residual") (param $a i32) (param $length i32) (param $indices i32) (param $weights i32) (param $count i32) (param $b i32) (param $out i32)
     (local $k i32) (local $r i32) (local $cp i32) (local $op i32) (local $columnBytes i32) (local $w v128) (local $x v128)
