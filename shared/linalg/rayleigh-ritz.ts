@@ -112,25 +112,39 @@ export function chebyshevFilter(k: UpperCsc, mass: Float64Array, x: Float64Array
   const kx = new Float64Array(n * p);
   // current = (sigma / e) (A - centre) x
   stiffnessTimesBlock(k, previous, p, kx);
-  for (let i = 0; i < n; i++) {
-    const inv = 1 / mass[i];
-    for (let c = 0; c < p; c++) current[i * p + c] = (sigma / e) * (kx[i * p + c] * inv - centre * previous[i * p + c]);
-  }
+  firstChebyshevStep(current, kx, previous, mass, sigma / e, centre, n, p);
   for (let step = 2; step <= degree; step++) {
     const sigmaNext = 1 / (tau - sigma);
     stiffnessTimesBlock(k, current, p, kx);
-    const s = (2 * sigmaNext) / e, t = sigma * sigmaNext;
-    for (let i = 0; i < n; i++) {
-      const inv = 1 / mass[i];
-      for (let c = 0; c < p; c++) {
-        const o = i * p + c;
-        next[o] = s * (kx[o] * inv - centre * current[o]) - t * previous[o];
-      }
-    }
+    chebyshevStep(next, kx, current, previous, mass, (2 * sigmaNext) / e, centre, sigma * sigmaNext, n, p);
     [previous, current, next] = [current, next, previous];
     sigma = sigmaNext;
   }
   return degree >= 1 ? current : previous;
+}
+
+// The filter's steps are functions of their own, called every step: compiled once for the process rather than on
+// the stack of each filter (a bake runs two filters).
+
+/** out = scale (M^-1 K x - centre x), from kx = K x. */
+function firstChebyshevStep(out: Float64Array, kx: Float64Array, x: Float64Array, mass: Float64Array, scale: number, centre: number, n: number, p: number): void {
+  for (let i = 0; i < n; i++) {
+    const inv = 1 / mass[i];
+    for (let c = 0; c < p; c++) out[i * p + c] = scale * (kx[i * p + c] * inv - centre * x[i * p + c]);
+  }
+}
+
+/** next = s (M^-1 K current - centre current) - t previous, from kx = K current. */
+function chebyshevStep(
+  next: Float64Array, kx: Float64Array, current: Float64Array, previous: Float64Array, mass: Float64Array, s: number, centre: number, t: number, n: number, p: number,
+): void {
+  for (let i = 0; i < n; i++) {
+    const inv = 1 / mass[i];
+    for (let c = 0; c < p; c++) {
+      const o = i * p + c;
+      next[o] = s * (kx[o] * inv - centre * current[o]) - t * previous[o];
+    }
+  }
 }
 
 /** Concatenates blocks (each n x p_i, node-major) side by side. */
