@@ -1,6 +1,7 @@
 // npm run build:kernels: compiles the WebAssembly kernels (the solver's, shared/sim/kernels/solver.wat, the cubature
-// fit's, shared/skinning/kernels/cubature.wat, and the sparse block product's, shared/linalg/kernels/sparse.wat) into
-// TypeScript modules holding their bytes, so the browser and the server load them without a build step or a fetch.
+// fit's, shared/skinning/kernels/cubature.wat, the sparse block product's, shared/linalg/kernels/sparse.wat, and the
+// dense Gram products', shared/linalg/kernels/dense.wat) into TypeScript modules holding their bytes, so the browser
+// and the server load them without a build step or a fetch.
 // `--check` compiles and compares instead of writing (a test runs it: the committed bytes are the source's).
 
 import { readFileSync, writeFileSync } from "node:fs";
@@ -9,7 +10,7 @@ import initWabt from "wabt";
 
 const SHARED = path.resolve(import.meta.dirname, "../../shared");
 /** Each kernel source by name, with the folder it and its generated module live in. */
-const SOURCES: Record<string, string> = { solver: "sim/kernels", cubature: "skinning/kernels", sparse: "linalg/kernels" };
+const SOURCES: Record<string, string> = { solver: "sim/kernels", cubature: "skinning/kernels", sparse: "linalg/kernels", dense: "linalg/kernels" };
 
 function folderOf(name: string): string {
   const folder = SOURCES[name];

@@ -1,7 +1,10 @@
 // Dense products of tall blocks with few columns, the bake's most common linear algebra (Gram matrices of mode
 // and field blocks, a block times a small matrix), one register-tiled 4 x 4 kernel: each pass over the data feeds sixteen
 // running sums from eight loads, where one dot product at a time needs two loads a multiply (measured 2-3x faster
-// in V8 for 40-70 columns). Out-of-range lanes of an edge tile repeat the last column and are not written.
+// in V8 for 40-70 columns). Out-of-range lanes of an edge tile repeat the last column and are not written. Where
+// WebAssembly SIMD runs, the same tiles' sums come from kernels/dense.wat, two at a time.
+
+import { simdGramTiles } from "./kernels/dense-kernels";
 
 /**
  * out[r * bCount + c] = sum_i a[r * length + i] b[c * length + i] for the aCount columns of `a` and bCount of `b`,
@@ -9,6 +12,24 @@
  * symmetric) computes the upper tiles only and mirrors them.
  */
 export function columnGram(a: Float64Array, aCount: number, b: Float64Array, bCount: number, length: number, out: Float64Array, symmetric = false): Float64Array {
+  const tiles = simdGramTiles(a, aCount, b, bCount, length, symmetric);
+  if (tiles) {
+    // The kernel's sums stored as the JS tiles store theirs (in the same order: a symmetric product's diagonal tiles
+    // keep their later rows' sums on both sides).
+    const tilesB = Math.ceil(bCount / 4);
+    for (let r = 0; r < aCount; r += 4) {
+      for (let c = symmetric ? r : 0; c < bCount; c += 4) {
+        const t = 16 * ((r / 4) * tilesB + c / 4);
+        for (let x = 0; x < 4; x++) storeRow(out, bCount, aCount, r + x, c, tiles[t + 4 * x], tiles[t + 4 * x + 1], tiles[t + 4 * x + 2], tiles[t + 4 * x + 3], symmetric);
+      }
+    }
+    return out;
+  }
+  return columnGramInJs(a, aCount, b, bCount, length, out, symmetric);
+}
+
+/** columnGram by the JS tiles alone (where WebAssembly SIMD is missing; the kernel's reference in tests). */
+export function columnGramInJs(a: Float64Array, aCount: number, b: Float64Array, bCount: number, length: number, out: Float64Array, symmetric = false): Float64Array {
   for (let r = 0; r < aCount; r += 4) {
     const a0 = r * length, a1 = Math.min(r + 1, aCount - 1) * length, a2 = Math.min(r + 2, aCount - 1) * length, a3 = Math.min(r + 3, aCount - 1) * length;
     for (let c = symmetric ? r : 0; c < bCount; c += 4) {

@@ -1,7 +1,10 @@
 // The tiled dense products against plain sums, at sizes that leave edge tiles partly filled.
 
 import { describe, expect, it } from "vitest";
-import { blockTimesSmall, columnGram, transposed } from "../../shared/linalg/dense-blocks";
+import { readFileSync } from "node:fs";
+import { compiledModule, generatedPath } from "../../server/cli/build-kernels";
+import { blockTimesSmall, columnGram, columnGramInJs, transposed } from "../../shared/linalg/dense-blocks";
+import { simdGramTiles } from "../../shared/linalg/kernels/dense-kernels";
 
 const random = (length: number, seed: number) => Float64Array.from({ length }, (_, i) => Math.sin(seed * 12.9898 + i * 78.233) * 43758.5453 % 1);
 
@@ -18,6 +21,20 @@ describe("dense blocks", () => {
       const self = columnGram(a, ac, a, ac, rows, new Float64Array(ac * ac), true);
       const full = columnGram(a, ac, a, ac, rows, new Float64Array(ac * ac));
       for (let i = 0; i < ac * ac; i++) expect(self[i]).toBeCloseTo(full[i], 12);
+    }
+  });
+
+  it("columnGram's SIMD kernel gives the JS tiles' products to the last bit, symmetric ones' diagonal tiles included", async () => {
+    expect(readFileSync(generatedPath("dense"), "utf8")).toBe(await compiledModule("dense"));
+    expect(simdGramTiles(random(8, 1), 2, random(8, 2), 2, 4, false)).not.toBeNull();
+    for (const [rows, ac, bc] of [[37, 5, 7], [512, 68, 68], [101, 9, 1], [3, 1, 6], [4000, 40, 40]]) {
+      const a = random(rows * ac, 7), b = random(rows * bc, 8);
+      expect(columnGram(a, ac, b, bc, rows, new Float64Array(ac * bc))).toEqual(columnGramInJs(a, ac, b, bc, rows, new Float64Array(ac * bc)));
+      // A symmetric product of two different blocks (a Gram against a scaled copy): each side of the diagonal tiles
+      // is what the JS tiles leave there.
+      const scaled = a.map((x, i) => x * (1 + (i % 3)));
+      expect(columnGram(a, ac, scaled, ac, rows, new Float64Array(ac * ac), true)).toEqual(columnGramInJs(a, ac, scaled, ac, rows, new Float64Array(ac * ac), true));
+      expect(columnGram(a, ac, a, ac, rows, new Float64Array(ac * ac), true)).toEqual(columnGramInJs(a, ac, a, ac, rows, new Float64Array(ac * ac), true));
     }
   });
 
