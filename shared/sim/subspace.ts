@@ -288,22 +288,24 @@ export function removeNullComponents(subspace: Subspace, vector: Float64Array): 
  */
 export function jacobianBlocks(points: Omit<CubaturePoints, "volumes">, handles: number): Float64Array {
   const n = points.positions.length / 3, m = 4 * handles, out = new Float64Array(n * m * 3);
-  for (let c = 0; c < n; c++) {
-    const base = c * m * 3;
-    for (let h = 0; h < handles; h++) {
-      const w = points.weights[c * handles + h];
-      const g = 3 * (c * handles + h);
-      const gx = points.gradients[g], gy = points.gradients[g + 1], gz = points.gradients[g + 2];
-      for (let j = 0; j < 4; j++) {
-        const xj = j < 3 ? points.positions[3 * c + j] : 1;
-        const o = base + (4 * h + j) * 3;
-        out[o] = (j === 0 ? w : 0) + xj * gx;
-        out[o + 1] = (j === 1 ? w : 0) + xj * gy;
-        out[o + 2] = (j === 2 ? w : 0) + xj * gz;
-      }
+  for (let c = 0; c < n; c++) jacobianBlockInto(points, handles, c, out, c * m * 3);
+  return out;
+}
+
+/** Point c's block of jacobianBlocks (m x 3) written into `out` from `offset` (rounded to single precision in a Float32Array). */
+export function jacobianBlockInto(points: Omit<CubaturePoints, "volumes">, handles: number, c: number, out: Float64Array | Float32Array, offset: number): void {
+  for (let h = 0; h < handles; h++) {
+    const w = points.weights[c * handles + h];
+    const g = 3 * (c * handles + h);
+    const gx = points.gradients[g], gy = points.gradients[g + 1], gz = points.gradients[g + 2];
+    for (let j = 0; j < 4; j++) {
+      const xj = j < 3 ? points.positions[3 * c + j] : 1;
+      const o = offset + (4 * h + j) * 3;
+      out[o] = (j === 0 ? w : 0) + xj * gx;
+      out[o + 1] = (j === 1 ? w : 0) + xj * gy;
+      out[o + 2] = (j === 2 ? w : 0) + xj * gz;
     }
   }
-  return out;
 }
 
 function restStiffness(jac: Float64Array, volumes: Float64Array, m: number): [Float64Array, Float64Array] {

@@ -11,7 +11,7 @@
 // eigenvalues, so every mode's energy counts relative to itself.
 
 import { LowestEigenpairs, symmetricEigenSorted } from "../linalg/symmetric-eigen";
-import { basisRows, jacobianBlocks } from "../sim";
+import { basisRows, jacobianBlockInto, jacobianBlocks } from "../sim";
 import { blockTimesSmall, columnGram, transposed } from "../linalg/dense-blocks";
 import { CubatureKernels } from "./kernels/cubature-kernels";
 
@@ -67,14 +67,20 @@ const RIGID = 1e-6;
 
 export function fitCubature(pool: CubaturePool, count: number): FittedCubature {
   const m = 4 * pool.handles, p = pool.positions.length / 3;
-  const jacobians = jacobianBlocks(pool, pool.handles);
-  const modes = vibrationModes(pool, jacobians, m);
+  const modes = vibrationModes(pool, m);
   const rows = fitRowPairs(modes.count);
   const used = Math.min(modes.count, DIAGONAL_MODES), width = 4 * Math.ceil(used / 4);
   // The matrix's columns padded with zeros to a multiple of four (the kernels' lanes): the dot products are the same.
   const columnLength = 4 * Math.ceil(rows.count / 4);
   const kernels = CubatureKernels.create({ points: p, m, modes: width, columnLength });
-  const strains = modeStrains(kernels, modes.vectors, used, width, jacobians, m, p);
+  let strains: Float32Array;
+  if (kernels) {
+    // Every point's Jacobian block straight into the kernels' single-precision copy: no double-precision array of
+    // them all (13 MB for 8,192 points of 17 handles) to fill and convert.
+    for (let c = 0; c < p; c++) jacobianBlockInto(pool, pool.handles, c, kernels.jacobians, 3 * m * c);
+    kernels.modeStrains(modes.vectors, used);
+    strains = kernels.strains;
+  } else strains = modeStrains(modes.vectors, used, width, jacobianBlocks(pool, pool.handles), m, p);
   const { matrix, target } = fitRows(kernels, strains, width, rows, modes.values, columnLength, p, pool.volumeEach);
   return nonNegativeLeastSquares(matrix, target, columnLength, p, count, kernels);
 }
@@ -85,7 +91,7 @@ export function fitCubature(pool: CubaturePool, count: number): FittedCubature {
  * DIAGONAL_MODES as q-vectors (component-major: a m + i), all with their squared angular frequencies (per unit
  * density).
  */
-function vibrationModes(pool: CubaturePool, jacobians: Float64Array, m: number): { vectors: Float64Array; values: Float64Array; count: number } {
+function vibrationModes(pool: CubaturePool, m: number): { vectors: Float64Array; values: Float64Array; count: number } {
   // Test directions need not be exact modes: a subset of the pool gives them at a fraction of the cost.
   const p = pool.positions.length / 3, stride = Math.max(1, Math.floor(p / MODE_POINTS)), v = pool.volumeEach * stride, n = 3 * m;
   // Mass block and its whitening W = U diag(d)^-1/2 over its range.
@@ -101,7 +107,7 @@ function vibrationModes(pool: CubaturePool, jacobians: Float64Array, m: number):
   });
   // T_ab = sum_p v D_p[:, a] D_p[:, b]^T, projected: W^T T_ab W (r x r) for all nine (a, b). All nine come from one
   // symmetric Gram matrix G = sum_p v d_p d_p^T of the flattened Jacobians (d_p[3 i + a] = D_p[i, a]), one pass.
-  const gram = jacobianGram(jacobians, p, m, stride, v);
+  const gram = jacobianGram(pool, p, m, stride, v);
   // T_ba = T_ab^T, so only a <= b are projected and the others transposed.
   const projected: Float64Array[] = new Array(9);
   const t = new Float64Array(m * m), whitenColumns = transposed(whiten, m, r), n3 = 3 * m;
@@ -148,12 +154,12 @@ function congruence(w: Float64Array, t: Float64Array, m: number, r: number, wCol
 }
 
 /**
- * sum over every stride-th point of v d d^T (3m x 3m, both triangles), d the point's flattened Jacobian block.
+ * sum over every stride-th pool point of v d d^T (3m x 3m, both triangles), d the point's flattened Jacobian block.
  * The kept points' Jacobians transposed (a row of the blocks contiguous), their Gram matrix by tiles.
  */
-function jacobianGram(jacobians: Float64Array, p: number, m: number, stride: number, v: number): Float64Array {
+function jacobianGram(pool: CubaturePool, p: number, m: number, stride: number, v: number): Float64Array {
   const n = 3 * m, points = Math.ceil(p / stride), kept = new Float64Array(n * points);
-  for (let c = 0, at = 0; c < p; c += stride, at++) kept.set(jacobians.subarray(c * n, (c + 1) * n), at * n);
+  for (let c = 0, at = 0; c < p; c += stride, at++) jacobianBlockInto(pool, pool.handles, c, kept, at * n);
   const columns = transposed(kept, points, n);
   const gram = columnGram(columns, n, columns, n, points, new Float64Array(n * n), true);
   for (let i = 0; i < n * n; i++) gram[i] *= v;
@@ -163,15 +169,11 @@ function jacobianGram(jacobians: Float64Array, p: number, m: number, stride: num
 /**
  * Each used mode's strain at each pool point: point-major, then the six components of the symmetric part of its
  * displacement gradient F, [F_xx, F_yy, F_zz, sqrt 2 e_xy, sqrt 2 e_xz, sqrt 2 e_yz] (e = (F + F^T) / 2, so that a
- * dot product of two is e_i : e_j), then `width` modes (zeros past the used ones). On WebAssembly SIMD where it
- * runs (kernels/cubature.wat); else here: the modes (count x 3m, row e holding a m + i) are a (3 count) x m
+ * dot product of two is e_i : e_j), then `width` modes (zeros past the used ones). Where WebAssembly SIMD is
+ * missing (the kernels compute them in cubature.wat): the modes (count x 3m, row e holding a m + i) are a (3 count) x m
  * matrix U whose row 3 e + a is mode e's axis a, and a point's gradients are U times its Jacobian block (m x 3).
  */
-function modeStrains(kernels: CubatureKernels | null, modes: Float64Array, used: number, width: number, jacobians: Float64Array, m: number, p: number): Float32Array {
-  if (kernels) {
-    kernels.modeStrains(modes, used, jacobians);
-    return kernels.strains;
-  }
+function modeStrains(modes: Float64Array, used: number, width: number, jacobians: Float64Array, m: number, p: number): Float32Array {
   const out = new Float32Array(p * 6 * width), f = new Float64Array(9);
   for (let c = 0; c < p; c++) {
     const base = c * m * 3, o = c * 6 * width;

@@ -37,7 +37,8 @@ export class CubatureKernels {
   /** The fit's matrix: points x columnLength, a column a point. */
   readonly matrix: Float32Array;
   private readonly modeLanes: Float32Array;
-  private readonly jacobians: Float32Array;
+  /** The pool's Jacobian blocks (points x m x 3) in single precision, as modeStrains reads them. */
+  readonly jacobians: Float32Array;
   private readonly vector: Float32Array;
   private readonly results: Float32Array;
   private readonly indices: Int32Array;
@@ -79,9 +80,9 @@ export class CubatureKernels {
 
   /**
    * Fills `strains` for `count` modes (rows of 3m, component a's m entries at a m) from the pool's Jacobian blocks
-   * (points x m x 3).
+   * (points x m x 3): `jacobians` copied in when given, else those written into `this.jacobians`.
    */
-  modeStrains(modes: Float64Array, count: number, jacobians: Float64Array): void {
+  modeStrains(modes: Float64Array, count: number, jacobians?: Float64Array): void {
     const { points, m } = this.sizes, groups = this.width / 4;
     // (g, i, a) holds modes 4g .. 4g + 3's component a at basis function i, one lane each; modes past count are 0.
     for (let e = 0; e < count; e++) {
@@ -90,7 +91,7 @@ export class CubatureKernels {
     }
     // A plain loop: TypedArray.prototype.set converting doubles to singles takes V8's slow element-wise path.
     const single = this.jacobians;
-    for (let i = 0, end = points * m * 3; i < end; i++) single[i] = jacobians[i];
+    if (jacobians) for (let i = 0, end = points * m * 3; i < end; i++) single[i] = jacobians[i];
     this.exports.strains(points, m, groups, this.modeLanes.byteOffset, this.jacobians.byteOffset, this.strains.byteOffset);
   }
 
