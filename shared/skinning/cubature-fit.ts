@@ -220,12 +220,26 @@ function fitRows(
 ): { matrix: Float32Array; target: Float64Array } {
   const { first, second, count: rows } = pairs;
   const used = Math.min(values.length, DIAGONAL_MODES), paired = Math.min(used, PAIRED_MODES);
-  const matrix = kernels ? kernels.matrix : new Float32Array(p * columnLength), target = new Float64Array(columnLength);
-  // This loop runs once for every pool point and matched pair (over a million times). With strains e (modeStrains), F_i : (F_j + F_j^T) =
-  // 2 e_i : e_j and tr F = e_xx + e_yy + e_zz; each row is scaled by its modes' eigenvalues (twice: 2 e_i : e_j).
+  // The rows are formed once for every pool point and matched pair (over a million times), on the SIMD kernels where
+  // they run. With strains e (modeStrains), F_i : (F_j + F_j^T) = 2 e_i : e_j and tr F = e_xx + e_yy + e_zz; each
+  // row is scaled by its modes' eigenvalues (twice: 2 e_i : e_j).
   const scale = Float64Array.from(first, (i, r) => pairs.weight[r] / Math.sqrt(values[i] * values[second[r]]));
   const shearScale = scale.map((v) => 2 * v);
-  const volumeScale = VOLUME_WEIGHT / (p * volumeEach), trace = new Float64Array(used), s = new Float64Array(6 * used);
+  const volumeScale = VOLUME_WEIGHT / (p * volumeEach);
+  const target = kernels ? kernels.fitRows(used, paired, shearScale, scale, volumeScale, rows) : new Float64Array(columnLength);
+  const matrix = kernels ? kernels.matrix : fitRowsInJs(strains, width, used, paired, shearScale, scale, volumeScale, rows, columnLength, p, target);
+  // The whole pool's integrals of the rows (each point stands for volumeEach).
+  for (let r = 0; r < rows - 1; r++) target[r] *= volumeEach;
+  target[rows - 1] = p * volumeEach * volumeScale;
+  return { matrix, target };
+}
+
+/** fitRows' matrix (returned) and its sums over the pool (added to `target`) where the kernels do not run (their reference in tests). */
+export function fitRowsInJs(
+  strains: Float32Array, width: number, used: number, paired: number, shearScale: Float64Array, scale: Float64Array, volumeScale: number,
+  rows: number, columnLength: number, p: number, target: Float64Array,
+): Float32Array {
+  const matrix = new Float32Array(p * columnLength), trace = new Float64Array(used), s = new Float64Array(6 * used);
   for (let c = 0; c < p; c++) {
     const o = c * columnLength, g = c * 6 * width;
     // The point's strains, mode-major (six a mode), in double precision.
@@ -246,10 +260,7 @@ function fitRows(
     }
     matrix[o + rows - 1] = volumeScale;
   }
-  // The whole pool's integrals of the rows (each point stands for volumeEach).
-  for (let r = 0; r < rows - 1; r++) target[r] *= volumeEach;
-  target[rows - 1] = p * volumeEach * volumeScale;
-  return { matrix, target };
+  return matrix;
 }
 
 /**

@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { compiledModule, generatedPath } from "../../server/cli/build-kernels";
+import { fitRowsInJs } from "../../shared/skinning/cubature-fit";
 import { CubatureKernels } from "../../shared/skinning/kernels/cubature-kernels";
 
 function randoms(count: number, seed: number): Float64Array {
@@ -63,6 +64,21 @@ describe("cubature kernels", () => {
     x[7] = 0.5; x[2] = -2; x[40] = 3;
     kernels.residual(listed, 3, x, b, out);
     out.forEach((got, r) => expect(got).toBeCloseTo(b[r] - listed.reduce((t, c) => t + x[c] * column(c)[r], 0), 12));
+  });
+
+  it("the fit's rows: the kernel gives the JS loop's matrix and sums to the last bit (odd mode counts, lone pairs)", () => {
+    for (const [used, paired] of [[11, 7], [64, 16], [6, 6], [9, 1]]) {
+      const points = 23, width = 4 * Math.ceil(used / 4), pairs = (paired * (paired + 1)) / 2 + (used - paired), rows = 2 * pairs + 1;
+      const columnLength = 4 * Math.ceil(rows / 4);
+      const kernels = CubatureKernels.create({ points, m: 8, modes: width, columnLength })!;
+      kernels.modeStrains(randoms(used * 3 * 8, 23), used, randoms(points * 8 * 3, 29));
+      const scale = randoms(pairs, 31), shearScale = scale.map((v) => 2 * v);
+      const target = kernels.fitRows(used, paired, shearScale, scale, 0.37, rows);
+      const want = new Float64Array(columnLength);
+      const matrix = fitRowsInJs(Float32Array.from(kernels.strains), width, used, paired, shearScale, scale, 0.37, rows, columnLength, points, want);
+      expect(Array.from(kernels.matrix)).toEqual(Array.from(matrix));
+      expect(Array.from(target)).toEqual(Array.from(want));
+    }
   });
 
   it("dots four columns at a time give exactly what one column at a time gives (the fit's choices depend on it)", () => {

@@ -14,6 +14,10 @@ interface CubatureExports {
   normalise(a: number, length: number, count: number, out: number): void;
   columnDots(a: number, length: number, indices: number, count: number, c: number, out: number): void;
   residual(a: number, length: number, indices: number, weights: number, count: number, b: number, out: number): void;
+  fitRows(
+    points: number, width: number, used: number, paired: number, strains: number, shearScale: number, scale: number, trace: number,
+    volumeScale: number, rows: number, columnLength: number, target: number, matrix: number,
+  ): void;
 }
 
 export interface FitSizes {
@@ -45,6 +49,10 @@ export class CubatureKernels {
   private readonly weights: Float64Array;
   private readonly target: Float64Array;
   private readonly remainder: Float64Array;
+  private readonly shearScale: Float64Array;
+  private readonly rowScale: Float64Array;
+  private readonly traces: Float64Array;
+  private readonly rowTarget: Float64Array;
 
   /** Views for a fit of these sizes over the one instance's memory; those of an earlier fit are invalid after. */
   static create(sizes: FitSizes): CubatureKernels | null {
@@ -63,14 +71,14 @@ export class CubatureKernels {
     if (modes % 4 !== 0 || columnLength % 4 !== 0) throw new RangeError("modes and columnLength must be multiples of four");
     this.width = modes;
     // Doubles first, then singles and integers: every view starts 16-byte aligned.
-    const doubles = [points, columnLength, columnLength], singles = [modes * m * 3, points * m * 3, points * 6 * modes, points * columnLength, columnLength, points, points];
+    const doubles = [points, columnLength, columnLength, columnLength, columnLength, modes, columnLength], singles = [modes * m * 3, points * m * 3, points * 6 * modes, points * columnLength, columnLength, points, points];
     const aligned = (n: number) => Math.ceil(n / 2) * 2;
     reserveMemory(exports.memory, 8 * doubles.reduce((t, n) => t + aligned(n), 0) + 4 * singles.reduce((t, n) => t + 4 * Math.ceil(n / 4), 0));
     const buffer = exports.memory.buffer;
     let at = 0;
     const double = (n: number) => { const v = new Float64Array(buffer, at, n); at += 8 * aligned(n); return v; };
     const single = (n: number) => { const v = new Float32Array(buffer, at, n); at += 16 * Math.ceil(n / 4); return v; };
-    [this.weights, this.target, this.remainder] = [double(doubles[0]), double(doubles[1]), double(doubles[2])];
+    [this.weights, this.target, this.remainder, this.shearScale, this.rowScale, this.traces, this.rowTarget] = doubles.map(double);
     [this.modeLanes, this.jacobians, this.strains, this.matrix, this.vector, this.results] = singles.slice(0, 6).map(single);
     this.indices = new Int32Array(buffer, at, points);
     // What a fit does not overwrite starts at zero, as new memory would: the modes past the count, the matrix's padding.
@@ -107,6 +115,22 @@ export class CubatureKernels {
     const { points, columnLength } = this.sizes;
     this.exports.normalise(this.matrix.byteOffset, columnLength, points, this.results.byteOffset);
     return this.results.subarray(0, points);
+  }
+
+  /**
+   * The fit's matrix (into `matrix`) and its rows' sums over the pool (returned), from the strains `modeStrains` left:
+   * cubature-fit.ts's fitRows, term by term (cubature.wat says how). shearScale and scale by pair, in fitRowPairs's
+   * order (`used` modes, all pairs among the first `paired`).
+   */
+  fitRows(used: number, paired: number, shearScale: Float64Array, scale: Float64Array, volumeScale: number, rows: number): Float64Array {
+    const { points, columnLength } = this.sizes;
+    this.shearScale.set(shearScale);
+    this.rowScale.set(scale);
+    this.exports.fitRows(
+      points, this.width, used, paired, this.strains.byteOffset, this.shearScale.byteOffset, this.rowScale.byteOffset, this.traces.byteOffset,
+      volumeScale, rows, columnLength, this.rowTarget.byteOffset, this.matrix.byteOffset,
+    );
+    return Float64Array.from(this.rowTarget);
   }
 
   /** Column `c` dotted with the first `count` columns listed (a view, valid until the next call). */

@@ -242,4 +242,123 @@
             (local.set $r (i32.add (local.get $r) (i32.const 4)))
             (br $entry)))
         (local.set $k (i32.add (local.get $k) (i32.const 1)))
-        (br $column)))))
+        (br $column))));; fitRows: the fit's matrix and target from the strains (cubature-fit.ts's fitRows, whose JS loop it is term by
+;; term: the same products and sums in the same order, so the same bits). For each point c, mode i's strains s_i
+;; (six, promoted to double) and trace t_i = (s_i0 + s_i1) + s_i2; for each matched pair r = (i, j) in fitRowPairs's
+;; order (j from i to `paired` - 1 while i < paired, then j = i alone), shear = ((((s_i0 s_j0 + s_i1 s_j1) + ...) +
+;; s_i5 s_j5) times shearScale[r] and volume = (t_i t_j) scale[r], stored as singles at column c's rows 2 r and 2 r + 1
+;; and added to target (doubles); row `rows` - 1 gets `volumeScale`. Two pairs a lane pair where i's run of j allows.
+;;   strains: points x 6 x width f32 (as `strains` leaves them); shearScale, scale: f64 by pair; trace: width f64 of
+;;   scratch; target: f64 (zeroed here); matrix: points x columnLength f32.
+  (func (export "fitRows") (param $points i32) (param $width i32) (param $used i32) (param $paired i32) (param $strains i32)
+    (param $shearScale i32) (param $scale i32) (param $trace i32) (param $volumeScale f64) (param $rows i32) (param $columnLength i32)
+    (param $target i32) (param $matrix i32)
+    (local $c i32) (local $g i32) (local $o i32) (local $e i32) (local $i i32) (local $j i32) (local $last i32) (local $r i32)
+    (local $stride i32) (local $si i32) (local $sj i32)
+    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128) (local $a4 v128) (local $a5 v128) (local $ti v128)
+    (local $shear v128) (local $volume v128) (local $rowPair v128) (local $tp i32)
+    (local $x0 f64) (local $x1 f64) (local $x2 f64) (local $x3 f64) (local $x4 f64) (local $x5 f64) (local $xt f64)
+    (local $shearOne f64) (local $volumeOne f64)
+    (local.set $stride (i32.shl (local.get $width) (i32.const 2)))
+    (memory.fill (local.get $target) (i32.const 0) (i32.shl (local.get $columnLength) (i32.const 3)))
+    (local.set $c (i32.const 0))
+    (block $pointsDone
+      (loop $point
+        (br_if $pointsDone (i32.ge_u (local.get $c) (local.get $points)))
+        (local.set $g (i32.add (local.get $strains) (i32.mul (local.get $c) (i32.mul (local.get $stride) (i32.const 6)))))
+        (local.set $o (i32.add (local.get $matrix) (i32.shl (i32.mul (local.get $c) (local.get $columnLength)) (i32.const 2))))
+        ;; Traces, two modes at a time (width is a multiple of four).
+        (local.set $e (i32.const 0))
+        (block $tracesDone
+          (loop $traceLoop
+            (br_if $tracesDone (i32.ge_u (local.get $e) (local.get $used)))
+            (local.set $si (i32.add (local.get $g) (i32.shl (local.get $e) (i32.const 2))))
+            (v128.store (i32.add (local.get $trace) (i32.shl (local.get $e) (i32.const 3)))
+              (f64x2.add
+                (f64x2.add
+                  (f64x2.promote_low_f32x4 (v128.load64_zero (local.get $si)))
+                  (f64x2.promote_low_f32x4 (v128.load64_zero (i32.add (local.get $si) (local.get $stride)))))
+                (f64x2.promote_low_f32x4 (v128.load64_zero (i32.add (local.get $si) (i32.shl (local.get $stride) (i32.const 1)))))))
+            (local.set $e (i32.add (local.get $e) (i32.const 2)))
+            (br $traceLoop)))
+        (local.set $r (i32.const 0))
+        (local.set $i (i32.const 0))
+        (block $modesDone
+          (loop $mode
+            (br_if $modesDone (i32.ge_u (local.get $i) (local.get $used)))
+            (local.set $si (i32.add (local.get $g) (i32.shl (local.get $i) (i32.const 2))))
+            (local.set $x0 (f64.promote_f32 (f32.load (local.get $si))))
+            (local.set $x1 (f64.promote_f32 (f32.load (i32.add (local.get $si) (local.get $stride)))))
+            (local.set $x2 (f64.promote_f32 (f32.load (i32.add (local.get $si) (i32.mul (local.get $stride) (i32.const 2))))))
+            (local.set $x3 (f64.promote_f32 (f32.load (i32.add (local.get $si) (i32.mul (local.get $stride) (i32.const 3))))))
+            (local.set $x4 (f64.promote_f32 (f32.load (i32.add (local.get $si) (i32.mul (local.get $stride) (i32.const 4))))))
+            (local.set $x5 (f64.promote_f32 (f32.load (i32.add (local.get $si) (i32.mul (local.get $stride) (i32.const 5))))))
+            (local.set $xt (f64.load (i32.add (local.get $trace) (i32.shl (local.get $i) (i32.const 3)))))
+            (local.set $a0 (f64x2.splat (local.get $x0))) (local.set $a1 (f64x2.splat (local.get $x1))) (local.set $a2 (f64x2.splat (local.get $x2)))
+            (local.set $a3 (f64x2.splat (local.get $x3))) (local.set $a4 (f64x2.splat (local.get $x4))) (local.set $a5 (f64x2.splat (local.get $x5)))
+            (local.set $ti (f64x2.splat (local.get $xt)))
+            (local.set $last (select (local.get $paired) (i32.add (local.get $i) (i32.const 1)) (i32.lt_u (local.get $i) (local.get $paired))))
+            (local.set $j (local.get $i))
+            (block $pairsDone
+              (loop $pairTwo
+                (br_if $pairsDone (i32.ge_u (i32.add (local.get $j) (i32.const 1)) (local.get $last)))
+                (local.set $sj (i32.add (local.get $g) (i32.shl (local.get $j) (i32.const 2))))
+                (local.set $shear
+                  (f64x2.add
+                    (f64x2.add
+                      (f64x2.add
+                        (f64x2.add
+                          (f64x2.add
+                            (f64x2.mul (local.get $a0) (f64x2.promote_low_f32x4 (v128.load64_zero (local.get $sj))))
+                            (f64x2.mul (local.get $a1) (f64x2.promote_low_f32x4 (v128.load64_zero (i32.add (local.get $sj) (local.get $stride))))))
+                          (f64x2.mul (local.get $a2) (f64x2.promote_low_f32x4 (v128.load64_zero (i32.add (local.get $sj) (i32.mul (local.get $stride) (i32.const 2)))))))
+                        (f64x2.mul (local.get $a3) (f64x2.promote_low_f32x4 (v128.load64_zero (i32.add (local.get $sj) (i32.mul (local.get $stride) (i32.const 3)))))))
+                      (f64x2.mul (local.get $a4) (f64x2.promote_low_f32x4 (v128.load64_zero (i32.add (local.get $sj) (i32.mul (local.get $stride) (i32.const 4)))))))
+                    (f64x2.mul (local.get $a5) (f64x2.promote_low_f32x4 (v128.load64_zero (i32.add (local.get $sj) (i32.mul (local.get $stride) (i32.const 5))))))))
+                (local.set $shear (f64x2.mul (local.get $shear) (v128.load (i32.add (local.get $shearScale) (i32.shl (local.get $r) (i32.const 3))))))
+                (local.set $volume (f64x2.mul
+                  (f64x2.mul (local.get $ti) (v128.load (i32.add (local.get $trace) (i32.shl (local.get $j) (i32.const 3)))))
+                  (v128.load (i32.add (local.get $scale) (i32.shl (local.get $r) (i32.const 3))))))
+                ;; Rows 2r .. 2r + 3 of the column: (shear_r, volume_r, shear_r+1, volume_r+1).
+                (v128.store (i32.add (local.get $o) (i32.shl (local.get $r) (i32.const 3)))
+                  (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23
+                    (f32x4.demote_f64x2_zero (local.get $shear)) (f32x4.demote_f64x2_zero (local.get $volume))))
+                (local.set $tp (i32.add (local.get $target) (i32.shl (local.get $r) (i32.const 4))))
+                (v128.store (local.get $tp) (f64x2.add (v128.load (local.get $tp))
+                  (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $shear) (local.get $volume))))
+                (v128.store offset=16 (local.get $tp) (f64x2.add (v128.load offset=16 (local.get $tp))
+                  (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $shear) (local.get $volume))))
+                (local.set $j (i32.add (local.get $j) (i32.const 2)))
+                (local.set $r (i32.add (local.get $r) (i32.const 2)))
+                (br $pairTwo)))
+            (if (i32.lt_u (local.get $j) (local.get $last))
+              (then
+                (local.set $sj (i32.add (local.get $g) (i32.shl (local.get $j) (i32.const 2))))
+                (local.set $shearOne (f64.mul
+                  (f64.add
+                    (f64.add
+                      (f64.add
+                        (f64.add
+                          (f64.add
+                            (f64.mul (local.get $x0) (f64.promote_f32 (f32.load (local.get $sj))))
+                            (f64.mul (local.get $x1) (f64.promote_f32 (f32.load (i32.add (local.get $sj) (local.get $stride))))))
+                          (f64.mul (local.get $x2) (f64.promote_f32 (f32.load (i32.add (local.get $sj) (i32.mul (local.get $stride) (i32.const 2)))))))
+                        (f64.mul (local.get $x3) (f64.promote_f32 (f32.load (i32.add (local.get $sj) (i32.mul (local.get $stride) (i32.const 3)))))))
+                      (f64.mul (local.get $x4) (f64.promote_f32 (f32.load (i32.add (local.get $sj) (i32.mul (local.get $stride) (i32.const 4)))))))
+                    (f64.mul (local.get $x5) (f64.promote_f32 (f32.load (i32.add (local.get $sj) (i32.mul (local.get $stride) (i32.const 5)))))))
+                  (f64.load (i32.add (local.get $shearScale) (i32.shl (local.get $r) (i32.const 3))))))
+                (local.set $volumeOne (f64.mul
+                  (f64.mul (local.get $xt) (f64.load (i32.add (local.get $trace) (i32.shl (local.get $j) (i32.const 3)))))
+                  (f64.load (i32.add (local.get $scale) (i32.shl (local.get $r) (i32.const 3))))))
+                (f32.store (i32.add (local.get $o) (i32.shl (local.get $r) (i32.const 3))) (f32.demote_f64 (local.get $shearOne)))
+                (f32.store offset=4 (i32.add (local.get $o) (i32.shl (local.get $r) (i32.const 3))) (f32.demote_f64 (local.get $volumeOne)))
+                (local.set $tp (i32.add (local.get $target) (i32.shl (local.get $r) (i32.const 4))))
+                (f64.store (local.get $tp) (f64.add (f64.load (local.get $tp)) (local.get $shearOne)))
+                (f64.store offset=8 (local.get $tp) (f64.add (f64.load offset=8 (local.get $tp)) (local.get $volumeOne)))
+                (local.set $r (i32.add (local.get $r) (i32.const 1)))))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $mode)))
+        (f32.store (i32.add (local.get $o) (i32.shl (i32.sub (local.get $rows) (i32.const 1)) (i32.const 2))) (f32.demote_f64 (local.get $volumeScale)))
+        (local.set $c (i32.add (local.get $c) (i32.const 1)))
+        (br $point))))
+)
