@@ -4,7 +4,7 @@
 // in V8 for 40-70 columns). Out-of-range lanes of an edge tile repeat the last column and are not written. Where
 // WebAssembly SIMD runs, the same tiles' sums come from kernels/dense.wat, two at a time.
 
-import { simdGramTiles } from "./kernels/dense-kernels";
+import { simdGramTiles, simdNodeMajorGramTiles } from "./kernels/dense-kernels";
 
 /**
  * out[r * bCount + c] = sum_i a[r * length + i] b[c * length + i] for the aCount columns of `a` and bCount of `b`,
@@ -13,19 +13,31 @@ import { simdGramTiles } from "./kernels/dense-kernels";
  */
 export function columnGram(a: Float64Array, aCount: number, b: Float64Array, bCount: number, length: number, out: Float64Array, symmetric = false): Float64Array {
   const tiles = simdGramTiles(a, aCount, b, bCount, length, symmetric);
-  if (tiles) {
-    // The kernel's sums stored as the JS tiles store theirs (in the same order: a symmetric product's diagonal tiles
-    // keep their later rows' sums on both sides).
-    const tilesB = Math.ceil(bCount / 4);
-    for (let r = 0; r < aCount; r += 4) {
-      for (let c = symmetric ? r : 0; c < bCount; c += 4) {
-        const t = 16 * ((r / 4) * tilesB + c / 4);
-        for (let x = 0; x < 4; x++) storeRow(out, bCount, aCount, r + x, c, tiles[t + 4 * x], tiles[t + 4 * x + 1], tiles[t + 4 * x + 2], tiles[t + 4 * x + 3], symmetric);
-      }
+  return tiles ? storeTiles(tiles, aCount, bCount, out, symmetric) : columnGramInJs(a, aCount, b, bCount, length, out, symmetric);
+}
+
+/**
+ * X^T Y for node-major blocks X (n x p) and Y (n x q, each row times scale[row] when given): columnGram of their
+ * transposes, the same numbers, transposed by the SIMD kernels where they run.
+ */
+export function nodeMajorGram(x: Float64Array, p: number, y: Float64Array, q: number, n: number, out: Float64Array, symmetric = false, scale?: Float64Array): Float64Array {
+  const tiles = simdNodeMajorGramTiles(x, p, y, q, n, symmetric, scale);
+  return tiles ? storeTiles(tiles, p, q, out, symmetric) : columnGramInJs(transposed(x, n, p), p, transposed(y, n, q, scale), q, n, out, symmetric);
+}
+
+/**
+ * The kernel's tile sums stored as the JS tiles store theirs (in the same order: a symmetric product's diagonal
+ * tiles keep their later rows' sums on both sides).
+ */
+function storeTiles(tiles: Float64Array, aCount: number, bCount: number, out: Float64Array, symmetric: boolean): Float64Array {
+  const tilesB = Math.ceil(bCount / 4);
+  for (let r = 0; r < aCount; r += 4) {
+    for (let c = symmetric ? r : 0; c < bCount; c += 4) {
+      const t = 16 * ((r / 4) * tilesB + c / 4);
+      for (let x = 0; x < 4; x++) storeRow(out, bCount, aCount, r + x, c, tiles[t + 4 * x], tiles[t + 4 * x + 1], tiles[t + 4 * x + 2], tiles[t + 4 * x + 3], symmetric);
     }
-    return out;
   }
-  return columnGramInJs(a, aCount, b, bCount, length, out, symmetric);
+  return out;
 }
 
 /** columnGram by the JS tiles alone (where WebAssembly SIMD is missing; the kernel's reference in tests). */

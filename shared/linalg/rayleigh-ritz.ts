@@ -8,7 +8,7 @@
 // Blocks are node-major: x[i * p + c] is vector c's entry i, so one pass over K's entries serves every vector.
 
 import type { UpperCsc } from "./sparse-cholesky";
-import { blockTimesSmall, columnGram, transposed } from "./dense-blocks";
+import { blockTimesSmall, nodeMajorGram } from "./dense-blocks";
 import { stiffnessTimesBlock } from "./block-product";
 import { symmetricEigenSorted } from "./symmetric-eigen";
 
@@ -179,16 +179,15 @@ function columnMassNorms(basis: Float64Array, p: number, mass: Float64Array): Fl
 
 /** X^T diag(m) X (p x p) for a block X (n x p, node-major). */
 function massGram(x: Float64Array, p: number, mass: Float64Array): Float64Array {
-  const n = mass.length;
-  return columnGram(transposed(x, n, p), p, transposed(x, n, p, mass), p, n, new Float64Array(p * p), true);
+  return nodeMajorGram(x, p, x, p, mass.length, new Float64Array(p * p), true, mass);
 }
 
 /** B^T M B and B^T (K B) (p x p each, symmetric: upper tiles summed), over the blocks' columns (dense-blocks.ts). */
 function gramPair(b: Float64Array, kb: Float64Array, p: number, mass: Float64Array): { mass: Float64Array; stiffness: Float64Array } {
-  const n = mass.length, columns = transposed(b, n, p);
+  const n = mass.length;
   return {
-    mass: columnGram(columns, p, transposed(b, n, p, mass), p, n, new Float64Array(p * p), true),
-    stiffness: columnGram(columns, p, transposed(kb, n, p), p, n, new Float64Array(p * p), true),
+    mass: nodeMajorGram(b, p, b, p, n, new Float64Array(p * p), true, mass),
+    stiffness: nodeMajorGram(b, p, kb, p, n, new Float64Array(p * p), true),
   };
 }
 

@@ -12,7 +12,7 @@
 
 import { LowestEigenpairs, symmetricEigenSorted } from "../linalg/symmetric-eigen";
 import { basisRows, jacobianBlockInto, jacobianBlocks } from "../sim";
-import { blockTimesSmall, columnGram, transposed } from "../linalg/dense-blocks";
+import { blockTimesSmall, columnGram, nodeMajorGram, transposed } from "../linalg/dense-blocks";
 import { CubatureKernels } from "./kernels/cubature-kernels";
 
 export interface CubaturePool {
@@ -96,7 +96,7 @@ function vibrationModes(pool: CubaturePool, m: number): { vectors: Float64Array;
   const p = pool.positions.length / 3, stride = Math.max(1, Math.floor(p / MODE_POINTS)), v = pool.volumeEach * stride, n = 3 * m;
   // Mass block and its whitening W = U diag(d)^-1/2 over its range.
   const rows = basisRows(pool.mass, pool.handles), samples = pool.mass.volumes.length;
-  const massBlock = columnGram(transposed(rows, samples, m), m, transposed(rows, samples, m, pool.mass.volumes), m, samples, new Float64Array(m * m), true);
+  const massBlock = nodeMajorGram(rows, m, rows, m, samples, new Float64Array(m * m), true, pool.mass.volumes);
   const massValues = new Float64Array(m), massVectors = new Float64Array(m * m);
   symmetricEigenSorted(massBlock, m, massValues, massVectors);
   const largest = massValues[m - 1], kept: number[] = [];
@@ -155,13 +155,12 @@ function congruence(w: Float64Array, t: Float64Array, m: number, r: number, wCol
 
 /**
  * sum over every stride-th pool point of v d d^T (3m x 3m, both triangles), d the point's flattened Jacobian block.
- * The kept points' Jacobians transposed (a row of the blocks contiguous), their Gram matrix by tiles.
+ * The kept points' Jacobians, a row a point, and their Gram matrix by tiles.
  */
 function jacobianGram(pool: CubaturePool, p: number, m: number, stride: number, v: number): Float64Array {
   const n = 3 * m, points = Math.ceil(p / stride), kept = new Float64Array(n * points);
   for (let c = 0, at = 0; c < p; c += stride, at++) jacobianBlockInto(pool, pool.handles, c, kept, at * n);
-  const columns = transposed(kept, points, n);
-  const gram = columnGram(columns, n, columns, n, points, new Float64Array(n * n), true);
+  const gram = nodeMajorGram(kept, n, kept, n, points, new Float64Array(n * n), true);
   for (let i = 0; i < n * n; i++) gram[i] *= v;
   return gram;
 }

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { compiledModule, generatedPath } from "../../server/cli/build-kernels";
-import { blockTimesSmall, columnGram, columnGramInJs, transposed } from "../../shared/linalg/dense-blocks";
+import { blockTimesSmall, columnGram, columnGramInJs, nodeMajorGram, transposed } from "../../shared/linalg/dense-blocks";
 import { simdGramTiles } from "../../shared/linalg/kernels/dense-kernels";
 
 const random = (length: number, seed: number) => Float64Array.from({ length }, (_, i) => Math.sin(seed * 12.9898 + i * 78.233) * 43758.5453 % 1);
@@ -35,6 +35,18 @@ describe("dense blocks", () => {
       const scaled = a.map((x, i) => x * (1 + (i % 3)));
       expect(columnGram(a, ac, scaled, ac, rows, new Float64Array(ac * ac), true)).toEqual(columnGramInJs(a, ac, scaled, ac, rows, new Float64Array(ac * ac), true));
       expect(columnGram(a, ac, a, ac, rows, new Float64Array(ac * ac), true)).toEqual(columnGramInJs(a, ac, a, ac, rows, new Float64Array(ac * ac), true));
+    }
+  });
+
+  it("nodeMajorGram is columnGram of the blocks' transposes, to the last bit (scaled rows, the same block twice)", () => {
+    for (const [n, p, q] of [[37, 5, 7], [4096, 68, 68], [501, 20, 20], [6, 1, 3]]) {
+      const x = random(n * p, 9), y = random(n * q, 10), scale = random(n, 11);
+      const want = (b: Float64Array, width: number, s?: Float64Array, symmetric = false) =>
+        columnGramInJs(transposed(x, n, p), p, transposed(b, n, width, s), width, n, new Float64Array(p * width), symmetric);
+      expect(nodeMajorGram(x, p, y, q, n, new Float64Array(p * q))).toEqual(want(y, q));
+      expect(nodeMajorGram(x, p, y, q, n, new Float64Array(p * q), false, scale)).toEqual(want(y, q, scale));
+      expect(nodeMajorGram(x, p, x, p, n, new Float64Array(p * p), true, scale)).toEqual(want(x, p, scale, true));
+      expect(nodeMajorGram(x, p, x, p, n, new Float64Array(p * p), true)).toEqual(want(x, p, undefined, true));
     }
   });
 

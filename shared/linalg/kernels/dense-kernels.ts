@@ -9,10 +9,16 @@ import { DENSE_WASM_BASE64 } from "./dense-wasm";
 interface DenseExports {
   memory: WasmMemory;
   gramTiles(a: number, aCount: number, b: number, bCount: number, length: number, symmetric: number, out: number): void;
+  transpose(src: number, rows: number, width: number, scale: number, dst: number): void;
 }
 
 const denseModule = new SimdModule(DENSE_WASM_BASE64);
 let instance: DenseExports | null | undefined;
+
+function kernels(): DenseExports | null {
+  if (instance === undefined) instance = denseModule.instantiate<DenseExports>();
+  return instance;
+}
 
 const align = (bytes: number) => Math.ceil(bytes / 16) * 16;
 
@@ -22,7 +28,7 @@ const align = (bytes: number) => Math.ceil(bytes / 16) * 16;
  * view, tilesB = ceil(bCount / 4), valid until the next call. Null (nothing done) where the kernels do not run.
  */
 export function simdGramTiles(a: Float64Array, aCount: number, b: Float64Array, bCount: number, length: number, symmetric: boolean): Float64Array | null {
-  if (instance === undefined) instance = denseModule.instantiate<DenseExports>();
+  const instance = kernels();
   if (!instance) return null;
   const same = a === b && aCount === bCount, aBytes = align(8 * aCount * length), bBytes = same ? 0 : align(8 * bCount * length);
   const tiles = Math.ceil(aCount / 4) * Math.ceil(bCount / 4) * 16;
@@ -36,4 +42,31 @@ export function simdGramTiles(a: Float64Array, aCount: number, b: Float64Array, 
   if (!same) new Float64Array(buffer, bAt, bCount * length).set(b.subarray(0, bCount * length));
   instance.gramTiles(0, aCount, bAt, bCount, length, symmetric ? 1 : 0, outAt);
   return new Float64Array(buffer, outAt, tiles);
+}
+
+/**
+ * simdGramTiles for node-major blocks: x (n x p) and y (n x q, each row times scale[row] when given) are copied in
+ * whole and transposed by the kernel (dense-blocks.ts's transposed, the same numbers), then multiplied as columns.
+ */
+export function simdNodeMajorGramTiles(x: Float64Array, p: number, y: Float64Array, q: number, n: number, symmetric: boolean, scale?: Float64Array): Float64Array | null {
+  const instance = kernels();
+  if (!instance) return null;
+  const sameRows = x === y && p === q, sameColumns = sameRows && !scale;
+  // The scale first, at a non-zero address (0 tells the kernel there is none).
+  const scaleAt = 16, xAt = scaleAt + align(8 * n), yAt = xAt + align(8 * n * p), xColumns = yAt + (sameRows ? 0 : align(8 * n * q));
+  const yColumns = xColumns + align(8 * n * p), tilesAt = yColumns + (sameColumns ? 0 : align(8 * n * q));
+  const tiles = Math.ceil(p / 4) * Math.ceil(q / 4) * 16;
+  try {
+    reserveMemory(instance.memory, tilesAt + 8 * tiles);
+  } catch {
+    return null;
+  }
+  const buffer = instance.memory.buffer;
+  if (scale) new Float64Array(buffer, scaleAt, n).set(scale.subarray(0, n));
+  new Float64Array(buffer, xAt, n * p).set(x.subarray(0, n * p));
+  if (!sameRows) new Float64Array(buffer, yAt, n * q).set(y.subarray(0, n * q));
+  instance.transpose(xAt, n, p, 0, xColumns);
+  if (!sameColumns) instance.transpose(sameRows ? xAt : yAt, n, q, scale ? scaleAt : 0, yColumns);
+  instance.gramTiles(xColumns, p, sameColumns ? xColumns : yColumns, q, n, symmetric ? 1 : 0, tilesAt);
+  return new Float64Array(buffer, tilesAt, tiles);
 }

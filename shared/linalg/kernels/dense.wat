@@ -73,4 +73,35 @@
             (local.set $tc (i32.add (local.get $tc) (i32.const 1)))
             (br $columnTile)))
         (local.set $tr (i32.add (local.get $tr) (i32.const 1)))
-        (br $rowTile)))))
+        (br $rowTile))));; transpose: dst (width columns of `rows` f64, contiguous) from src (rows x width, row-major), each entry times
+;; scale[row] when `scale` is not 0 (no product otherwise, as 1 x is x). By eight rows at a time, so that the
+;; writes to each column land in one cache line (dense-blocks.ts's transposed, whose values these are).
+  (func (export "transpose") (param $src i32) (param $rows i32) (param $width i32) (param $scale i32) (param $dst i32)
+    (local $first i32) (local $last i32) (local $c i32) (local $i i32) (local $x f64) (local $rowBytes i32) (local $columnBytes i32)
+    (local.set $rowBytes (i32.shl (local.get $width) (i32.const 3)))
+    (local.set $columnBytes (i32.shl (local.get $rows) (i32.const 3)))
+    (local.set $first (i32.const 0))
+    (block $done
+      (loop $block
+        (br_if $done (i32.ge_u (local.get $first) (local.get $rows)))
+        (local.set $last (select (i32.add (local.get $first) (i32.const 8)) (local.get $rows)
+          (i32.lt_u (i32.add (local.get $first) (i32.const 8)) (local.get $rows))))
+        (local.set $c (i32.const 0))
+        (block $columnsDone
+          (loop $column
+            (br_if $columnsDone (i32.ge_u (local.get $c) (local.get $width)))
+            (local.set $i (local.get $first))
+            (block $rowsDone
+              (loop $row
+                (br_if $rowsDone (i32.ge_u (local.get $i) (local.get $last)))
+                (local.set $x (f64.load (i32.add (local.get $src) (i32.add (i32.mul (local.get $i) (local.get $rowBytes)) (i32.shl (local.get $c) (i32.const 3))))))
+                (if (local.get $scale)
+                  (then (local.set $x (f64.mul (f64.load (i32.add (local.get $scale) (i32.shl (local.get $i) (i32.const 3)))) (local.get $x)))))
+                (f64.store (i32.add (local.get $dst) (i32.add (i32.mul (local.get $c) (local.get $columnBytes)) (i32.shl (local.get $i) (i32.const 3)))) (local.get $x))
+                (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                (br $row)))
+            (local.set $c (i32.add (local.get $c) (i32.const 1)))
+            (br $column)))
+        (local.set $first (local.get $last))
+        (br $block))))
+)
