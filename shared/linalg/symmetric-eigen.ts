@@ -5,6 +5,7 @@
 // cluster) and the stored reflectors take them back (O(n^2) a vector): the cubature fit's 204 x 204 problem costs
 // the reduction and about as much again, not the QL's accumulated rotations.
 
+import { simdTridiagonalise } from "./kernels/dense-kernels";
 import { tridiagonalEigen } from "./tridiagonal-eigen";
 
 /**
@@ -104,6 +105,16 @@ const INVERSE_ITERATIONS = 3;
  * diagonal; the rest of `a` is destroyed.
  */
 function tridiagonalise(a: Float64Array, n: number, diagonal: Float64Array, off: Float64Array): void {
+  if (!simdTridiagonalise(a, n, diagonal, off)) householderStepsInJs(a, n, diagonal, off);
+  for (let k = Math.max(0, n - 2); k < n; k++) {
+    diagonal[k] = a[k * n + k];
+    off[k] = k + 1 < n ? a[(k + 1) * n + k] : 0;
+    for (let i = k + 1; i < n; i++) a[k * n + i] = 0;
+  }
+}
+
+/** tridiagonalise's Householder steps (k < n - 2) where the SIMD kernel does not run (its reference in tests). */
+export function householderStepsInJs(a: Float64Array, n: number, diagonal: Float64Array, off: Float64Array): void {
   const v = new Float64Array(n), p = new Float64Array(n);
   for (let k = 0; k + 2 < n; k++) {
     // Reflect a[k+1.., k] onto its first entry: v = x - alpha e1, H = I - 2 v v^T / v^T v.
@@ -136,11 +147,6 @@ function tridiagonalise(a: Float64Array, n: number, diagonal: Float64Array, off:
     diagonal[k] = a[k * n + k];
     off[k] = alpha;
     for (let i = k + 1; i < n; i++) a[k * n + i] = v[i];
-  }
-  for (let k = Math.max(0, n - 2); k < n; k++) {
-    diagonal[k] = a[k * n + k];
-    off[k] = k + 1 < n ? a[(k + 1) * n + k] : 0;
-    for (let i = k + 1; i < n; i++) a[k * n + i] = 0;
   }
 }
 

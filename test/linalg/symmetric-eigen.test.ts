@@ -4,7 +4,8 @@
 // so the test checks residuals and orthogonality, not the vectors themselves).
 
 import { describe, expect, it } from "vitest";
-import { LowestEigenpairs, symmetricEigenSorted } from "../../shared/linalg/symmetric-eigen";
+import { simdTridiagonalise } from "../../shared/linalg/kernels/dense-kernels";
+import { householderStepsInJs, LowestEigenpairs, symmetricEigenSorted } from "../../shared/linalg/symmetric-eigen";
 
 function noise(count: number, seed: number): Float64Array {
   let state = seed >>> 0;
@@ -122,6 +123,20 @@ describe("dense symmetric eigen-decomposition", () => {
       const full = quality(a, n, values, vectors, n);
       expect(full.residual).toBeLessThanOrEqual(1e-12 * top);
       expect(full.orthogonality).toBeLessThan(1e-12);
+    }
+  });
+
+  it("the Householder reduction on the SIMD kernel leaves the JS steps' numbers to the last bit (odd and even sizes)", () => {
+    for (const n of [2, 3, 7, 64, 205]) {
+      const base = noise(n * n, n);
+      for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) base[i * n + j] = base[j * n + i];
+      const simd = Float64Array.from(base), js = Float64Array.from(base);
+      const d1 = new Float64Array(n), o1 = new Float64Array(n), d2 = new Float64Array(n), o2 = new Float64Array(n);
+      expect(simdTridiagonalise(simd, n, d1, o1)).toBe(true);
+      householderStepsInJs(js, n, d2, o2);
+      expect(simd).toEqual(js);
+      expect(d1).toEqual(d2);
+      expect(o1).toEqual(o2);
     }
   });
 });

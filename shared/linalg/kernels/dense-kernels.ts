@@ -10,6 +10,7 @@ interface DenseExports {
   memory: WasmMemory;
   gramTiles(a: number, aCount: number, b: number, bCount: number, length: number, symmetric: number, out: number): void;
   transpose(src: number, rows: number, width: number, scale: number, dst: number): void;
+  tridiagonalise(a: number, n: number, diagonal: number, off: number, v: number, p: number): void;
 }
 
 const denseModule = new SimdModule(DENSE_WASM_BASE64);
@@ -69,4 +70,27 @@ export function simdNodeMajorGramTiles(x: Float64Array, p: number, y: Float64Arr
   if (!sameColumns) instance.transpose(sameRows ? xAt : yAt, n, q, scale ? scaleAt : 0, yColumns);
   instance.gramTiles(xColumns, p, sameColumns ? xColumns : yColumns, q, n, symmetric ? 1 : 0, tilesAt);
   return new Float64Array(buffer, tilesAt, tiles);
+}
+
+/**
+ * symmetric-eigen.ts's Householder steps k < n - 2 on the kernel (the same numbers): `a` becomes what the JS steps
+ * leave in it, diagonal and off get entries 0 .. n - 3. False (nothing done) where the kernels do not run.
+ */
+export function simdTridiagonalise(a: Float64Array, n: number, diagonal: Float64Array, off: Float64Array): boolean {
+  const instance = kernels();
+  if (!instance) return false;
+  const matrix = 8 * n * n, vector = align(8 * n), diagonalAt = align(matrix), offAt = diagonalAt + vector, vAt = offAt + vector, pAt = vAt + vector;
+  try {
+    reserveMemory(instance.memory, pAt + vector);
+  } catch {
+    return false;
+  }
+  const buffer = instance.memory.buffer, inside = new Float64Array(buffer, 0, n * n);
+  inside.set(a.subarray(0, n * n));
+  instance.tridiagonalise(0, n, diagonalAt, offAt, vAt, pAt);
+  a.set(inside);
+  const steps = Math.max(0, n - 2);
+  diagonal.set(new Float64Array(buffer, diagonalAt, steps));
+  off.set(new Float64Array(buffer, offAt, steps));
+  return true;
 }
