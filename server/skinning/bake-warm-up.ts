@@ -1,6 +1,6 @@
 // The bakes a process runs before it serves or times a bake: the first bakes of a fresh process also compile the
-// code they run (woody's network bake: 824-858 ms in a fresh process, about 280 warm), so the upload worker warms up when it
-// starts and eval:modes times its bakes after the same shapes (with its own bake options).
+// code they run (woody's network bake: 824-858 ms in a fresh process, about 280 warm), so the upload worker warms up
+// when it starts and eval:modes times its bakes after the same shapes (with its own bake options).
 
 import { boxMesh, sphereMesh, type TriangleMesh } from "../../shared/geometry";
 import { bakeMesh, type BakedBody, type BakeOptions, type SkinningFieldProvider } from "../../shared/skinning";
