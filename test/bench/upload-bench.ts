@@ -26,10 +26,11 @@ const { startServer } = await import("../../server/app");
 const { ROOM_NAME, TICK_RATE } = await import("../../shared/net");
 type Room = import("../../server/room/playground-room").PlaygroundRoom;
 
+// Meshes that become soft bodies. The fox is not among them any more: a skinned, animated glTF now becomes a
+// character (state.characters, issue 31), which this bench waited for in state.bodies until it timed out.
 const MESHES: { file: string; type: string }[] = [
   { file: "meshes/suzanne.obj", type: "model/obj" },
   { file: "meshes/woody.obj", type: "model/obj" },
-  { file: "characters/fox.glb", type: "model/gltf-binary" },
   { file: "meshes/cow.obj", type: "model/obj" },
   { file: "meshes/spot.obj", type: "model/obj" },
   { file: "meshes/teapot.obj", type: "model/obj" },
