@@ -193,7 +193,7 @@ function applyReflectors(a: Float64Array, n: number, k: number, y0: Float64Array
     const x = a[o + i];
     d0 += x * y0[i]; d1 += x * y1[i]; d2 += x * y2[i]; d3 += x * y3[i];
   }
-  // A zero dot product leaves its vector as it is (y - 0 v would turn a -0 entry into +0).
+  // A zero dot product leaves its vector as it is (y - 0 v could turn a -0 entry into +0).
   if (d0 !== 0) { d0 *= 2; for (let i = k + 1; i < n; i++) y0[i] -= d0 * a[o + i]; }
   if (d1 !== 0) { d1 *= 2; for (let i = k + 1; i < n; i++) y1[i] -= d1 * a[o + i]; }
   if (d2 !== 0) { d2 *= 2; for (let i = k + 1; i < n; i++) y2[i] -= d2 * a[o + i]; }
