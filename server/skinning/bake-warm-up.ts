@@ -20,7 +20,7 @@ function withHole(mesh: TriangleMesh): TriangleMesh {
 }
 
 /**
- * Rounds of the warm-up shapes. After one, woody's next two network bakes still took 380-425 ms against about 300
+ * Rounds of the warm-up shapes. After one, woody's next two network bakes still took 378-425 ms against about 300
  * once the process had baked a dozen times: the compiler had not yet settled on the code of functions a bake runs
  * once or twice.
  */

@@ -83,7 +83,8 @@ try {
       }
       await page.mouse.up();
       // The thrown body flies and lands.
-      await framesPass(page, await frameCount(page), Math.min(LANDING_FRAMES, Math.max(1, end - (await frameCount(page)))));
+      const released = await frameCount(page);
+      await framesPass(page, released, Math.min(LANDING_FRAMES, Math.max(1, end - released)));
     }
   };
   /** The page's frames and the prediction's account while `frames` of play run. */

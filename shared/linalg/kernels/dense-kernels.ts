@@ -16,8 +16,18 @@ interface DenseExports {
 const denseModule = new SimdModule(DENSE_WASM_BASE64);
 let instance: DenseExports | null | undefined;
 
-function kernels(): DenseExports | null {
+/**
+ * The instance with at least `bytes` of memory; null where the kernels do not run or no memory is left (the JS
+ * loops need none).
+ */
+function kernelsWith(bytes: number): DenseExports | null {
   if (instance === undefined) instance = denseModule.instantiate<DenseExports>();
+  if (!instance) return null;
+  try {
+    reserveMemory(instance.memory, bytes);
+  } catch {
+    return null;
+  }
   return instance;
 }
 
@@ -29,15 +39,10 @@ const align = (bytes: number) => Math.ceil(bytes / 16) * 16;
  * view, tilesB = ceil(bCount / 4), valid until the next call. Null (nothing done) where the kernels do not run.
  */
 export function simdGramTiles(a: Float64Array, aCount: number, b: Float64Array, bCount: number, length: number, symmetric: boolean): Float64Array | null {
-  const instance = kernels();
-  if (!instance) return null;
   const same = a === b && aCount === bCount, aBytes = align(8 * aCount * length), bBytes = same ? 0 : align(8 * bCount * length);
   const tiles = Math.ceil(aCount / 4) * Math.ceil(bCount / 4) * 16;
-  try {
-    reserveMemory(instance.memory, aBytes + bBytes + 8 * tiles);
-  } catch {
-    return null; // no memory for these columns: the JS loop needs none
-  }
+  const instance = kernelsWith(aBytes + bBytes + 8 * tiles);
+  if (!instance) return null;
   const buffer = instance.memory.buffer, bAt = same ? 0 : aBytes, outAt = aBytes + bBytes;
   new Float64Array(buffer, 0, aCount * length).set(a.subarray(0, aCount * length));
   if (!same) new Float64Array(buffer, bAt, bCount * length).set(b.subarray(0, bCount * length));
@@ -50,18 +55,13 @@ export function simdGramTiles(a: Float64Array, aCount: number, b: Float64Array, 
  * whole and transposed by the kernel (dense-blocks.ts's transposed, the same numbers), then multiplied as columns.
  */
 export function simdNodeMajorGramTiles(x: Float64Array, p: number, y: Float64Array, q: number, n: number, symmetric: boolean, scale?: Float64Array): Float64Array | null {
-  const instance = kernels();
-  if (!instance) return null;
   const sameRows = x === y && p === q, sameColumns = sameRows && !scale;
   // The scale first, at a non-zero address (0 tells the kernel there is none).
   const scaleAt = 16, xAt = scaleAt + align(8 * n), yAt = xAt + align(8 * n * p), xColumns = yAt + (sameRows ? 0 : align(8 * n * q));
   const yColumns = xColumns + align(8 * n * p), tilesAt = yColumns + (sameColumns ? 0 : align(8 * n * q));
   const tiles = Math.ceil(p / 4) * Math.ceil(q / 4) * 16;
-  try {
-    reserveMemory(instance.memory, tilesAt + 8 * tiles);
-  } catch {
-    return null;
-  }
+  const instance = kernelsWith(tilesAt + 8 * tiles);
+  if (!instance) return null;
   const buffer = instance.memory.buffer;
   if (scale) new Float64Array(buffer, scaleAt, n).set(scale.subarray(0, n));
   new Float64Array(buffer, xAt, n * p).set(x.subarray(0, n * p));
@@ -77,14 +77,9 @@ export function simdNodeMajorGramTiles(x: Float64Array, p: number, y: Float64Arr
  * leave in it, diagonal and off get entries 0 .. n - 3. False (nothing done) where the kernels do not run.
  */
 export function simdTridiagonalise(a: Float64Array, n: number, diagonal: Float64Array, off: Float64Array): boolean {
-  const instance = kernels();
-  if (!instance) return false;
   const matrix = 8 * n * n, vector = align(8 * n), diagonalAt = align(matrix), offAt = diagonalAt + vector, vAt = offAt + vector, pAt = vAt + vector;
-  try {
-    reserveMemory(instance.memory, pAt + vector);
-  } catch {
-    return false;
-  }
+  const instance = kernelsWith(pAt + vector);
+  if (!instance) return false;
   const buffer = instance.memory.buffer, inside = new Float64Array(buffer, 0, n * n);
   inside.set(a.subarray(0, n * n));
   instance.tridiagonalise(0, n, diagonalAt, offAt, vAt, pAt);
