@@ -10,7 +10,7 @@ import { integerFlag, numberFlag, parseFlags, runCli, UsageError, weightsFlag } 
 const USAGE = `usage: npm run sim -- --mesh PATH|box:LxWxH --scenario drop|cantilever|pull|throw [--weights model|eigen|baseline|model-raw]
        [--handles 16] [--cubature 256] [--E 1e5] [--nu 0.45] [--rho 1000] [--damping 0.002] [--dt 0.016667]
        [--steps 240] [--size 0.3] [--seed 1] [--speed 6] [--json]
-       npm run sim -- --mesh RIGGED.glb --scenario animate [--clip NAME] [--seconds 6] [--layer ${LAYERS.join("|")}] [--train CLIP,CLIP]
+       npm run sim -- --mesh RIGGED.glb --scenario animate [--clip NAME] [--seconds 6] [--layer ${LAYERS.join("|")}]
        (animate: flesh by default, --E ${FLESH.youngsModulus} --nu ${FLESH.poissonRatio} --rho ${FLESH.density} --damping ${FLESH.damping} --size ${CHARACTER_SIZE})`;
 
 async function main(): Promise<void> {
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     handles: { type: "string" }, cubature: { type: "string" }, E: { type: "string" }, nu: { type: "string" },
     rho: { type: "string" }, damping: { type: "string" }, dt: { type: "string" }, steps: { type: "string" },
     size: { type: "string" }, seed: { type: "string" }, speed: { type: "string" }, json: { type: "boolean", default: false }, help: { type: "boolean" },
-    clip: { type: "string" }, seconds: { type: "string" }, layer: { type: "string" }, train: { type: "string" },
+    clip: { type: "string" }, seconds: { type: "string" }, layer: { type: "string" },
   });
   if (flags.help) {
     process.stdout.write(`${USAGE}\n`);
@@ -70,7 +70,6 @@ async function animate(flags: Record<string, string | boolean | undefined>, mesh
   const result = await runAnimate({
     mesh,
     clip: typeof flags.clip === "string" ? flags.clip : undefined,
-    train: typeof flags.train === "string" ? flags.train.split(",").map((c) => c.trim()).filter(Boolean) : undefined,
     layer,
     weights: weightsFlag(flags),
     handles: integerFlag(flags, "handles", 16, 1, 64),
@@ -92,7 +91,7 @@ async function animate(flags: Record<string, string | boolean | undefined>, mesh
   }
   const s = result.summary;
   process.stdout.write(
-    `animate ${result.mesh} (${result.clip}, ${result.layer}${result.trainedOn ? `, ${result.layer === "rnn" ? "trained" : "fitted"} on ${result.trainedOn.join(", ")}` : ""}): ${result.subspace} directions, ${result.rigColumns} rig columns` +
+    `animate ${result.mesh} (${result.clip}, ${result.layer}${result.trainedOn ? `, trained on ${result.trainedOn.join(", ")}` : ""}): ${result.subspace} directions, ${result.rigColumns} rig columns` +
       (result.complementaryDirections ? `, ${result.complementaryDirections.min}-${result.complementaryDirections.max} complementary` : "") + "\n" +
       `rig ${result.rigMs.median.toFixed(3)} ms + soft ${result.layer === "sim" ? "step" : result.layer === "rnn" ? "network" : "springs"} ${result.stepMs.median.toFixed(3)} ms a frame (median; p99 ${result.stepMs.p99.toFixed(3)})\n` +
       `soft part ${(1000 * s.playingSoftRms).toFixed(2)} mm RMS while playing (peak ${(1000 * s.peakSoftRms).toFixed(2)}), ` +

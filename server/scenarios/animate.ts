@@ -1,13 +1,12 @@
 // `npm run sim -- --scenario animate`: a rigged mesh plays a clip in place on a floor for `seconds`, then holds its
 // last pose while the flesh settles. Each frame reports the rig's root, the soft part's RMS over the surface
 // samples, how complementary it is (measured point by point on the mass samples) and its energy. The soft part
-// comes from the solver (layer "sim"), from the spring layer (layer "springs"), fitted first to the solver on
-// the other clips, or from the shipped secondary-motion network (layer "rnn", models/secondary-NAME.onnx, trained by
+// comes from the solver (layer "sim"), from the spring layer (layer "springs", the flesh's own modes: nothing
+// fitted), or from the shipped secondary-motion network (layer "rnn", models/secondary-NAME.onnx, trained by
 // `npm run train:secondary`; it steps at the rate it was trained at).
 
 import { FloorContact } from "../../shared/sim";
-import { CharacterBody, ComplementarityMeter, SpringCharacter, surfaceRms } from "../../shared/rig";
-import { DEFAULT_SPRING_TRAINING, trainSpringModel } from "../characters/spring-training";
+import { CharacterBody, ComplementarityMeter, complementarySprings, SpringCharacter, surfaceRms } from "../../shared/rig";
 import { loadBody, type BodySetup } from "./body-from-mesh";
 import { RnnCharacter } from "../../shared/rig/rnn-character";
 import { createSecondaryNetwork, readSecondaryModel, secondaryModelName } from "../characters/secondary-model";
@@ -23,8 +22,6 @@ const SETTLED_SHARE = 0.1;
 
 export interface AnimateOptions extends BodySetup {
   clip?: string;
-  /** springs: the clips the layer is fitted on (default: every other clip). */
-  train?: string[];
   seconds: number;
   layer: Layer;
   youngsModulus: number;
@@ -53,9 +50,10 @@ export interface AnimateResult {
   mesh: string;
   clip: string;
   layer: Layer;
-  /** springs, rnn: the clips the layer was fitted (trained) on; springs: its springs (natural frequency Hz, damping ratio, gain). */
+  /** rnn: the clips the network was trained on. */
   trainedOn?: string[];
-  springs?: { frequencyHz: number; dampingRatio: number; gain: number }[];
+  /** springs: each spring's natural frequency (Hz) and damping ratio. */
+  springs?: { frequencyHz: number; dampingRatio: number }[];
   weights: string;
   handles: number;
   /** Directions of the subspace (12 (K + 1)), the rig's columns, and (sim) how many directions stayed complementary (min and max over frames). */
@@ -94,10 +92,7 @@ export async function runAnimate(options: AnimateOptions): Promise<AnimateResult
   character.body.addContactSurface(new FloorContact(floor));
   let springs: SpringCharacter | null = null, trainedOn: string[] | undefined;
   if (options.layer === "springs") {
-    trainedOn = options.train ?? clips.filter((c) => c !== clip).map((c) => c.name);
-    if (trainedOn.length === 0) throw new Error("the spring layer needs clips to fit on besides the one it plays");
-    const model = trainSpringModel(baked, loaded.size, material, options.damping, { ...DEFAULT_SPRING_TRAINING, clips: trainedOn, dt: options.dt });
-    springs = new SpringCharacter(baked, loaded.size, model);
+    springs = new SpringCharacter(baked, loaded.size, complementarySprings(baked, loaded.size, material, options.damping));
   }
   let learned: RnnCharacter | null = null;
   if (options.layer === "rnn") {
@@ -154,9 +149,8 @@ export async function runAnimate(options: AnimateOptions): Promise<AnimateResult
   return {
     scenario: "animate", mesh: options.mesh, clip: clip.name, layer: options.layer,
     ...(springs && springTable ? {
-      trainedOn,
       springs: Array.from(springTable.stiffness, (k, i) => ({
-        frequencyHz: round(Math.sqrt(k) / (2 * Math.PI), 3), dampingRatio: round(springTable.damping[i] / (2 * Math.sqrt(k)), 3), gain: round(springTable.gain[i], 4),
+        frequencyHz: round(Math.sqrt(k) / (2 * Math.PI), 3), dampingRatio: round(springTable.damping[i] / (2 * Math.sqrt(k)), 3),
       })),
     } : learned ? { trainedOn } : {}),
     weights: baked.provider,

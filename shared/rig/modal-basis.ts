@@ -1,10 +1,8 @@
-// Bases for the flesh's motion that the spring layer (spring-layer.ts) puts one spring on each direction of, all
-// mass-orthonormal (phi_k^T M phi_l = delta_kl), so a direction's share of a force is a dot product:
-// - complementaryModes: the vibration modes K phi = w^2 M phi of the rest stiffness, restricted to the directions
-//   complementary to the rig at the bind pose. Exact for small motion about the bind pose, but a running pose's
-//   complementary motion lies largely outside them (the rig's own directions turn with the pose).
-// - principalDirections: the directions the solver's own soft part takes most (principal components of its
-//   trajectories, in the mass metric), which follow the poses the clips visit.
+// The basis the spring layer (spring-layer.ts) puts one spring on each direction of: the vibration modes
+// K phi = w^2 M phi of the rest stiffness, restricted to the directions complementary to the rig at one pose,
+// mass-orthonormal (phi_k^T M phi_l = delta_kl), so a direction's share of a force is a dot product. Exact for small
+// motion about that pose; a running pose's rig directions turn away from it, which the spring character answers by
+// projecting the force and the result onto the current pose's complement (spring-character.ts).
 
 import { symmetricEigenSorted } from "../linalg/symmetric-eigen";
 import { lameParameters, type Material } from "../sim/material";
@@ -78,39 +76,6 @@ function stiffnessTimes(subspace: Subspace, material: Material, q: Float64Array,
     for (let j = 0; j < n; j++) s += (mu * subspace.stiffnessMu[i * n + j] + lambda * subspace.stiffnessLambda[i * n + j]) * q[j];
     out[i] = s;
   }
-}
-
-/**
- * The `count` directions the solver's soft part took most over `states` (its q at every step of some runs), in the
- * mass metric, largest first.
- */
-export function principalDirections(subspace: Subspace, material: Material, states: ArrayLike<number>[], count: number): ModalBasis {
-  const n = subspace.n, whitening = new MassWhitening(subspace.massBlock, subspace.m, material.density), size = whitening.size;
-  const covariance = new Float64Array(size * size), y = new Float64Array(size);
-  for (const q of states) {
-    whitening.toY(q, y);
-    for (let i = 0; i < size; i++) {
-      const yi = y[i];
-      if (yi === 0) continue;
-      for (let j = 0; j <= i; j++) covariance[i * size + j] += yi * y[j];
-    }
-  }
-  for (let i = 0; i < size; i++) for (let j = 0; j < i; j++) covariance[j * size + i] = covariance[i * size + j];
-  const values = new Float64Array(size), vectors = new Float64Array(size * size);
-  symmetricEigenSorted(covariance, size, values, vectors);
-  const kept = Math.min(count, size), out = new Float64Array(kept * n), frequencies2 = new Float64Array(kept);
-  const q = new Float64Array(n), kq = new Float64Array(n), column = new Float64Array(size);
-  for (let k = 0; k < kept; k++) {
-    const e = size - 1 - k;
-    for (let i = 0; i < size; i++) column[i] = vectors[i * size + e];
-    whitening.toQ(column, q);
-    out.set(q, k * n);
-    stiffnessTimes(subspace, material, q, kq);
-    let rayleigh = 0;
-    for (let i = 0; i < n; i++) rayleigh += q[i] * kq[i];
-    frequencies2[k] = rayleigh;
-  }
-  return { n, count: kept, vectors: out, frequencies2 };
 }
 
 /**

@@ -8,11 +8,10 @@ import path from "node:path";
 import { loadBody, type LoadedBody } from "../../server/scenarios/body-from-mesh";
 import { quantile } from "../../server/scenarios/run-scenario";
 import { scenarioRun, type BenchScenario } from "./scenario-run";
-import { CharacterBody, RigMotion, SpringCharacter } from "../../shared/rig";
+import { CharacterBody, complementarySprings, RigMotion, SpringCharacter } from "../../shared/rig";
 import { CHARACTER_MAX_ITERATIONS, FLESH } from "../../shared/rig/character-defaults";
 import { FloorContact } from "../../shared/sim";
 import { PLAYGROUND } from "../../shared/scene";
-import { DEFAULT_SPRING_TRAINING, trainSpringModel } from "../../server/characters/spring-training";
 
 const MESH_DIRECTORY = path.resolve(import.meta.dirname, "../../../shared/assets/meshes");
 const BENCH_MESH = path.join(MESH_DIRECTORY, "spot.obj");
@@ -82,7 +81,7 @@ async function benchSim(quick: boolean): Promise<SimRow[]> {
 /**
  * The fox as the room has it (its size, flesh, fields and bake options), each clip played in place for six seconds
  * at 60 Hz: the rig (clip sampling, skinning matrices and the posed surface), the solver's step (the rig's force,
- * the constraint's update and the constrained step), and the spring layer fitted on the other clips, with and
+ * the constraint's update and the constrained step), and the spring layer (the flesh's own modes, nothing fitted), with and
  * without its projection onto the complement.
  */
 async function benchCharacter(): Promise<CharacterRow[]> {
@@ -95,7 +94,7 @@ async function benchCharacter(): Promise<CharacterRow[]> {
     const clip = character.rig.clips.find((c) => c.name === clipName)!;
     character.body.addContactSurface(new FloorContact(character.motion.lowestPoint(clip)));
     const rig = new RigMotion(character.rig, loaded.baked, spec.size);
-    const model = trainSpringModel(loaded.baked, spec.size, material, FLESH.damping, { ...DEFAULT_SPRING_TRAINING, clips: character.rig.clips.filter((c) => c !== clip).map((c) => c.name) });
+    const model = complementarySprings(loaded.baked, spec.size, material, FLESH.damping);
     const springs = new SpringCharacter(loaded.baked, spec.size, model), free = new SpringCharacter(loaded.baked, spec.size, model, { complementary: false });
     const rigTimes: number[] = [], stepTimes: number[] = [], springTimes: number[] = [], freeTimes: number[] = [];
     for (let step = 0; step < FOX_SECONDS * 60; step++) {
