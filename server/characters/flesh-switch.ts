@@ -1,18 +1,19 @@
-// Which layer moves a room character's flesh, tick by tick. The learned layer (rnn-character.ts) costs a run of a
-// small network; the solver costs ~1.6 ms a tick and is the only one that feels hands, fingertips and props. So the
-// network moves an untouched character, and the solver takes over from the network's state as soon as anything
-// touches it (or it plays a clip the network never learned), stays on while the flesh rings out (SOLVER_HOLD_SECONDS),
-// and hands back by a crossfade
-// (HANDBACK_SECONDS). While the network alone moves it, pages run the same network themselves and snapshots leave
-// its soft part out.
+// Which layer moves a room character's flesh, tick by tick. The solver (~1.6 ms a tick) is the only one that feels
+// hands, fingertips and props, so it moves the flesh from the moment anything touches it until the flesh has rung out
+// after the last touch (SOLVER_HOLD_SECONDS). Untouched, the flesh comes from layers that only answer the rig's motion:
+// the linearised flesh (linear-flesh.ts: the solver's own equations linearised, nothing fitted, so any rig and any
+// clip; about half the solver's cost) and, on the clips its trained network learned, the learned layer
+// (rnn-character.ts: a run of a small network, which pages run themselves, so snapshots then leave the flesh out).
+// Each layer takes over from the state the one before it showed; the network, which keeps its own hidden state,
+// comes in by a crossfade (HANDBACK_SECONDS) from the linearised flesh.
 
-import type { CharacterBody } from "../../shared/rig";
+import type { CharacterBody, LinearFlesh } from "../../shared/rig";
 import type { RnnCharacter } from "../../shared/rig/rnn-character";
 
-/** Where the soft part shown comes from: the solver, or the network alone. */
-export type FleshSource = "sim" | "rnn";
+/** Where the soft part shown comes from: the solver, the linearised flesh, or the network alone. */
+export type FleshSource = "sim" | "linear" | "rnn";
 
-/** Seconds the solver keeps the flesh after the last touch, then seconds of crossfade back to the network. */
+/** Seconds the solver keeps the flesh after the last touch, then seconds of crossfade from the linearised flesh to the network. */
 export const SOLVER_HOLD_SECONDS = 1;
 export const HANDBACK_SECONDS = 0.3;
 
@@ -20,48 +21,71 @@ export class FleshSwitch {
   /** The soft part shown after the last tick (3m). */
   readonly q: Float64Array;
   source: FleshSource = "sim";
+  /** Whether the solver moves the flesh (else the linearised flesh, or the network alone at full weight). */
+  private solving = true;
   /** Ticks since the last touch (large: never touched). */
   private quiet = Number.MAX_SAFE_INTEGER;
+  /** The network's share of what is shown (0..1). */
+  private weight = 0;
+  private started = false;
   private readonly holdTicks: number;
   private readonly handbackTicks: number;
-  private readonly velocity: Float64Array;
+  /** What was shown on the tick before, and its rate: the state the next layer takes over. */
   private readonly previous: Float64Array;
+  private readonly velocity: Float64Array;
 
-  constructor(private readonly character: CharacterBody, private readonly learned: RnnCharacter, private readonly dt: number) {
-    this.q = new Float64Array(character.body.n);
-    this.velocity = new Float64Array(character.body.n);
-    this.previous = new Float64Array(character.body.n);
+  constructor(private readonly character: CharacterBody, private readonly linear: LinearFlesh, private readonly learned: RnnCharacter | null, private readonly dt: number) {
+    const n = character.body.n;
+    this.q = new Float64Array(n);
+    this.previous = new Float64Array(n);
+    this.velocity = new Float64Array(n);
     this.holdTicks = Math.round(SOLVER_HOLD_SECONDS / dt);
     this.handbackTicks = Math.max(1, Math.round(HANDBACK_SECONDS / dt));
   }
 
   /**
-   * One tick, after the pose and frame are set: the motion is advanced once, the network takes the tick, and the
-   * solver steps unless the network alone moves the flesh. `touched`: something needs the solver this tick.
+   * One tick, after the pose and frame are set: the motion is advanced once, and the layers the flesh needs step.
+   * `touched`: something needs the solver this tick; `learnedClip`: the network (if any) learned what plays now.
    */
-  step(touched: boolean): void {
-    const body = this.character.body, learned = this.learned.q;
+  step(touched: boolean, learnedClip: boolean): void {
+    const body = this.character.body, linear = this.linear, wantsNetwork = this.learned !== null && learnedClip;
+    this.previous.set(this.q);
     if (touched) {
-      // The solver picks up the flesh where the network had it, moving as it moved.
-      if (this.source === "rnn") {
-        for (let i = 0; i < learned.length; i++) this.velocity[i] = (learned[i] - this.previous[i]) / this.dt;
-        body.setState(learned, this.velocity);
-      }
+      // The solver picks up the flesh where it was shown, moving as it moved.
+      if (!this.solving) body.setState(this.q, this.velocity);
+      this.solving = true;
+      this.weight = 0;
       this.quiet = 0;
     } else if (this.quiet < Number.MAX_SAFE_INTEGER) {
       this.quiet++;
     }
-    this.previous.set(learned);
-    const alone = this.quiet > this.holdTicks + this.handbackTicks;
-    if (alone) this.character.motion.advance();
-    else this.character.step();
-    this.learned.queueStep(false);
-    this.source = alone ? "rnn" : "sim";
-    if (alone) {
-      this.q.set(learned);
-      return;
+    if (this.solving && this.quiet > this.holdTicks) {
+      this.solving = false;
+      linear.setState(body.q, body.velocity);
     }
-    const w = Math.max(0, Math.min(1, (this.quiet - this.holdTicks) / this.handbackTicks));
-    for (let i = 0; i < this.q.length; i++) this.q[i] = body.q[i] + w * (learned[i] - body.q[i]);
+    if (!this.solving && !wantsNetwork && this.weight > 0) {
+      // A clip the network never learned: the linearised flesh goes on from what was shown.
+      linear.setState(this.q, this.velocity);
+      this.weight = 0;
+    } else if (!this.solving && wantsNetwork) {
+      // From rest at the first tick there is nothing to fade from.
+      this.weight = this.started ? Math.min(1, this.weight + 1 / this.handbackTicks) : 1;
+    }
+    this.started = true;
+
+    if (this.solving) this.character.step();
+    else if (this.weight < 1) this.character.stepLinear(linear);
+    else this.character.motion.advance();
+    this.learned?.queueStep(false);
+
+    if (this.solving) this.q.set(body.q);
+    else if (this.weight === 0) this.q.set(linear.q);
+    else if (this.weight === 1) this.q.set(this.learned!.q);
+    else {
+      const shown = this.learned!.q, w = this.weight, l = linear.q;
+      for (let i = 0; i < this.q.length; i++) this.q[i] = l[i] + w * (shown[i] - l[i]);
+    }
+    for (let i = 0; i < this.q.length; i++) this.velocity[i] = (this.q[i] - this.previous[i]) / this.dt;
+    this.source = this.solving ? "sim" : this.weight === 1 ? "rnn" : "linear";
   }
 }

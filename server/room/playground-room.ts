@@ -117,7 +117,7 @@ export class PlaygroundRoom extends Room {
     this.world = new SceneWorld(rapier, config.layout, layoutBodies.map((p) => p.entity), 1 / TICK_RATE);
     for (const p of layoutBodies) this.enter({ ...p, slot: this.snapshotIndices.next(this.usedSlots()), owner: "", since: 0, leaving: false }, p.spec.id, p.spec.texture ? `/textures/${p.spec.texture}.png` : "");
     this.characters = new RoomCharacters({
-      world: this.world, state: this.state, tickSeconds: 1 / TICK_RATE, fitCubature: config.fitCubature, learnedFlesh: config.learnedFlesh,
+      world: this.world, state: this.state, tickSeconds: 1 / TICK_RATE, fitCubature: config.fitCubature, untouchedLayers: config.learnedFlesh,
       nextSlot: () => this.snapshotIndices.next(this.usedSlots()), stillWanted: () => this.throwIfDisposed(),
     });
     await this.characters.addLayout(config.layout.characters ?? []);

@@ -1,14 +1,15 @@
 // A character in a room: its director (what it plays, where it walks), its flesh (complementary dynamics, stepped
 // with the room's ticks), the room's obstacles as it feels them (floor, table legs, walls, props and fingertips,
-// seen from its frame), hands holding it, and what of it goes into snapshots. With a trained secondary-motion
-// network attached, the network moves its flesh while nothing touches it (flesh-switch.ts): "touches" is a prop or
-// fingertip within a few centimetres of its surface, not of its bounding sphere, so a fox walking past the props on
-// the floor keeps its network's flesh (and snapshots carry only its pose). Standing still, it falls silent: its pose
+// seen from its frame), hands holding it, and what of it goes into snapshots. With its untouched layers on, the
+// linearised flesh, or a trained secondary-motion network on the clips it learned, moves its flesh while nothing
+// touches it (flesh-switch.ts): "touches" is a prop or fingertip within a few centimetres of its surface, not of its
+// bounding sphere, so a fox walking past the props on the floor keeps its network's flesh (and snapshots carry only
+// its pose). Standing still, it falls silent: its pose
 // is sent when it changes, and the solver's soft part when it moved visibly since last sent, as bodies are.
 
 import { LIMITS, type CharacterMode, type SnapshotWriter } from "../../shared/net";
 import { grabRadius, type Subspace } from "../../shared/sim";
-import { CharacterBody, FramedSurface } from "../../shared/rig";
+import { CharacterBody, FramedSurface, LinearFlesh } from "../../shared/rig";
 import { displacementAt } from "../../shared/sim";
 import { saturate } from "../../shared/rig/flesh-limit";
 import { CHARACTER_MAX_ITERATIONS, fleshFor } from "../../shared/rig/character-defaults";
@@ -80,7 +81,8 @@ export class RoomCharacter {
   /** Things that touch without holding: fingertips and props (the floor and the room's statics do not count). */
   private readonly touching: NearbyObstacles;
   private flesh: FleshSwitch | null = null;
-  /** Per clip: whether the network learned it (a clip it never saw is left to the solver: it extrapolates badly). */
+  private linear: LinearFlesh | null = null;
+  /** Per clip: whether the network learned it (a clip it never saw is left to the other layers: it extrapolates badly). */
   private learnedClips: boolean[] = [];
 
   /**
@@ -120,10 +122,16 @@ export class RoomCharacter {
     this.director.setMode(mode);
   }
 
-  /** Hands its untouched flesh to a trained secondary-motion network (its own hidden state). */
-  attachNetwork(network: SecondaryNetwork): void {
-    this.flesh = new FleshSwitch(this.character, new RnnCharacter(this.baked, this.spec.size, network, this.character.motion), this.dt);
-    this.learnedClips = this.character.rig.clips.map((clip) => network.info.clips.includes(clip.name));
+  /**
+   * Moves its untouched flesh by layers cheaper than the solver (flesh-switch.ts): the linearised flesh, and on the
+   * clips it learned a trained secondary-motion network (its own hidden state), when there is one.
+   */
+  useUntouchedLayers(network: SecondaryNetwork | null = null): void {
+    const body = this.character.body;
+    this.linear ??= new LinearFlesh(this.character.subspace, body.material, body.options.damping, this.dt);
+    const learned = network ? new RnnCharacter(this.baked, this.spec.size, network, this.character.motion) : null;
+    this.flesh = new FleshSwitch(this.character, this.linear, learned, this.dt);
+    this.learnedClips = this.character.rig.clips.map((clip) => network?.info.clips.includes(clip.name) ?? false);
   }
 
   /** Where its soft part comes from now: "rnn" while the network alone moves it (pages run the network then). */
@@ -155,13 +163,13 @@ export class RoomCharacter {
     this.nearby.select(this.bound[0], this.bound[1], this.bound[2], this.bound[3], REACH);
     if (this.flesh) {
       const pose = this.pose, learned = this.learnedClips;
-      const unlearned = !learned[pose.clip2] || (pose.blend < 1 && !learned[pose.clip]);
-      this.flesh.step(this.grabs.size > 0 || unlearned || this.touched());
+      this.flesh.step(this.grabs.size > 0 || this.touched(), learned[pose.clip2] && (pose.blend === 1 || learned[pose.clip]));
     } else {
       this.character.step();
     }
     this.shownQ.set(this.flesh?.q ?? body.q);
-    if (this.fleshSource === "sim") this.character.limit.apply(this.shownQ);
+    // (The network's answers come limited.)
+    if (this.fleshSource !== "rnn") this.character.limit.apply(this.shownQ);
   }
 
   /**

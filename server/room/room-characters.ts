@@ -17,8 +17,11 @@ export interface CharacterSetting {
   state: RoomState;
   tickSeconds: number;
   fitCubature: boolean;
-  /** Move the flesh with the trained network where there is one (else the solver does). */
-  learnedFlesh: boolean;
+  /**
+   * Move untouched flesh by layers cheaper than the solver: the linearised flesh, and the trained network on the clips
+   * it learned where there is one (else the solver always moves it).
+   */
+  untouchedLayers: boolean;
   /** The next free snapshot slot. */
   nextSlot(): number;
   /** Throws when the room was closed meanwhile (each character's setup waits on files). */
@@ -36,7 +39,7 @@ export class RoomCharacters {
     const setting = this.setting, choice = await characterFields();
     for (const { spec, bake, texture } of await bakeCharacters(specs, choice.provider, choice.providerKey, setting.fitCubature)) {
       const character = this.enter(spec, bake.body, bake.hash, texture, "", spec.id);
-      if (setting.learnedFlesh) await attachNetwork(character, spec.mesh, setting.state);
+      if (setting.untouchedLayers) await attachNetwork(character, spec.mesh, setting.state);
       setting.stillWanted();
     }
   }
@@ -52,7 +55,9 @@ export class RoomCharacters {
    */
   build(spec: CharacterSpec, body: BakedBody, name: string, subspace?: Subspace): RoomCharacter {
     const setting = this.setting;
-    return new RoomCharacter(spec.id, setting.nextSlot(), spec, body, setting.world.sceneObstacles(), setting.tickSeconds, name, subspace);
+    const character = new RoomCharacter(spec.id, setting.nextSlot(), spec, body, setting.world.sceneObstacles(), setting.tickSeconds, name, subspace);
+    if (setting.untouchedLayers) character.useUntouchedLayers();
+    return character;
   }
 
   /** Puts a built character in the room and its state. */
@@ -117,14 +122,14 @@ export function uploadedCharacterSpec(id: string, hash: string, clips: readonly 
   };
 }
 
-/** A character's trained secondary-motion network, when there is one: it moves the flesh while nothing touches it. */
+/** A character's trained secondary-motion network, when there is one: it moves the flesh of clips it learned while nothing touches it. */
 async function attachNetwork(character: RoomCharacter, mesh: string, state: RoomState): Promise<void> {
   const name = secondaryModelName(mesh), files = await readSecondaryModel(name);
   if (!files) return;
   try {
-    character.attachNetwork(await createSecondaryNetwork(files));
+    character.useUntouchedLayers(await createSecondaryNetwork(files));
     state.characters.get(character.id)!.network = `secondary-${name}`;
   } catch (error) {
-    playgroundConfig().log(`the ${character.id}'s secondary-motion network did not load (${(error as Error).message}); the solver moves its flesh`);
+    playgroundConfig().log(`the ${character.id}'s secondary-motion network did not load (${(error as Error).message}); the solver and the linearised flesh move its flesh`);
   }
 }

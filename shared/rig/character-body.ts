@@ -14,6 +14,7 @@ import { toSubspaceSource, type BakedBody } from "../skinning/baked-body";
 import { rigOf } from "../skinning/baked-rig";
 import { ComplementaryProjection } from "./complementary-projection";
 import { FleshLimit } from "./flesh-limit";
+import type { LinearFlesh } from "./linear-flesh";
 import type { Rig } from "../skeleton/rig";
 import { RigMotion } from "./rig-motion";
 import { CHARACTER_TOLERANCE } from "./character-defaults";
@@ -62,6 +63,18 @@ export class CharacterBody {
     this.body.setSurfacePose(motion.posedSurface);
     this.projection.update(motion.jointMatrices, motion.jointPositions);
     return this.body.step();
+  }
+
+  /**
+   * One step of the soft part by the linearised flesh (linear-flesh.ts) instead of the solver, under the pose and frame
+   * set now: the same force and constraint, no contacts or hands. The solver's own state is left as it was.
+   */
+  stepLinear(flesh: LinearFlesh): void {
+    const motion = this.motion;
+    motion.advance();
+    motion.inertiaForce(this.body.material.density, this.body.options.dt, this.force);
+    this.projection.update(motion.jointMatrices, motion.jointPositions);
+    flesh.advance(this.force, this.projection);
   }
 
   /** RMS over the surface samples of the soft displacement |B q| (m). */

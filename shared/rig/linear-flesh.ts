@@ -77,6 +77,14 @@ export class LinearFlesh {
     this.velocityCentre = new Float64Array(n);
   }
 
+  /** Takes over a soft part moving so (another layer's): the next step starts from it as from a steady motion. */
+  setState(q: ArrayLike<number>, velocity: ArrayLike<number>): void {
+    this.q.set(q);
+    this.velocity.set(velocity);
+    this.qPrevious.set(q);
+    this.velocityPrevious.set(velocity);
+  }
+
   /** One step under the generalised force `force` (3m), on the constraint as `projection` holds it now. */
   advance(force: ArrayLike<number>, projection: ComplementaryProjection): void {
     const { n, q, velocity: v, b, residual: r, direction: p, preconditioned: z, product: ap, factor, h } = this;
