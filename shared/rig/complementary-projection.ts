@@ -246,11 +246,22 @@ export class ComplementaryProjection {
       }
       dropped[j] = 0;
       rank++;
-      const root = Math.sqrt(diagonal);
-      g[j * n + j] = root;
-      for (let i = j + 1; i < n; i++) {
+      const root = Math.sqrt(diagonal), rj = j * n;
+      g[rj + j] = root;
+      // Four rows at a time: each row's sum in the order one row alone takes it, the four chains overlapped.
+      let i = j + 1;
+      for (; i + 3 < n; i += 4) {
+        const r0 = i * n, r1 = r0 + n, r2 = r1 + n, r3 = r2 + n;
+        let s0 = g[r0 + j], s1 = g[r1 + j], s2 = g[r2 + j], s3 = g[r3 + j];
+        for (let k = 0; k < j; k++) {
+          const gk = g[rj + k];
+          s0 -= g[r0 + k] * gk; s1 -= g[r1 + k] * gk; s2 -= g[r2 + k] * gk; s3 -= g[r3 + k] * gk;
+        }
+        g[r0 + j] = s0 / root; g[r1 + j] = s1 / root; g[r2 + j] = s2 / root; g[r3 + j] = s3 / root;
+      }
+      for (; i < n; i++) {
         let s = g[i * n + j];
-        for (let k = 0; k < j; k++) s -= g[i * n + k] * g[j * n + k];
+        for (let k = 0; k < j; k++) s -= g[i * n + k] * g[rj + k];
         g[i * n + j] = s / root;
       }
     }

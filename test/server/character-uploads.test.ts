@@ -1,6 +1,6 @@
 // Any rigged glTF becomes a living character, as an outsider does it from docs/protocol.md: a ticket, POST /meshes
 // with a skinned, animated glTF, and the room's `characters` gains it with its clips. It plays in place on the room's
-// stage, its flesh answers its motion (the solver's soft part), and a hand can hold it. A character in parts (two
+// stage, its flesh answers its motion (the linearised flesh untouched, the solver under a hand), and a hand can hold it. A character in parts (two
 // skins) and one without clips (it stands in its bind pose) come in too; a newer character sends the older away; a
 // broken rig is refused with the reason and changes nothing.
 
@@ -83,6 +83,8 @@ it("an outsider's rigged, animated glTF joins the room as a character: its clips
       expect(softest).toBeGreaterThan(3e-4);
     }, BAKED);
     console.info(`its flesh moved up to ${(softest * 1000).toFixed(2)} mm RMS`);
+    // Untouched, it has no network: the linearised flesh moves it, not the solver.
+    expect(character.fleshSource).toBe("linear");
 
     // A hand on its surface holds it (nobody predicts characters: the answer carries no samples).
     const motion = character.character.motion, posed = motion.posedSurface, point = new Float64Array(3);
