@@ -21,7 +21,7 @@ export interface CharacterInfo {
   texture: string;
   clips: string;
   mode: string;
-  /** Its secondary-motion network ("" when none), and where its flesh comes from now ("sim" or "rnn"). */
+  /** Its secondary-motion network ("" when none), and where its flesh comes from now ("sim", "linear" or "rnn"). */
   network?: string;
   flesh?: string;
 }

@@ -8,7 +8,7 @@ import path from "node:path";
 import { loadBody, type LoadedBody } from "../../server/scenarios/body-from-mesh";
 import { quantile } from "../../server/scenarios/run-scenario";
 import { scenarioRun, type BenchScenario } from "./scenario-run";
-import { CharacterBody, complementarySprings, RigMotion, SpringCharacter } from "../../shared/rig";
+import { CharacterBody, complementarySprings, LinearFlesh, RigMotion, SpringCharacter } from "../../shared/rig";
 import { CHARACTER_MAX_ITERATIONS, FLESH } from "../../shared/rig/character-defaults";
 import { FloorContact } from "../../shared/sim";
 import { PLAYGROUND } from "../../shared/scene";
@@ -21,7 +21,7 @@ const JS_LOOPS = process.argv.includes("--js");
 
 interface SimRow { scenario: string; handles: number; cubature: number; stepMsMedian: number; stepMsP99: number; stepMsMax: number; iterationsMean: number; errorVsConverged: number }
 interface BakeRow { mesh: string; vertices: number; ms: number }
-interface CharacterRow { clip: string; rigMsMedian: number; stepMsMedian: number; stepMsP99: number; springsMsMedian: number; springsFreeMsMedian: number }
+interface CharacterRow { clip: string; rigMsMedian: number; stepMsMedian: number; stepMsP99: number; linearMsMedian: number; springsMsMedian: number; springsFreeMsMedian: number }
 
 const FOX = path.resolve(import.meta.dirname, "../../../shared/assets/characters/fox.glb");
 const FOX_SECONDS = 6;
@@ -81,7 +81,8 @@ async function benchSim(quick: boolean): Promise<SimRow[]> {
 /**
  * The fox as the room has it (its size, flesh, fields and bake options), each clip played in place for six seconds
  * at 60 Hz: the rig (clip sampling, skinning matrices and the posed surface), the solver's step (the rig's force,
- * the constraint's update and the constrained step), and the spring layer (the flesh's own modes, nothing fitted), with and
+ * the constraint's update and the constrained step), the same step by the linearised flesh (the room's untouched
+ * flesh on a clip its network never learned), and the spring layer (the flesh's own modes, nothing fitted), with and
  * without its projection onto the complement.
  */
 async function benchCharacter(): Promise<CharacterRow[]> {
@@ -94,9 +95,10 @@ async function benchCharacter(): Promise<CharacterRow[]> {
     const clip = character.rig.clips.find((c) => c.name === clipName)!;
     character.body.addContactSurface(new FloorContact(character.motion.lowestPoint(clip)));
     const rig = new RigMotion(character.rig, loaded.baked, spec.size);
+    const linearBody = new CharacterBody(loaded.baked, spec.size, material, { damping: FLESH.damping }), linear = new LinearFlesh(linearBody.subspace, material, FLESH.damping, 1 / 60);
     const model = complementarySprings(loaded.baked, spec.size, material, FLESH.damping);
     const springs = new SpringCharacter(loaded.baked, spec.size, model), free = new SpringCharacter(loaded.baked, spec.size, model, { complementary: false });
-    const rigTimes: number[] = [], stepTimes: number[] = [], springTimes: number[] = [], freeTimes: number[] = [];
+    const rigTimes: number[] = [], stepTimes: number[] = [], linearTimes: number[] = [], springTimes: number[] = [], freeTimes: number[] = [];
     for (let step = 0; step < FOX_SECONDS * 60; step++) {
       const t = ((step + 1) / 60) % clip.duration;
       let start = performance.now();
@@ -107,6 +109,10 @@ async function benchCharacter(): Promise<CharacterRow[]> {
       start = performance.now();
       character.step();
       stepTimes.push(performance.now() - start);
+      linearBody.pose.sample(clip, t);
+      start = performance.now();
+      linearBody.stepLinear(linear);
+      linearTimes.push(performance.now() - start);
       for (const [layer, times] of [[springs, springTimes], [free, freeTimes]] as const) {
         layer.pose.sample(clip, t);
         start = performance.now();
@@ -114,7 +120,7 @@ async function benchCharacter(): Promise<CharacterRow[]> {
         times.push(performance.now() - start);
       }
     }
-    rows.push({ clip: clipName, rigMsMedian: median(rigTimes), stepMsMedian: median(stepTimes), stepMsP99: quantile([...stepTimes].sort((a, b) => a - b), 0.99), springsMsMedian: median(springTimes), springsFreeMsMedian: median(freeTimes) });
+    rows.push({ clip: clipName, rigMsMedian: median(rigTimes), stepMsMedian: median(stepTimes), stepMsP99: quantile([...stepTimes].sort((a, b) => a - b), 0.99), linearMsMedian: median(linearTimes), springsMsMedian: median(springTimes), springsFreeMsMedian: median(freeTimes) });
     process.stderr.write(`character ${clipName} done\n`);
   }
   return rows;
@@ -148,9 +154,9 @@ if (json) {
   process.stdout.write("| scenario | handles | cubature | step ms median | p99 | max | iterations | error vs converged (of diagonal) |\n|---|---|---|---|---|---|---|---|\n");
   for (const r of sim) process.stdout.write(`| ${r.scenario} | ${r.handles} | ${r.cubature} | ${f(r.stepMsMedian)} | ${f(r.stepMsP99)} | ${f(r.stepMsMax)} | ${f(r.iterationsMean, 1)} | ${(100 * r.errorVsConverged).toFixed(3)}% |\n`);
   process.stdout.write(`\nCharacter: the fox as the room has it (${PLAYGROUND.characters![0].size} m, flesh, eigen fields, 16 + 1 handles, 256 cubature), each clip in place, 60 Hz, ${FOX_SECONDS} s\n`);
-  process.stdout.write("(rig: clip sampling, skinning matrices, posed surface; step: the rig's force, the constraint and the constrained solve; springs fitted on the other clips)\n");
-  process.stdout.write("| clip | rig ms median | soft step ms median | p99 | springs (complementary) ms median | springs (unprojected) ms median |\n|---|---|---|---|---|---|\n");
-  for (const r of character) process.stdout.write(`| ${r.clip} | ${f(r.rigMsMedian)} | ${f(r.stepMsMedian)} | ${f(r.stepMsP99)} | ${f(r.springsMsMedian)} | ${f(r.springsFreeMsMedian)} |\n`);
+  process.stdout.write("(rig: clip sampling, skinning matrices, posed surface; step: the rig's force, the constraint and the constrained solve; linearised: the same by linear-flesh.ts; springs: the flesh's own modes)\n");
+  process.stdout.write("| clip | rig ms median | soft step ms median | p99 | linearised ms median | springs (complementary) ms median | springs (unprojected) ms median |\n|---|---|---|---|---|---|---|\n");
+  for (const r of character) process.stdout.write(`| ${r.clip} | ${f(r.rigMsMedian)} | ${f(r.stepMsMedian)} | ${f(r.stepMsP99)} | ${f(r.linearMsMedian)} | ${f(r.springsMsMedian)} | ${f(r.springsFreeMsMedian)} |\n`);
   if (bake.length) {
     process.stdout.write("\nBake (baseline fields, 16 + 1 handles, 256 cubature)\n| mesh | vertices | ms |\n|---|---|---|\n");
     for (const r of bake) process.stdout.write(`| ${r.mesh} | ${r.vertices} | ${f(r.ms, 0)} |\n`);
