@@ -67,12 +67,14 @@ export class CharacterBody {
 
   /**
    * One step of the soft part by the linearised flesh (linear-flesh.ts) instead of the solver, under the pose and frame
-   * set now: the same force and constraint, no contacts or hands. The solver's own state is left as it was.
+   * set now: the same force and constraint, no contacts or hands. The solver's own state is left as it was; its
+   * surface samples follow the pose, so that a hand grabbing the flesh finds them where they are.
    */
   stepLinear(flesh: LinearFlesh): void {
     const motion = this.motion;
     motion.advance();
     motion.inertiaForce(this.body.material.density, this.body.options.dt, this.force);
+    this.body.setSurfacePose(motion.posedSurface);
     this.projection.update(motion.jointMatrices, motion.jointPositions);
     flesh.advance(this.force, this.projection);
   }
