@@ -75,7 +75,7 @@ export class FleshSwitch {
 
     if (this.solving) this.character.step();
     else if (this.weight < 1) this.character.stepLinear(linear);
-    else this.character.motion.advance();
+    else this.character.advancePose();
     this.learned?.queueStep(false);
 
     if (this.solving) this.q.set(body.q);

@@ -71,12 +71,17 @@ export class CharacterBody {
    * surface samples follow the pose, so that a hand grabbing the flesh finds them where they are.
    */
   stepLinear(flesh: LinearFlesh): void {
-    const motion = this.motion;
-    motion.advance();
+    const motion = this.advancePose();
     motion.inertiaForce(this.body.material.density, this.body.options.dt, this.force);
-    this.body.setSurfacePose(motion.posedSurface);
     this.projection.update(motion.jointMatrices, motion.jointPositions);
     flesh.advance(this.force, this.projection);
+  }
+
+  /** The pose and frame set now taken in, with no step of the flesh (another layer moves it): the motion, and the solver's surface samples. */
+  advancePose(): RigMotion {
+    this.motion.advance();
+    this.body.setSurfacePose(this.motion.posedSurface);
+    return this.motion;
   }
 
   /** RMS over the surface samples of the soft displacement |B q| (m). */

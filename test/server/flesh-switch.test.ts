@@ -1,7 +1,8 @@
 // Handing a room character's flesh between the solver and the linearised flesh (flesh-switch.ts), on the fox's Run at
 // the room's size: untouched, the linearised flesh moves it and the solver does not step; a touch hands it to the
 // solver, which keeps it for SOLVER_HOLD_SECONDS after the last touch; each takes over from the state the other
-// showed, so the flesh shown never jumps at a handover by more than it moves in a tick around it.
+// showed, so the flesh shown never jumps at a handover by more than it moves in a tick around it; and the solver's
+// surface samples follow the pose while it rests.
 
 import path from "node:path";
 import { expect, it } from "vitest";
@@ -31,6 +32,8 @@ it("untouched the linearised flesh moves it, a touch hands it to the solver and 
     changes.push(surfaceRms(character.subspace, change));
     previous.set(switcher.q);
     if (tick < touchFrom && character.body.q.some((v) => v !== 0)) solverStill = false;
+    // The solver's surface samples follow the pose all along, so that a hand grabbing finds them where they are.
+    if (tick === touchFrom - 1) expect(Array.from(character.subspace.surfaceRest)).toEqual(Array.from(character.motion.posedSurface));
     expect(switcher.q.every(Number.isFinite)).toBe(true);
   }
   // Who moved it when: the solver from the touch until a second after it ends, the linearised flesh otherwise.
