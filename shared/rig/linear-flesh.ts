@@ -50,6 +50,9 @@ export class LinearFlesh {
   private readonly qCentre: Float64Array;
   private readonly velocityCentre: Float64Array;
   private readonly h: number;
+  /** v_c's and b's three components (views made once: a step allocates nothing). */
+  private readonly velocityCentreParts: Float64Array[];
+  private readonly bParts: Float64Array[];
 
   /** The material's density (the rig's inertial force scales with it). */
   readonly density: number;
@@ -80,6 +83,8 @@ export class LinearFlesh {
     this.velocityPrevious = new Float64Array(n);
     this.qCentre = new Float64Array(n);
     this.velocityCentre = new Float64Array(n);
+    this.velocityCentreParts = [0, 1, 2].map((a) => this.velocityCentre.subarray(a * m, (a + 1) * m));
+    this.bParts = [0, 1, 2].map((a) => this.b.subarray(a * m, (a + 1) * m));
   }
 
   /** Takes over a soft part moving so (another layer's): the next step starts from it as from a steady motion. */
@@ -102,7 +107,7 @@ export class LinearFlesh {
     vPrevious.set(v);
     // b = M v_c + h (f - K q_c), M block by block.
     const m = this.m, density = this.density, kq = this.product;
-    for (let a = 0; a < 3; a++) matrixTimesVector(this.massBlock, m, m, vc.subarray(a * m, (a + 1) * m), b.subarray(a * m, (a + 1) * m));
+    for (let a = 0; a < 3; a++) matrixTimesVector(this.massBlock, m, m, this.velocityCentreParts[a], this.bParts[a]);
     matrixTimesVector(this.stiffness, n, n, qc, kq);
     for (let i = 0; i < n; i++) b[i] = density * b[i] + h * (force[i] - kq[i]);
     // Start from the unconstrained solution, projected; then conjugate gradients on the constraint.
