@@ -8,7 +8,6 @@
 // comes in by a crossfade (HANDBACK_SECONDS) from the linearised flesh.
 
 import type { CharacterBody, LinearFlesh } from "../../shared/rig";
-import type { RnnCharacter } from "../../shared/rig/rnn-character";
 
 /** Where the soft part shown comes from: the solver, the linearised flesh, or the network alone. */
 export type FleshSource = "sim" | "linear" | "rnn";
@@ -17,30 +16,46 @@ export type FleshSource = "sim" | "linear" | "rnn";
 export const SOLVER_HOLD_SECONDS = 1;
 export const HANDBACK_SECONDS = 0.3;
 
+/** What the switch needs of a learned layer (rnn-character.ts's RnnCharacter): its answer, and a step queued each tick. */
+export interface LearnedFlesh {
+  readonly q: Float64Array;
+  queueStep(advance: boolean): void;
+}
+
 export class FleshSwitch {
   /** The soft part shown after the last tick (3m). */
   readonly q: Float64Array;
   source: FleshSource = "sim";
+  private learned: LearnedFlesh | null = null;
   /** Whether the solver moves the flesh (else the linearised flesh, or the network alone at full weight). */
   private solving = true;
   /** Ticks since the last touch (large: never touched). */
   private quiet = Number.MAX_SAFE_INTEGER;
-  /** The network's share of what is shown (0..1). */
-  private weight = 0;
+  /** Ticks into the crossfade to the network (handbackTicks: the network alone). */
+  private fade = 0;
   private started = false;
   private readonly holdTicks: number;
   private readonly handbackTicks: number;
-  /** What was shown on the tick before, and its rate: the state the next layer takes over. */
+  /** What was shown on the two ticks before, and its rate now: the state the next layer takes over. */
   private readonly previous: Float64Array;
+  private readonly older: Float64Array;
   private readonly velocity: Float64Array;
 
-  constructor(private readonly character: CharacterBody, private readonly linear: LinearFlesh, private readonly learned: RnnCharacter | null, private readonly dt: number) {
+  constructor(private readonly character: CharacterBody, private readonly linear: LinearFlesh, private readonly dt: number) {
     const n = character.body.n;
     this.q = new Float64Array(n);
     this.previous = new Float64Array(n);
+    this.older = new Float64Array(n);
     this.velocity = new Float64Array(n);
     this.holdTicks = Math.round(SOLVER_HOLD_SECONDS / dt);
     this.handbackTicks = Math.max(1, Math.round(HANDBACK_SECONDS / dt));
+  }
+
+  /** The learned layer for the clips it learned (null: none); it comes in by the crossfade, unless at the first tick. */
+  setNetwork(learned: LearnedFlesh | null): void {
+    if (this.fade > 0) this.linear.setState(this.q, this.velocity);
+    this.learned = learned;
+    this.fade = 0;
   }
 
   /**
@@ -49,12 +64,13 @@ export class FleshSwitch {
    */
   step(touched: boolean, learnedClip: boolean): void {
     const body = this.character.body, linear = this.linear, wantsNetwork = this.learned !== null && learnedClip;
+    this.older.set(this.previous);
     this.previous.set(this.q);
     if (touched) {
       // The solver picks up the flesh where it was shown, moving as it moved.
       if (!this.solving) body.setState(this.q, this.velocity);
       this.solving = true;
-      this.weight = 0;
+      this.fade = 0;
       this.quiet = 0;
     } else if (this.quiet < Number.MAX_SAFE_INTEGER) {
       this.quiet++;
@@ -63,29 +79,36 @@ export class FleshSwitch {
       this.solving = false;
       linear.setState(body.q, body.velocity);
     }
-    if (!this.solving && !wantsNetwork && this.weight > 0) {
+    if (!this.solving && !wantsNetwork && this.fade > 0) {
       // A clip the network never learned: the linearised flesh goes on from what was shown.
       linear.setState(this.q, this.velocity);
-      this.weight = 0;
+      this.fade = 0;
     } else if (!this.solving && wantsNetwork) {
       // From rest at the first tick there is nothing to fade from.
-      this.weight = this.started ? Math.min(1, this.weight + 1 / this.handbackTicks) : 1;
+      this.fade = this.started ? Math.min(this.handbackTicks, this.fade + 1) : this.handbackTicks;
     }
     this.started = true;
 
+    const alone = this.fade === this.handbackTicks;
     if (this.solving) this.character.step();
-    else if (this.weight < 1) this.character.stepLinear(linear);
+    else if (!alone) this.character.stepLinear(linear);
     else this.character.advancePose();
     this.learned?.queueStep(false);
 
-    if (this.solving) this.q.set(body.q);
-    else if (this.weight === 0) this.q.set(linear.q);
-    else if (this.weight === 1) this.q.set(this.learned!.q);
-    else {
-      const shown = this.learned!.q, w = this.weight, l = linear.q;
-      for (let i = 0; i < this.q.length; i++) this.q[i] = l[i] + w * (shown[i] - l[i]);
+    if (this.solving) {
+      this.q.set(body.q);
+      this.velocity.set(body.velocity);
+    } else if (this.fade === 0) {
+      this.q.set(linear.q);
+      this.velocity.set(linear.velocity);
+    } else {
+      const shown = this.learned!.q, w = this.fade / this.handbackTicks, l = linear.q;
+      if (alone) this.q.set(shown);
+      else for (let i = 0; i < this.q.length; i++) this.q[i] = l[i] + w * (shown[i] - l[i]);
+      // The network's rate, second order (BDF2's own difference): a first-order one lags half a tick.
+      const q = this.q, p = this.previous, o = this.older, scale = 1 / (2 * this.dt);
+      for (let i = 0; i < q.length; i++) this.velocity[i] = (3 * q[i] - 4 * p[i] + o[i]) * scale;
     }
-    for (let i = 0; i < this.q.length; i++) this.velocity[i] = (this.q[i] - this.previous[i]) / this.dt;
-    this.source = this.solving ? "sim" : this.weight === 1 ? "rnn" : "linear";
+    this.source = this.solving ? "sim" : alone ? "rnn" : "linear";
   }
 }

@@ -81,7 +81,6 @@ export class RoomCharacter {
   /** Things that touch without holding: fingertips and props (the floor and the room's statics do not count). */
   private readonly touching: NearbyObstacles;
   private flesh: FleshSwitch | null = null;
-  private linear: LinearFlesh | null = null;
   /** Per clip: whether the network learned it (a clip it never saw is left to the other layers: it extrapolates badly). */
   private learnedClips: boolean[] = [];
 
@@ -128,9 +127,8 @@ export class RoomCharacter {
    */
   useUntouchedLayers(network: SecondaryNetwork | null = null): void {
     const body = this.character.body;
-    this.linear ??= new LinearFlesh(this.character.subspace, body.material, body.options.damping, this.dt);
-    const learned = network ? new RnnCharacter(this.baked, this.spec.size, network, this.character.motion) : null;
-    this.flesh = new FleshSwitch(this.character, this.linear, learned, this.dt);
+    this.flesh ??= new FleshSwitch(this.character, new LinearFlesh(this.character.subspace, body.material, body.options.damping, this.dt), this.dt);
+    this.flesh.setNetwork(network ? new RnnCharacter(this.baked, this.spec.size, network, this.character.motion) : null);
     this.learnedClips = this.character.rig.clips.map((clip) => network?.info.clips.includes(clip.name) ?? false);
   }
 
@@ -140,8 +138,9 @@ export class RoomCharacter {
   }
 
   /**
-   * The soft part shown and sent (3m): the solver's, the network's, or the two crossfading, within the flesh's limits
-   * (the network's answers come limited; the solver's state is not, so that it settles as it would).
+   * The soft part shown and sent (3m): the solver's, the linearised flesh's, the network's, or the last two
+   * crossfading, within the flesh's limits (the network's answers come limited; the others' states are not, so that
+   * they settle as they would).
    */
   get softQ(): Float64Array {
     return this.shownQ;

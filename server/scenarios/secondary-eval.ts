@@ -97,7 +97,7 @@ export async function evaluateSecondary(options: SecondaryOptions): Promise<Seco
   const zero: Trace = { q: reference.q.map((q) => new Float64Array(q.length)), ms: [] };
   const none = errors(subspace, zero, reference);
   const rnn = await rnnScore(options, subspace, reference);
-  options.onProgress?.(`velocity skinning, fitted on ${options.train.join(", ")}`);
+  options.onProgress?.(options.train.length > 0 ? `velocity skinning, fitted on ${options.train.join(", ")}` : "velocity skinning (no other clip to fit on: floppiness 0)");
   const velocitySkinning = velocitySkinningScore(options, subspace, reference);
   options.onProgress?.(`the linearised dynamics on ${options.test}`);
   const linear = score(linearTrace(options, REFERENCE_HZ));

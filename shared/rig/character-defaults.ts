@@ -44,7 +44,7 @@ export const FLESH_LIMIT = Object.freeze({ reach: 0.05, stretch: 0.3, knee: 0.5 
 
 /**
  * How far (m) a walking character's skin keeps from a prop on the floor, wherever its clips put it: beyond the 5 cm
- * at which the room hands its flesh from its network to the solver (room-character.ts), with room for the flesh's
+ * at which the room hands its flesh from its network or the linearised flesh to the solver (room-character.ts), with room for the flesh's
  * reach. The layouts' floor props rest at least this far from its loop, and it walks round any prop moved nearer.
  */
 export const CHARACTER_PROP_CLEARANCE = 0.1;

@@ -87,11 +87,14 @@ export class LinearFlesh {
     this.bParts = [0, 1, 2].map((a) => this.b.subarray(a * m, (a + 1) * m));
   }
 
-  /** Takes over a soft part moving so (another layer's): the next step starts from it as from a steady motion. */
+  /**
+   * Takes over a soft part moving so (another layer's): BDF2's history is that motion's, steady over the last step
+   * (the last step started dt back along the velocity), so the first step goes on at its pace.
+   */
   setState(q: ArrayLike<number>, velocity: ArrayLike<number>): void {
     this.q.set(q);
     this.velocity.set(velocity);
-    this.qPrevious.set(q);
+    for (let i = 0; i < this.n; i++) this.qPrevious[i] = q[i] - this.dt * velocity[i];
     this.velocityPrevious.set(velocity);
   }
 

@@ -46,9 +46,9 @@ export class SpringLayer {
   step(force: ArrayLike<number>, dt: number): void {
     const { count, n, vectors } = this.modes, { stiffness, damping } = this.parameters;
     const eta = this.eta, rate = this.rate, etaPrevious = this.etaPrevious, ratePrevious = this.ratePrevious;
-    // BDF2's history is for steps of one size: after a change, the step starts from the present as from rest.
+    // BDF2's history is for steps of one size: after a change, it is the present motion, steady over one new step.
     if (dt !== this.lastStep && this.lastStep > 0) {
-      etaPrevious.set(eta);
+      for (let k = 0; k < count; k++) etaPrevious[k] = eta[k] - dt * rate[k];
       ratePrevious.set(rate);
     }
     this.lastStep = dt;
@@ -88,7 +88,7 @@ export class SpringLayer {
 }
 
 /** F_k = phi_k . f for every mode (the modes are mass-orthonormal, so this is the mode's generalised force). */
-export function modalForce(vectors: Float64Array, count: number, n: number, force: ArrayLike<number>, out: Float64Array): void {
+function modalForce(vectors: Float64Array, count: number, n: number, force: ArrayLike<number>, out: Float64Array): void {
   for (let k = 0; k < count; k++) {
     let s = 0;
     const o = k * n;

@@ -14,7 +14,7 @@ import { RigMotion } from "./rig-motion";
 import type { SpringParameters } from "./spring-layer";
 
 /** Springs a character's layer keeps (the fox's held-out Run: 0.692x the error of no soft part with 64, 0.695x with all 135). */
-export const SPRING_DIRECTIONS = 64;
+const SPRING_DIRECTIONS = 64;
 
 /** A spring layer: its directions and their springs, for one body at one size and density. */
 export interface SpringModel {
