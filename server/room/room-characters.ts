@@ -1,6 +1,6 @@
 // A room's characters: the layout's rigged characters baked, and those visitors upload; each a RoomCharacter with its
-// slot in snapshots, in the room's state with its clips, stepped every tick, and moved by its trained
-// secondary-motion network when it has one.
+// slot in snapshots, in the room's state with its clips, stepped every tick, and, while nothing touches it, moved by
+// the linearised flesh, or by its trained secondary-motion network on the clips that network learned.
 
 import { CharacterState, UPLOAD_LIMITS, type CharacterMode, type RoomState } from "../../shared/net";
 import type { SceneWorld, SceneLayout } from "../../shared/scene";
