@@ -60,6 +60,19 @@ async function againstSolver(mesh: string, clipName: string, make: (loaded: Awai
   };
 }
 
+/** The linearised flesh of a loaded bake, as a layer. */
+function linearOn(loaded: Awaited<ReturnType<typeof loadBody>>): Layer {
+  return new LinearCharacter(loaded.baked, loaded.size, MATERIAL, { dt: DT, damping: FLESH.damping });
+}
+
+/** A layer's run against the solver: its errors (shares of no soft part) under these, finite, and complementary to `offConstraint`. */
+function expectFollows(ratio: Awaited<ReturnType<typeof againstSolver>>, limits: { playing: number; stopped: number; offConstraint: number }): void {
+  expect(ratio.playing).toBeLessThan(limits.playing);
+  expect(ratio.stopped).toBeLessThan(limits.stopped);
+  expect(ratio.finite).toBe(true);
+  expect(ratio.offConstraint).toBeLessThan(limits.offConstraint);
+}
+
 /** The springs on the flesh's own modes of a loaded bake, as a layer. */
 function springsOn(loaded: Awaited<ReturnType<typeof loadBody>>): Layer {
   const springs = new SpringCharacter(loaded.baked, loaded.size, complementarySprings(loaded.baked, loaded.size, MATERIAL, FLESH.damping));
@@ -67,39 +80,27 @@ function springsOn(loaded: Awaited<ReturnType<typeof loadBody>>): Layer {
 }
 
 it("the linearised flesh follows the solver's through the fox's Run and after it stops, with nothing fitted", async () => {
-  const ratio = await againstSolver(FOX, "Run", (loaded) => new LinearCharacter(loaded.baked, loaded.size, MATERIAL, { dt: DT, damping: FLESH.damping }));
+  const ratio = await againstSolver(FOX, "Run", linearOn);
   console.info(`Run: linearised flesh ${ratio.playing.toFixed(3)}x the error of no soft part playing, ${ratio.stopped.toFixed(3)}x after the stop`);
   // Measured 0.39x and 0.22x (an implicit Euler step: 0.43x and 0.34x).
-  expect(ratio.playing).toBeLessThan(0.6);
-  expect(ratio.stopped).toBeLessThan(0.3);
-  expect(ratio.finite).toBe(true);
-  expect(ratio.offConstraint).toBeLessThan(1e-9);
+  expectFollows(ratio, { playing: 0.6, stopped: 0.3, offConstraint: 1e-9 });
 }, 120_000);
 
 it("the springs on the flesh's own modes beat showing no soft part through the Run and after it stops", async () => {
   const ratio = await againstSolver(FOX, "Run", springsOn);
   console.info(`Run: springs ${ratio.playing.toFixed(3)}x the error of no soft part playing, ${ratio.stopped.toFixed(3)}x after the stop`);
   // Measured 0.69x and 0.55x. Springs fitted to the solver on Walk and Survey erred 1.06x (playing).
-  expect(ratio.playing).toBeLessThan(0.8);
-  expect(ratio.stopped).toBeLessThan(0.7);
-  expect(ratio.finite).toBe(true);
-  expect(ratio.offConstraint).toBeLessThan(1e-9);
+  expectFollows(ratio, { playing: 0.8, stopped: 0.7, offConstraint: 1e-9 });
 }, 120_000);
 
 it("on a humanoid never seen, running, both layers beat showing no soft part with nothing fitted", async () => {
   const file = path.join(await mkdtemp(path.join(tmpdir(), "pliant-humanoid-")), "humanoid.glb");
   await writeFile(file, await humanoidBytes());
-  const linear = await againstSolver(file, "Running", (loaded) => new LinearCharacter(loaded.baked, loaded.size, MATERIAL, { dt: DT, damping: FLESH.damping }));
+  const linear = await againstSolver(file, "Running", linearOn);
   const springs = await againstSolver(file, "Running", springsOn);
   console.info(`humanoid Running: linearised ${linear.playing.toFixed(3)}x / ${linear.stopped.toFixed(3)}x, springs ${springs.playing.toFixed(3)}x / ${springs.stopped.toFixed(3)}x the error of no soft part (playing / after the stop)`);
-  // Measured: linearised 0.41x / 0.71x, springs 0.70x / 0.77x.
-  expect(linear.playing).toBeLessThan(0.6);
-  expect(linear.stopped).toBeLessThan(0.9);
-  expect(springs.playing).toBeLessThan(0.85);
-  expect(springs.stopped).toBeLessThan(0.95);
-  for (const layer of [linear, springs]) {
-    expect(layer.finite).toBe(true);
-    // Its fingers weigh grams: the constraint's rows are less well conditioned than the fox's (measured 1.6e-8).
-    expect(layer.offConstraint).toBeLessThan(1e-6);
-  }
+  // Measured: linearised 0.41x / 0.71x, springs 0.70x / 0.77x. Its fingers weigh grams: the constraint's rows are
+  // less well conditioned than the fox's (off the constraint by 1.6e-8).
+  expectFollows(linear, { playing: 0.6, stopped: 0.9, offConstraint: 1e-6 });
+  expectFollows(springs, { playing: 0.85, stopped: 0.95, offConstraint: 1e-6 });
 }, 240_000);
