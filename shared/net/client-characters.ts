@@ -206,6 +206,8 @@ export class ClientCharacters {
    * the way): a joiner's full snapshot is all it gets of a character standing still.
    */
   private readonly early = new Map<number, CharacterFrame>();
+  /** The room's list as last synced (the SDK updates it in place): a character built later reads what it says then. */
+  private state: Map<string, CharacterInfo> | undefined;
 
   constructor(private readonly fetchBake: (hash: string) => Promise<Uint8Array>, private readonly changed: () => void, private readonly loadNetwork?: NetworkLoader) {}
 
@@ -217,6 +219,7 @@ export class ClientCharacters {
   /** Builds the characters the state has and this client lacks; drops the ones it no longer has. */
   sync(state: Map<string, CharacterInfo> | undefined, now: number): void {
     if (!state) return;
+    this.state = state;
     for (const info of state.values()) {
       const built = this.all.get(info.id);
       if (built) {
@@ -269,10 +272,12 @@ export class ClientCharacters {
     this.arriving.add(info.id);
     try {
       const character = new ClientCharacter(info.id, info.index, decodeBakedBody(await this.fetchBake(info.bake)), info.size, info.texture, info.clips);
-      character.flesh = info.flesh ?? "sim";
-      if (info.network && this.loadNetwork) {
+      // What the state says now: its flesh may have changed while the bake came, and nothing else may change for long.
+      const live = this.state?.get(info.id), latest = live && live.bake === info.bake ? live : info;
+      character.flesh = latest.flesh ?? "sim";
+      if (latest.network && this.loadNetwork) {
         // Without its network the client shows the snapshots' flesh, which the server sends again once a hand is on it.
-        this.loadNetwork(info.network).then((network) => character.attachNetwork(network), () => {});
+        this.loadNetwork(latest.network).then((network) => character.attachNetwork(network), () => {});
       }
       const early = this.early.get(info.index);
       this.early.delete(info.index);
