@@ -228,7 +228,8 @@ export class ClientCharacters {
       }
       if (!this.early.has(info.index)) this.early.set(info.index, { at: now, tick: -1, q: null, pose: null });
       if (this.arriving.has(info.id) || now - (this.failedAt.get(info.id) ?? -Infinity) < 3000) continue;
-      void this.add({ ...info });
+      // The fields are read again from the state once the bake is here (a schema object does not spread).
+      void this.add({ id: info.id, bake: info.bake });
     }
     const announced = new Set([...state.values()].map((info) => info.index));
     for (const index of this.early.keys()) if (!announced.has(index)) this.early.delete(index);
@@ -268,16 +269,18 @@ export class ClientCharacters {
     for (const character of this.all.values()) character.show(at);
   }
 
-  private async add(info: CharacterInfo): Promise<void> {
-    this.arriving.add(info.id);
+  private async add(wanted: Pick<CharacterInfo, "id" | "bake">): Promise<void> {
+    this.arriving.add(wanted.id);
     try {
-      const character = new ClientCharacter(info.id, info.index, decodeBakedBody(await this.fetchBake(info.bake)), info.size, info.texture, info.clips);
+      const baked = decodeBakedBody(await this.fetchBake(wanted.bake));
       // What the state says now: its flesh may have changed while the bake came, and nothing else may change for long.
-      const live = this.state?.get(info.id), latest = live && live.bake === info.bake ? live : info;
-      character.flesh = latest.flesh ?? "sim";
-      if (latest.network && this.loadNetwork) {
+      const info = this.state?.get(wanted.id);
+      if (!info || info.bake !== wanted.bake) return;
+      const character = new ClientCharacter(info.id, info.index, baked, info.size, info.texture, info.clips);
+      character.flesh = info.flesh ?? "sim";
+      if (info.network && this.loadNetwork) {
         // Without its network the client shows the snapshots' flesh, which the server sends again once a hand is on it.
-        this.loadNetwork(latest.network).then((network) => character.attachNetwork(network), () => {});
+        this.loadNetwork(info.network).then((network) => character.attachNetwork(network), () => {});
       }
       const early = this.early.get(info.index);
       this.early.delete(info.index);
@@ -287,9 +290,9 @@ export class ClientCharacters {
       this.failedAt.delete(info.id);
       this.changed();
     } catch {
-      this.failedAt.set(info.id, Date.now());
+      this.failedAt.set(wanted.id, Date.now());
     } finally {
-      this.arriving.delete(info.id);
+      this.arriving.delete(wanted.id);
     }
   }
 }

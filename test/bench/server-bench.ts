@@ -10,6 +10,7 @@
 
 import { spawn } from "node:child_process";
 import path from "node:path";
+import { constants as perfConstants, PerformanceObserver } from "node:perf_hooks";
 import { matchMaker } from "@colyseus/core";
 import { startServer } from "../../server/app";
 import type { PlaygroundRoom } from "../../server/room/playground-room";
@@ -58,6 +59,12 @@ const stats = room.stats;
 const ticksBefore = stats.count, overrunsBefore = stats.overruns, escapesBefore = room.sceneWorld.escapes;
 const bytesBefore = server.clientBytes().total;
 const cpuBefore = process.cpuUsage();
+// The garbage collector's pauses in the server's process (a pause inside a tick is tick time).
+const gcPauses: { ms: number; major: boolean }[] = [];
+const gcObserver = new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcPauses.push({ ms: entry.duration, major: (entry as { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR });
+});
+gcObserver.observe({ entryTypes: ["gc"] });
 const memory: { rss: number; heap: number }[] = [];
 const started = performance.now();
 const durations: number[] = [];
@@ -78,6 +85,8 @@ while (performance.now() - started < seconds * 1000) {
   }
 }
 const elapsed = (performance.now() - started) / 1000;
+gcObserver.disconnect();
+const gcMs = gcPauses.map((p) => p.ms).sort((a, b) => a - b);
 durations.sort((a, b) => a - b);
 const cpu = process.cpuUsage(cpuBefore);
 const bytesPerClientSecond = (server.clientBytes().total - bytesBefore) / (players + spectators) / elapsed;
@@ -94,6 +103,7 @@ const result = {
   serverCpuPercentOfOneCore: (100 * (cpu.user + cpu.system)) / 1e6 / elapsed,
   rssMiB: memory[memory.length - 1].rss / 2 ** 20,
   heapMiB: { first: meanHeap(memory.slice(0, minute)) / 2 ** 20, last: meanHeap(memory.slice(-minute)) / 2 ** 20 },
+  gc: { pauses: gcMs.length, major: gcPauses.filter((p) => p.major).length, totalMs: gcMs.reduce((a, b) => a + b, 0), maxMs: gcMs.length ? gcMs[gcMs.length - 1] : 0, over2Ms: gcMs.filter((ms) => ms > 2).length },
   allFinite: finite,
   escapes: room.sceneWorld.escapes - escapesBefore,
   logLines: serverLog.length,
@@ -105,9 +115,9 @@ if (flags.json) {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } else {
   const f = (v: number, d = 2) => v.toFixed(d);
-  process.stdout.write(`| players | spectators | seconds | ticks / expected | tick p50 ms | tick p99 ms | tick max ms | overruns | ticks/s min | 1 s windows < 55 ticks | bytes/client/s | server CPU % | RSS MiB | heap MiB first/last | finite | escapes | log lines | faults |\n`);
-  process.stdout.write(`|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n`);
-  process.stdout.write(`| ${players} | ${spectators} | ${f(elapsed, 0)} | ${result.ticks} / ${result.expectedTicks} | ${f(result.tickMs.p50)} | ${f(result.tickMs.p99)} | ${f(result.tickMs.max)} | ${result.overruns} | ${f(result.ticksPerSecond.min, 1)} | ${result.ticksPerSecond.windowsUnder55} / ${result.ticksPerSecond.windows} | ${f(bytesPerClientSecond, 0)} | ${f(result.serverCpuPercentOfOneCore, 0)} | ${f(result.rssMiB, 0)} | ${f(result.heapMiB.first, 0)} / ${f(result.heapMiB.last, 0)} | ${finite} | ${result.escapes} | ${result.logLines} | ${result.faults} |\n`);
+  process.stdout.write(`| players | spectators | seconds | ticks / expected | tick p50 ms | tick p99 ms | tick max ms | overruns | ticks/s min | 1 s windows < 55 ticks | bytes/client/s | server CPU % | RSS MiB | heap MiB first/last | GC pauses (major) / total ms / max ms / over 2 ms | finite | escapes | log lines | faults |\n`);
+  process.stdout.write(`|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n`);
+  process.stdout.write(`| ${players} | ${spectators} | ${f(elapsed, 0)} | ${result.ticks} / ${result.expectedTicks} | ${f(result.tickMs.p50)} | ${f(result.tickMs.p99)} | ${f(result.tickMs.max)} | ${result.overruns} | ${f(result.ticksPerSecond.min, 1)} | ${result.ticksPerSecond.windowsUnder55} / ${result.ticksPerSecond.windows} | ${f(bytesPerClientSecond, 0)} | ${f(result.serverCpuPercentOfOneCore, 0)} | ${f(result.rssMiB, 0)} | ${f(result.heapMiB.first, 0)} / ${f(result.heapMiB.last, 0)} | ${result.gc.pauses} (${result.gc.major}) / ${f(result.gc.totalMs, 0)} / ${f(result.gc.maxMs)} / ${result.gc.over2Ms} | ${finite} | ${result.escapes} | ${result.logLines} | ${result.faults} |\n`);
 }
 for (const fault of faults.slice(0, 5)) process.stderr.write(`fault: ${fault.slice(0, 2000)}\n`);
 process.exit(0);

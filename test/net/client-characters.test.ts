@@ -6,7 +6,8 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { expect, it, vi } from "vitest";
 import { parseMesh } from "../../shared/geometry";
-import { ClientCharacters, type CharacterInfo } from "../../shared/net/client-characters";
+import { ClientCharacters } from "../../shared/net/client-characters";
+import { CharacterState, RoomState } from "../../shared/net/state";
 import { bakeMesh, baselineProvider, clientBakedBody, encodeBakedBody } from "../../shared/skinning";
 
 const FOX = path.resolve(import.meta.dirname, "../../../shared/assets/characters/fox.glb");
@@ -17,8 +18,9 @@ it("a character whose flesh changed while its bake was on the way shows the fles
   let deliver!: (bytes: Uint8Array) => void;
   const characters = new ClientCharacters(() => new Promise((resolve) => (deliver = resolve)), () => undefined);
   // The SDK keeps one object per character and changes its fields in place.
-  const info: CharacterInfo = { id: "little-fox", index: 4, bake: "hash", size: 0.3, texture: "", clips: "Run,Survey,Walk", mode: "walk", network: "", flesh: "sim" };
-  const state = new Map([[info.id, info]]);
+  const room = new RoomState(), state = room.characters;
+  const info = new CharacterState({ id: "little-fox", index: 4, bake: "hash", size: 0.3, texture: "", clips: "Run,Survey,Walk", mode: "walk", network: "", flesh: "sim" });
+  state.set(info.id, info);
   characters.sync(state, Date.now());
   await vi.waitFor(() => expect(deliver).toBeDefined());
   info.flesh = "linear";

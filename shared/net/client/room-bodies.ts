@@ -76,7 +76,8 @@ export class RoomBodies {
     const now = Date.now();
     for (const info of state.bodies.values()) {
       if (this.bodies.has(info.id) || this.arriving.has(info.id) || (this.retryAt.get(info.id) ?? 0) > now) continue;
-      void this.add({ ...info });
+      // The fields are read again from the state once the bake is here (a schema object does not spread).
+      void this.add({ id: info.id, bake: info.bake });
     }
     for (const body of [...this.bodies.values()]) if (!state.bodies.has(body.id)) this.remove(body);
   }
@@ -113,7 +114,7 @@ export class RoomBodies {
     }
   }
 
-  private async add(info: BodyInfo): Promise<void> {
+  private async add(info: Pick<BodyInfo, "id" | "bake">): Promise<void> {
     this.arriving.add(info.id);
     let baked: BakedBody;
     try {
@@ -129,13 +130,13 @@ export class RoomBodies {
     this.retryAt.delete(info.id);
     const now = this.host.state()?.bodies?.get(info.id);
     if (this.host.closed() || !now || now.bake !== info.bake || this.bodies.has(info.id)) return;
-    const entry = clientBody(info, baked);
+    const entry = clientBody(now, baked); // as the state says now: a material may have changed while the bake came
     this.scene.addEntity(entry.entity);
     this.bodies.set(info.id, entry);
-    this.byIndex[info.index] = entry;
+    this.byIndex[entry.index] = entry;
     this.host.added(entry);
-    const early = this.unknownStates.get(info.index);
-    this.unknownStates.delete(info.index);
+    const early = this.unknownStates.get(entry.index);
+    this.unknownStates.delete(entry.index);
     if (early && early.q.length === entry.body.n) {
       entry.snapshots.push({ at: Date.now(), tick: early.tick, q: early.q });
       this.scene.setBodyState(entry.entity, early.q, early.tick);
