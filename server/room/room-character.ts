@@ -19,6 +19,7 @@ import type { BakedBody } from "../../shared/skinning";
 import { CharacterDirector, type CharacterPose } from "../characters/character-director";
 import { FleshSwitch, type FleshSource } from "../characters/flesh-switch";
 import { RnnCharacter, type SecondaryNetwork } from "../../shared/rig/rnn-character";
+import { length3 } from "../../shared/linalg/vector-length";
 
 /**
  * A soft part none of whose surface samples moved more than this (m) since it was last sent is left out of
@@ -155,7 +156,7 @@ export class RoomCharacter {
       // in the hand's distance (the hand lets go at CHARACTER_GRAB_SLIP, further out).
       this.grabbedPoint(held, anchor);
       motion.toFrame(held.target[0], held.target[1], held.target[2], p);
-      const dx = p[0] - anchor[0], dy = p[1] - anchor[1], dz = p[2] - anchor[2], distance = Math.hypot(dx, dy, dz);
+      const dx = p[0] - anchor[0], dy = p[1] - anchor[1], dz = p[2] - anchor[2], distance = length3(dx, dy, dz);
       const pull = distance > 0 ? (reach * saturate(distance / reach)) / distance : 0;
       body.moveGrab(held.grab, anchor[0] + pull * dx, anchor[1] + pull * dy, anchor[2] + pull * dz);
     }
@@ -241,7 +242,7 @@ export class RoomCharacter {
   grab(key: string, point: readonly [number, number, number]): string | null {
     this.release(key);
     const p = this.point, motion = this.character.motion;
-    if (Math.hypot(point[0] - this.bound[0], point[1] - this.bound[1], point[2] - this.bound[2]) > this.bound[3] + LIMITS.grabSlack) return `the point is not on the ${this.name}`;
+    if (length3(point[0] - this.bound[0], point[1] - this.bound[1], point[2] - this.bound[2]) > this.bound[3] + LIMITS.grabSlack) return `the point is not on the ${this.name}`;
     motion.toFrame(point[0], point[1], point[2], p);
     const grab = this.character.body.grab(p[0], p[1], p[2], { radius: grabRadius(this.spec.size) });
     if (grab < 0) return `the point is not on the ${this.name}'s surface`;
@@ -272,7 +273,7 @@ export class RoomCharacter {
     const anchor = this.anchor, world = this.point;
     this.grabbedPoint(held, anchor);
     this.character.motion.toWorld(anchor[0], anchor[1], anchor[2], world);
-    return Math.hypot(held.target[0] - world[0], held.target[1] - world[1], held.target[2] - world[2]);
+    return length3(held.target[0] - world[0], held.target[1] - world[1], held.target[2] - world[2]);
   }
 
   /**
@@ -282,7 +283,7 @@ export class RoomCharacter {
   moveGrab(key: string, target: readonly [number, number, number]): boolean {
     const held = this.grabs.get(key);
     if (!held) return true;
-    if (Math.hypot(target[0] - this.bound[0], target[1] - this.bound[1], target[2] - this.bound[2]) > LIMITS.grabStretch + this.bound[3]) return false;
+    if (length3(target[0] - this.bound[0], target[1] - this.bound[1], target[2] - this.bound[2]) > LIMITS.grabStretch + this.bound[3]) return false;
     held.target.set(target);
     return true;
   }

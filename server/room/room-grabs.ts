@@ -9,6 +9,7 @@ import { GrabState, LIMITS, MESSAGES, type GrabHeldMessage, type GrabResultMessa
 import type { GrabInput } from "./input-queue";
 import type { RoomCharacter } from "./room-character";
 import type { RoomBody } from "./room-uploads";
+import { length3 } from "../../shared/linalg/vector-length";
 
 export interface HeldGrab {
   sessionId: string;
@@ -67,7 +68,7 @@ export class RoomGrabs {
           if (!held) return `no grab held by ${input.message.hand}`;
           const bound = held.body.entity.proxies.bound;
           const [x, y, z] = input.message.target;
-          if (Math.hypot(x - bound[0], y - bound[1], z - bound[2]) > LIMITS.grabStretch + bound[3]) return `grab target is more than ${LIMITS.grabStretch} m from the body`;
+          if (length3(x - bound[0], y - bound[1], z - bound[2]) > LIMITS.grabStretch + bound[3]) return `grab target is more than ${LIMITS.grabStretch} m from the body`;
           held.body.entity.moveGrab(held.grab, x, y, z);
           held.target[0] = x; held.target[1] = y; held.target[2] = z;
           held.moved = true;

@@ -8,6 +8,7 @@
 import { basisRows } from "../sim/subspace";
 import { handleCount, type BakedBody } from "../skinning/baked-body";
 import { FLESH_LIMIT } from "./character-defaults";
+import { length3 } from "../linalg/vector-length";
 
 /** Neighbours per surface sample in the stretch graph (the nearest ones, about their spacing apart). */
 const NEIGHBOURS = 6;
@@ -72,7 +73,7 @@ export class FleshLimit {
     const from = this.from, to = this.to, length = this.length;
     for (let e = 0; e < from.length; e++) {
       const a = 3 * from[e], b = 3 * to[e];
-      strain = Math.max(strain, Math.hypot(u[a] - u[b], u[a + 1] - u[b + 1], u[a + 2] - u[b + 2]) / length[e]);
+      strain = Math.max(strain, length3(u[a] - u[b], u[a + 1] - u[b + 1], u[a + 2] - u[b + 2]) / length[e]);
     }
     this.displacement = Math.sqrt(largest);
     this.strain = strain;
@@ -104,7 +105,7 @@ function neighbourPairs(points: ArrayLike<number>, k: number): { from: Int32Arra
     distance.fill(Infinity);
     for (let j = 0; j < count; j++) {
       if (j === i) continue;
-      const d = Math.hypot(points[3 * i] - points[3 * j], points[3 * i + 1] - points[3 * j + 1], points[3 * i + 2] - points[3 * j + 2]);
+      const d = length3(points[3 * i] - points[3 * j], points[3 * i + 1] - points[3 * j + 1], points[3 * i + 2] - points[3 * j + 2]);
       if (!(d < distance[k - 1]) || d === 0) continue;
       let p = k - 1;
       while (p > 0 && distance[p - 1] > d) { distance[p] = distance[p - 1]; nearest[p] = nearest[p - 1]; p--; }

@@ -1,13 +1,31 @@
 // Rigid obstacles as signed distances for the soft-body solver's contacts (shared/sim ContactSurface): static
 // scene boxes, rigid props that Rapier moves, and the proxy spheres of other soft bodies. Nothing here allocates
-// per query; poses are written in place by the world once per tick.
+// per query; poses are written in place by the world once per tick. Each obstacle answers `nearest` with its numbers
+// in arrays: the near obstacles are of several classes, so the call from NearbyObstacles is not inlined, and a call
+// that is not inlined boxes every number it passes or returns (5 allocations a query, a minor GC every few ticks).
 
 import { quaternionToMatrix, type ContactSurface } from "../sim";
 import type { PropSpec, StaticBoxSpec } from "./layout";
+import { length3 } from "../linalg/vector-length";
 
 /** An obstacle that can say roughly where it is: a bounding sphere (x, y, z, r) for the broad phase. */
 export interface BoundedObstacle extends ContactSurface {
   boundingSphere(out: Float64Array): void;
+  /**
+   * signedDistance with its numbers in arrays: the point and the farthest distance wanted in query[0..3]; the outward
+   * normal into out[0..2] and the distance (+Infinity past the farthest) into out[3].
+   */
+  nearest(query: Float64Array, out: Float64Array): void;
+}
+
+const QUERY = new Float64Array(4), ANSWER = new Float64Array(4);
+
+/** An obstacle's signedDistance by its `nearest` (one thread, and `nearest` queries nothing else). */
+function signedDistanceOf(obstacle: BoundedObstacle, x: number, y: number, z: number, maxDistance: number, normalOut: Float64Array): number {
+  QUERY[0] = x; QUERY[1] = y; QUERY[2] = z; QUERY[3] = maxDistance;
+  obstacle.nearest(QUERY, ANSWER);
+  normalOut[0] = ANSWER[0]; normalOut[1] = ANSWER[1]; normalOut[2] = ANSWER[2];
+  return ANSWER[3];
 }
 
 /** An oriented box: centre, half extents, rotation (row-major 3x3, body -> world). */
@@ -32,12 +50,16 @@ export class BoxObstacle implements BoundedObstacle {
 
   boundingSphere(out: Float64Array): void {
     out[0] = this.center[0]; out[1] = this.center[1]; out[2] = this.center[2];
-    out[3] = Math.hypot(this.half[0], this.half[1], this.half[2]);
+    out[3] = length3(this.half[0], this.half[1], this.half[2]);
   }
 
   signedDistance(x: number, y: number, z: number, maxDistance: number, normalOut: Float64Array): number {
-    const r = this.rotation, h = this.half;
-    const dx = x - this.center[0], dy = y - this.center[1], dz = z - this.center[2];
+    return signedDistanceOf(this, x, y, z, maxDistance, normalOut);
+  }
+
+  nearest(query: Float64Array, out: Float64Array): void {
+    const r = this.rotation, h = this.half, maxDistance = query[3];
+    const dx = query[0] - this.center[0], dy = query[1] - this.center[1], dz = query[2] - this.center[2];
     // Local coordinates: R^T d.
     const lx = r[0] * dx + r[3] * dy + r[6] * dz;
     const ly = r[1] * dx + r[4] * dy + r[7] * dz;
@@ -47,7 +69,7 @@ export class BoxObstacle implements BoundedObstacle {
     if (qx > 0 || qy > 0 || qz > 0) {
       const ox = Math.max(qx, 0), oy = Math.max(qy, 0), oz = Math.max(qz, 0);
       distance = Math.sqrt(ox * ox + oy * oy + oz * oz);
-      if (distance > maxDistance) return Infinity;
+      if (distance > maxDistance) { out[3] = Infinity; return; }
       nx = (ox / distance) * Math.sign(lx); ny = (oy / distance) * Math.sign(ly); nz = (oz / distance) * Math.sign(lz);
     } else {
       // Inside: the nearest face.
@@ -56,10 +78,10 @@ export class BoxObstacle implements BoundedObstacle {
       else if (distance === qy) ny = ly >= 0 ? 1 : -1;
       else nz = lz >= 0 ? 1 : -1;
     }
-    normalOut[0] = r[0] * nx + r[1] * ny + r[2] * nz;
-    normalOut[1] = r[3] * nx + r[4] * ny + r[5] * nz;
-    normalOut[2] = r[6] * nx + r[7] * ny + r[8] * nz;
-    return distance;
+    out[0] = r[0] * nx + r[1] * ny + r[2] * nz;
+    out[1] = r[3] * nx + r[4] * ny + r[5] * nz;
+    out[2] = r[6] * nx + r[7] * ny + r[8] * nz;
+    out[3] = distance;
   }
 }
 
@@ -93,7 +115,11 @@ export class SphereObstacle implements BoundedObstacle {
   }
 
   signedDistance(x: number, y: number, z: number, maxDistance: number, normalOut: Float64Array): number {
-    return sphereDistance(this.center, 0, this.radius, x, y, z, maxDistance, normalOut);
+    return signedDistanceOf(this, x, y, z, maxDistance, normalOut);
+  }
+
+  nearest(query: Float64Array, out: Float64Array): void {
+    sphereDistance(this.center, 0, this.radius, query, out);
   }
 }
 
@@ -118,20 +144,23 @@ export class SphereSetObstacle implements BoundedObstacle {
     for (let i = 0; i < n; i++) { cx += c[3 * i]; cy += c[3 * i + 1]; cz += c[3 * i + 2]; }
     cx /= n; cy /= n; cz /= n;
     let r = 0;
-    for (let i = 0; i < n; i++) r = Math.max(r, Math.hypot(c[3 * i] - cx, c[3 * i + 1] - cy, c[3 * i + 2] - cz) + this.radii[i]);
+    for (let i = 0; i < n; i++) r = Math.max(r, length3(c[3 * i] - cx, c[3 * i + 1] - cy, c[3 * i + 2] - cz) + this.radii[i]);
     this.bound[0] = cx; this.bound[1] = cy; this.bound[2] = cz; this.bound[3] = r;
   }
 
   signedDistance(x: number, y: number, z: number, maxDistance: number, normalOut: Float64Array): number {
+    return signedDistanceOf(this, x, y, z, maxDistance, normalOut);
+  }
+
+  nearest(query: Float64Array, out: Float64Array): void {
     const b = this.bound;
-    if (Math.hypot(x - b[0], y - b[1], z - b[2]) - b[3] > maxDistance) return Infinity;
+    if (length3(query[0] - b[0], query[1] - b[1], query[2] - b[2]) - b[3] > query[3]) { out[3] = Infinity; return; }
     let best = Infinity, bx = 0, by = 0, bz = 0;
     for (let i = 0; i < this.radii.length; i++) {
-      const d = sphereDistance(this.centers, 3 * i, this.radii[i], x, y, z, maxDistance, normalOut);
-      if (d < best) { best = d; bx = normalOut[0]; by = normalOut[1]; bz = normalOut[2]; }
+      sphereDistance(this.centers, 3 * i, this.radii[i], query, out);
+      if (out[3] < best) { best = out[3]; bx = out[0]; by = out[1]; bz = out[2]; }
     }
-    normalOut[0] = bx; normalOut[1] = by; normalOut[2] = bz;
-    return best;
+    out[0] = bx; out[1] = by; out[2] = bz; out[3] = best;
   }
 }
 
@@ -153,7 +182,8 @@ export class NearbyObstacles implements ContactSurface {
   private readonly active: BoundedObstacle[] = [];
   private count = 0;
   private readonly sphere = new Float64Array(4);
-  private readonly normal = new Float64Array(3);
+  private readonly query = new Float64Array(4);
+  private readonly answer = new Float64Array(4);
 
   constructor(private readonly all: BoundedObstacle[]) {
     for (let i = 0; i < all.length; i++) this.active.push(all[i]);
@@ -165,7 +195,7 @@ export class NearbyObstacles implements ContactSurface {
     this.count = 0;
     for (let i = 0; i < this.all.length; i++) {
       this.all[i].boundingSphere(s);
-      if (Math.hypot(s[0] - x, s[1] - y, s[2] - z) - s[3] - radius <= reach) this.active[this.count++] = this.all[i];
+      if (length3(s[0] - x, s[1] - y, s[2] - z) - s[3] - radius <= reach) this.active[this.count++] = this.all[i];
     }
   }
 
@@ -190,24 +220,26 @@ export class NearbyObstacles implements ContactSurface {
 
   signedDistance(x: number, y: number, z: number, maxDistance: number, normalOut: Float64Array): number {
     let best = Infinity;
-    const n = this.normal;
+    const query = this.query, answer = this.answer;
+    query[0] = x; query[1] = y; query[2] = z; query[3] = maxDistance;
     for (let i = 0; i < this.count; i++) {
-      const d = this.active[i].signedDistance(x, y, z, maxDistance, n);
-      if (d < best) { best = d; normalOut[0] = n[0]; normalOut[1] = n[1]; normalOut[2] = n[2]; }
+      this.active[i].nearest(query, answer);
+      if (answer[3] < best) { best = answer[3]; normalOut[0] = answer[0]; normalOut[1] = answer[1]; normalOut[2] = answer[2]; }
     }
     return best;
   }
 }
 
-function sphereDistance(c: Float64Array, o: number, radius: number, x: number, y: number, z: number, maxDistance: number, normalOut: Float64Array): number {
-  const dx = x - c[o], dy = y - c[o + 1], dz = z - c[o + 2];
+/** The sphere at c[o..o+3] of `radius`, as BoundedObstacle.nearest answers. */
+function sphereDistance(c: Float64Array, o: number, radius: number, query: Float64Array, out: Float64Array): void {
+  const dx = query[0] - c[o], dy = query[1] - c[o + 1], dz = query[2] - c[o + 2];
   const length = Math.sqrt(dx * dx + dy * dy + dz * dz);
   const distance = length - radius;
-  if (distance > maxDistance) return Infinity;
+  if (distance > query[3]) { out[3] = Infinity; return; }
   if (length > 1e-12) {
-    normalOut[0] = dx / length; normalOut[1] = dy / length; normalOut[2] = dz / length;
+    out[0] = dx / length; out[1] = dy / length; out[2] = dz / length;
   } else {
-    normalOut[0] = 0; normalOut[1] = 1; normalOut[2] = 0;
+    out[0] = 0; out[1] = 1; out[2] = 0;
   }
-  return distance;
+  out[3] = distance;
 }

@@ -13,6 +13,7 @@
 import { BoxObstacle, PARKED, placeFingertip, SphereObstacle, propObstacle, staticObstacle, type BoundedObstacle } from "./obstacles";
 import type { PropSpec, SceneLayout } from "./layout";
 import type { SoftEntity } from "./soft-entity";
+import { length3 } from "../linalg/vector-length";
 
 /** Most ticks a snapshot state is carried forward; snapshots further apart than VELOCITY_SPAN give no velocity. */
 const MAX_AHEAD = 15;
@@ -165,7 +166,7 @@ export class PredictedScene {
       const ahead = Number.isFinite(tick) ? Math.max(0, Math.min(MAX_AHEAD, tick - motion.tick)) : 0;
       if (ahead === 0 && motion.placed) continue;
       const b = other.proxies.bound;
-      if (Math.hypot(b[0] - bound[0], b[1] - bound[1], b[2] - bound[2]) > b[3] + bound[3] + NEAR) continue;
+      if (length3(b[0] - bound[0], b[1] - bound[1], b[2] - bound[2]) > b[3] + bound[3] + NEAR) continue;
       const q = this.qScratch.subarray(0, motion.state.length);
       for (let i = 0; i < q.length; i++) q[i] = motion.state[i] + ahead * motion.perTick[i];
       other.proxiesAt(q);
@@ -180,7 +181,7 @@ export class PredictedScene {
       const prop = this.props[p];
       if (!prop) continue;
       prop.boundingSphere(this.sphere);
-      if (Math.hypot(this.sphere[0] - bound[0], this.sphere[1] - bound[1], this.sphere[2] - bound[2]) > this.sphere[3] + bound[3]) continue;
+      if (length3(this.sphere[0] - bound[0], this.sphere[1] - bound[1], this.sphere[2] - bound[2]) > this.sphere[3] + bound[3]) continue;
       const push = this.propPush[p];
       let moved = false;
       for (let i = 0; i < radii.length; i++) {

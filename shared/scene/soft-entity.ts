@@ -11,6 +11,7 @@ import { handleCount, proxyCandidates, toSubspaceSource, type BakedBody } from "
 import { sharedBodyShape, type BodyShape, type ProxyCover } from "./body-shape-cache";
 import { NearbyObstacles, SphereSetObstacle, type BoundedObstacle } from "./obstacles";
 import type { MaterialPreset } from "./materials";
+import { length3 } from "../linalg/vector-length";
 
 /** Most proxy spheres a body gets. */
 export const PROXY_SPHERES = 128;
@@ -241,7 +242,7 @@ function coveringSpheres(baked: BakedBody, s: number, tolerance: number): ProxyC
   for (let c = 0; c < nc; c++) {
     const x = candidates[3 * c] * s, y = candidates[3 * c + 1] * s, z = candidates[3 * c + 2] * s, r = radius[c] + tolerance;
     let count = 0;
-    for (let i = 0; i < ns; i++) if (Math.hypot(surface[3 * i] * s - x, surface[3 * i + 1] * s - y, surface[3 * i + 2] * s - z) <= r) scratch[count++] = i;
+    for (let i = 0; i < ns; i++) if (length3(surface[3 * i] * s - x, surface[3 * i + 1] * s - y, surface[3 * i + 2] * s - z) <= r) scratch[count++] = i;
     reach.push(scratch.slice(0, count));
   }
   const covered = new Uint8Array(ns);

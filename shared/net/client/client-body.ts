@@ -5,6 +5,7 @@
 import { MATERIALS, SoftEntity, isMaterialName } from "../../scene";
 import type { SoftBody } from "../../sim";
 import type { BakedBody } from "../../skinning";
+import { length3 } from "../../linalg/vector-length";
 
 export interface ClientBody {
   id: string;
@@ -101,7 +102,7 @@ export function surfaceDistance(body: ClientBody, a: Float64Array, b: Float64Arr
   for (let i = 0; i < s.surfaceCount; i += 4) {
     body.body.positionAt(a, s.surfaceRows, s.surfaceRest, i, p, 0);
     body.body.positionAt(b, s.surfaceRows, s.surfaceRest, i, r, 0);
-    worst = Math.max(worst, Math.hypot(p[0] - r[0], p[1] - r[1], p[2] - r[2]));
+    worst = Math.max(worst, length3(p[0] - r[0], p[1] - r[1], p[2] - r[2]));
   }
   return worst;
 }

@@ -4,6 +4,7 @@
 
 import { LIMITS, type GrabResultMessage, type Hand } from "../protocol";
 import type { ClientBody } from "./client-body";
+import { length3 } from "../../linalg/vector-length";
 
 export type Point = [number, number, number];
 
@@ -51,7 +52,7 @@ export class OwnGrabs {
   confirmed(result: GrabResultMessage): void {
     const held = this.held.get(result.hand), point = result.point;
     if (!held || held.exact || held.body.id !== result.body || !point || !result.samples || !result.offsets) return;
-    if (!(Math.hypot(point[0] - held.point[0], point[1] - held.point[1], point[2] - held.point[2]) <= 1e-6)) return;
+    if (!(length3(point[0] - held.point[0], point[1] - held.point[1], point[2] - held.point[2]) <= 1e-6)) return;
     held.samples = result.samples;
     held.offsets = result.offsets;
     held.exact = true;
@@ -96,7 +97,7 @@ export function activateGrab(own: OwnGrab, x: number, y: number, z: number): voi
 /** Keeps a target where the server accepts it: within LIMITS.grabStretch of the body's bounding sphere. */
 export function limitTarget(body: ClientBody, target: Point): void {
   const bound = body.entity.proxies.bound, limit = TARGET_MARGIN * (LIMITS.grabStretch + bound[3]);
-  const dx = target[0] - bound[0], dy = target[1] - bound[1], dz = target[2] - bound[2], d = Math.hypot(dx, dy, dz);
+  const dx = target[0] - bound[0], dy = target[1] - bound[1], dz = target[2] - bound[2], d = length3(dx, dy, dz);
   if (!(d > limit)) return;
   target[0] = bound[0] + (dx * limit) / d; target[1] = bound[1] + (dy * limit) / d; target[2] = bound[2] + (dz * limit) / d;
 }
