@@ -2,7 +2,7 @@
 // scene boxes, rigid props that Rapier moves, and the proxy spheres of other soft bodies. Nothing here allocates
 // per query; poses are written in place by the world once per tick. Each obstacle answers `nearest` with its numbers
 // in arrays: the near obstacles are of several classes, so the call from NearbyObstacles is not inlined, and a call
-// that is not inlined boxes every number it passes or returns (5 allocations a query, a minor GC every few ticks).
+// that is not inlined boxes the numbers it passes and returns (5 a query: about 20 MiB of garbage a second in a full room).
 
 import { quaternionToMatrix, type ContactSurface } from "../sim";
 import type { PropSpec, StaticBoxSpec } from "./layout";
