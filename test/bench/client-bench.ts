@@ -82,11 +82,11 @@ try {
   clearInterval(botTimer);
   await bot.leave();
 
-  await page.fill("input[aria-label=name]", "bench");
-  await page.click("text=Join as player");
+  await page.fill("input[aria-label=name]", "bench", { timeout: 180_000 }); // at a frame a second, its checks take long
+  await page.locator("text=Join as player").dispatchEvent("click"); // a click would wait for navigations, which a page drawing a frame a second can make take 30 s
   // A player's join builds the four bunnies again: at a frame a second that can take over a minute here.
   await waitForPage(page, "window.pliant.connection.snapshot.role === 'player' && window.pliant.ready", 180_000);
-  await page.click("text=Orbit camera");
+  await page.locator("text=Orbit camera").dispatchEvent("click");
   await record("player dragging a body (prediction on)", async () => {
     const top = await inPage<[number, number, number]>(page, "window.pliant.surfacePoint('bunny-2', 0)");
     const [x, y] = await inPage<[number, number]>(page, `window.pliant.project(${top.join(", ")})`);

@@ -59,10 +59,9 @@ export interface SpreadReplay {
   newestSeq: number;
   /** The prediction's error at the server state (ClientBody.lastReconcileError), m. */
   error: number;
-  /** The replay's state after the frame before nextSeq (the solver's whole, saved-state.ts), and that frame's live prediction it replaced. */
+  /** The replay's state after the frame before nextSeq (the solver's whole, saved-state.ts), and where that frame's live prediction it replaced was. */
   replay: SavedBodyState;
   oldQ: Float64Array;
-  oldV: Float64Array;
   /** The live prediction's state while the replay has the solver. */
   live: SavedBodyState;
   /** The props' pushes in the replay and in the live prediction (PredictedScene.copyPushes). */
@@ -77,7 +76,7 @@ export function newPrediction(n: number): Prediction {
 export function newSpreadReplay(body: ClientBody, pushLength: number): SpreadReplay {
   const n = body.body.n, surfaceCount = body.body.subspace.surfaceCount;
   return {
-    active: false, tick: 0, baseSeq: 0, nextSeq: 0, updates: 0, newestSeq: 0, error: NaN, replay: savedBodyState(n, surfaceCount), oldQ: new Float64Array(n), oldV: new Float64Array(n),
+    active: false, tick: 0, baseSeq: 0, nextSeq: 0, updates: 0, newestSeq: 0, error: NaN, replay: savedBodyState(n, surfaceCount), oldQ: new Float64Array(n),
     live: savedBodyState(n, surfaceCount), pushes: new Float64Array(pushLength), livePushes: new Float64Array(pushLength),
   };
 }
