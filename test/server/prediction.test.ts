@@ -4,8 +4,8 @@
 // pushes the held body into a rigid prop (with weaker bounds: see that test), one that pushes it into another soft
 // body, and a free pull while the server runs late (it keeps up with 7 ticks in 8) or the client does (its frames
 // come every 50 ms).
-// Real server, real clients, on simulated time (simulated-time.ts): lateness is injected on purpose, and a loaded
-// machine runs the same test, only slower.
+// Real server, real clients, on simulated time (simulated-time.ts) and a prediction budget on a clock of steps:
+// lateness is injected on purpose, and a loaded machine runs the same test, only slower.
 
 import { expect, it } from "vitest";
 import { INTERPOLATION_DELAY_MS, SNAPSHOT_RATE, type NetworkConditions, type PliantRoomClient, type ReconcileEvent } from "../../shared/net";
@@ -16,6 +16,8 @@ import { advance, advanceUntil, until, untilDisposed, withSimulatedTime } from "
 const server = useTestServer();
 
 const BAD_NETWORK: NetworkConditions = { latencyMs: 50, jitterMs: 20, loss: 0.02 };
+/** A solver step's cost on the prediction's clock, ms: a device fast enough to replay every reconciliation in full. */
+const STEP_MS = 0.2;
 type Vec = [number, number, number];
 type Room = ReturnType<typeof serverRoom>;
 
@@ -70,7 +72,12 @@ interface Pull {
  */
 async function pullScenario(pull: Pull): Promise<{ events: ReconcileEvent[]; room: Room; start: Vec; sample: number }> {
   return withSimulatedTime(async () => {
-    const a = await until(joinClient(server, { create: true, options: { name: "A", role: "player" }, network: BAD_NETWORK }));
+    // The budget's clock counts steps (STEP_MS each), as a fast device's would, so that a loaded machine replays
+    // as much as a quiet one (on performance.now it shifted what it could not replay; test/net covers slow devices).
+    let player: PliantRoomClient | undefined;
+    const predictionClock = () => (player?.predictionStats.steps ?? 0) * STEP_MS;
+    const a = await until(joinClient(server, { create: true, options: { name: "A", role: "player" }, network: BAD_NETWORK, predictionClock }));
+    player = a;
     const b = await until(joinClient(server, { roomId: a.room.roomId, options: { name: "B", role: "spectator" }, network: BAD_NETWORK }));
     const room = serverRoom(a.room.roomId), world = room.sceneWorld;
     try {

@@ -84,7 +84,9 @@ export class BodyPredictor {
     this.stepsAtStart = this.stats.steps;
     const reserve = Math.min(frames, NEW_FRAME_RESERVE) * this.frameCost();
     for (const [body, prediction] of this.predictions) {
-      if (prediction.pending || prediction.spread?.active) this.reconciler.reconcile(body, prediction, reserve);
+      // Reconciliation waits for an update with frames: one without (a display faster than 60 Hz) has gained no
+      // budget, so a replay sliced there fell behind the frames added meanwhile and was shifted instead.
+      if (frames > 0 && (prediction.pending || prediction.spread?.active)) this.reconciler.reconcile(body, prediction, reserve);
     }
   }
 
