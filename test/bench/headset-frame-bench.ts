@@ -6,7 +6,8 @@
 // display's rate as a headset's do, for the simulation (the room client: prediction, replays, interpolation) and
 // the scene update of each frame; then with draws, for the render submission (gl.render's CPU side; the GPU work
 // itself cannot be measured here). "At headset rate" is the first's update + scene plus the submission, quantile by
-// quantile (an upper bound); with the prediction's own account (its most milliseconds in one update, replays spread).
+// quantile (an upper bound); with the prediction's own account (its most milliseconds in one update, replays spread)
+// and its error against the server's state at each reconciliation.
 
 import path from "node:path";
 import { readFile } from "node:fs/promises";
@@ -34,6 +35,8 @@ const browser = await launchBrowser({ niced: false, viewport: { width: 640, heig
 let result: {
   frames: number; fps: number; drawnFrames: number; simulation: number[]; simulationPerStep: number[]; steps: number[]; scene: number[]; render: number[]; updateAndScene: number[]; atHeadsetRate: number[];
   prediction: Prediction; throws: number; drags: number;
+  /** The prediction's error at each reconciliation (the server's state against the predicted one of the same frame), mm. */
+  reconcileErrorMm: number[];
 };
 try {
   const { page, errors } = await openPage(browser, origin, `/?quality=${quality}`);
@@ -91,11 +94,13 @@ try {
   const record = async (frames: number) => {
     const start = await frameCount(page);
     const before = await inPage<Prediction>(page, "({ ...window.pliant.client.predictionStats })");
+    await inPage(page, "window.reconcileErrors = []; window.pliant.client.onReconcile = (event) => window.reconcileErrors.push(event.error)");
     await play(frames);
+    const reconcileErrors = await inPage<number[]>(page, "window.reconcileErrors.filter(Number.isFinite)");
     const series = await framesSince(page, start);
     const after = await inPage<Prediction>(page, "({ ...window.pliant.client.predictionStats })");
     const prediction = Object.fromEntries(Object.entries(after).map(([key, value]) => [key, key.startsWith("most") ? value : value - before[key as keyof Prediction]])) as unknown as Prediction;
-    return { ...series, n: series.frames, prediction };
+    return { ...series, n: series.frames, prediction, reconcileErrors };
   };
   // Without draws: the frames come at the display's rate, as a headset's do; then with draws, for their submission.
   await inPage(page, "window.pliant.frames.drawing = false");
@@ -109,6 +114,7 @@ try {
     frames: fast.n, fps: 1000 / (fast.interval.reduce((a, b) => a + b, 0) / Math.max(1, fast.n)), drawnFrames: drawn.n,
     simulation: quantiles(fast.simulation), simulationPerStep: quantiles(perStep), steps: quantiles(fast.steps), scene: quantiles(fast.scene), render,
     updateAndScene: quantiles(frameCpu), atHeadsetRate: quantiles(frameCpu).map((v, k) => v + render[k]), prediction: fast.prediction, throws, drags,
+    reconcileErrorMm: quantiles(fast.reconcileErrors.map((e) => 1000 * e)),
   };
   if (errors.length) log(`page errors: ${errors.join(" | ")}`);
 } finally {
@@ -124,6 +130,6 @@ else {
   process.stdout.write(`Without draws: ${result.frames} frames at ${result.fps.toFixed(1)} fps; the draws' submission from ${result.drawnFrames} drawn frames (software GL)\n`);
   process.stdout.write("| ms a frame (p50 / p95 / max) | simulation | 60 Hz steps a frame | simulation per step | scene update | update + scene | render submit | at headset rate |\n|---|---|---|---|---|---|---|---|\n");
   process.stdout.write(`| | ${f(result.simulation)} | ${f(result.steps)} | ${f(result.simulationPerStep)} | ${f(result.scene)} | ${f(result.updateAndScene)} | ${f(result.render)} | ${f(result.atHeadsetRate)} |\n`);
-  process.stdout.write(`\nPrediction (without draws): ${p.steps} steps (${p.replayed} replayed), ${p.coasted} frames coasted, ${p.replays} replays (${p.spread} spread over updates), ${p.shifts} shifted, ${p.deferred} server states passed over; most in one update ${p.mostMsInUpdate?.toFixed(2) ?? "?"} ms, ${p.mostStepsInUpdate} steps\n`);
+  process.stdout.write(`\nPrediction (without draws): ${p.steps} steps (${p.replayed} replayed), ${p.coasted} frames coasted, ${p.replays} replays (${p.spread} spread over updates), ${p.shifts} shifted, ${p.deferred} server states passed over; most in one update ${p.mostMsInUpdate?.toFixed(2) ?? "?"} ms, ${p.mostStepsInUpdate} steps; its error at a reconciliation ${f(result.reconcileErrorMm)} mm (p50 / p95 / max)\n`);
 }
 process.exit(0);
