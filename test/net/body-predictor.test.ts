@@ -5,6 +5,8 @@
 // grabber's prediction must agree with the server at 95% of the snapshots within 1 cm, for a free pull and for a
 // pull that pushes the held block into a rigid prop. On a slow headset's clock no update may spend more than the
 // prediction's millisecond budget plus the newest frame's step: replays are spread over updates, never a long frame.
+// A display faster than 60 Hz (updates without a frame) must predict as a 60 Hz one does, and on a device where no
+// replay fits (every reconciliation shifted) the held block must stay within a few centimetres of the server.
 
 import { beforeAll, describe, expect, it } from "vitest";
 import { HANDS, IDLE_DISTANCE, IDLE_TURN, TICK_RATE, TICKS_PER_SNAPSHOT } from "../../shared/net";
