@@ -59,7 +59,7 @@ export interface SpreadReplay {
   newestSeq: number;
   /** The prediction's error at the server state (ClientBody.lastReconcileError), m. */
   error: number;
-  /** The replay's state after the frame before nextSeq (the solver's whole, saved-state.ts), and where that frame's live prediction it replaced was. */
+  /** The replay's state after the frame before nextSeq (the solver's whole, saved-state.ts), and the position of that frame's prediction it replaced. */
   replay: SavedBodyState;
   oldQ: Float64Array;
   /** The live prediction's state while the replay has the solver. */
