@@ -14,6 +14,7 @@ import { configurePlayground } from "./room/playground-config";
 import { certificateFromFiles, selfSignedCertificate } from "./tls/certificate";
 import { DEFAULT_WEIGHTS, fieldChoice, isWeightsSource, WEIGHTS_SOURCES } from "./skinning/weights-source";
 import { FIT_CUBATURE_BY_DEFAULT } from "../shared/skinning";
+import { SERVER_FLESH_CHARACTERS } from "../shared/rig/character-defaults";
 import { LIMITS, UPLOAD_LIMITS } from "../shared/net";
 import { DEFAULT_IDLE_RESET_MINUTES } from "./room/table-reset";
 import { ATTRACT_WOBBLE_SECONDS } from "./room/attract-wobble";
@@ -37,8 +38,10 @@ async function main(): Promise<void> {
   if (!(uploadSize >= UPLOAD_LIMITS.minSize && uploadSize <= UPLOAD_LIMITS.maxSize)) throw new Error(`UPLOAD_SIZE must be ${UPLOAD_LIMITS.minSize}-${UPLOAD_LIMITS.maxSize} (m), got "${process.env.UPLOAD_SIZE}"`);
   const learnedFlesh = process.env.LEARNED_FLESH ?? "1";
   if (learnedFlesh !== "0" && learnedFlesh !== "1") throw new Error(`LEARNED_FLESH must be 0 or 1, got "${learnedFlesh}"`);
-  // Characters' untouched flesh from their trained networks (1), or always from the solver (0).
-  configurePlayground({ learnedFlesh: learnedFlesh === "1" });
+  const serverFleshCharacters = Number(process.env.SERVER_FLESH_CHARACTERS ?? SERVER_FLESH_CHARACTERS);
+  if (!(Number.isInteger(serverFleshCharacters) && serverFleshCharacters >= 0 && serverFleshCharacters <= 64)) throw new Error(`SERVER_FLESH_CHARACTERS must be a whole number 0-64, got "${process.env.SERVER_FLESH_CHARACTERS}"`);
+  // Characters' untouched flesh from their trained networks, the linearised flesh or the pages' springs (1), or always from the solver (0).
+  configurePlayground({ learnedFlesh: learnedFlesh === "1", serverFleshCharacters });
   const tls = await tlsFromEnvironment(host);
   const server = await startServer({
     port, host, redisUrl: process.env.REDIS_URL || undefined, adminToken: process.env.ADMIN_TOKEN, provider,

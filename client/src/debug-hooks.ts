@@ -89,10 +89,11 @@ export function installDebugHooks({ connection, loader, store, emulated, quality
      * A character as shown now: whether it is on screen, its frame (where it stands, which way it faces), the RMS of
      * its soft part over its surface samples (m), and its surface samples in the world (3 each), with its soft part
      * and without (where the rig alone puts them); where the state says its flesh comes from, how much of what is
-     * shown is this page's own run of its network (0..1), how many steps that run has answered, and what it runs on
-     * (the execution provider, its runs and their milliseconds; null before the network is open).
+     * shown is this page's own run of its network or its springs (0..1), how many steps the network's run has answered,
+     * and what it runs on (the execution provider, its runs and their milliseconds; null before the network is open);
+     * and the page's run of its springs (steps and their milliseconds; null before the state handed them the flesh).
      */
-    character(id: string): { drawn: boolean; frame: [number, number, number]; yaw: number; softRms: number; surface: number[]; rigSurface: number[]; flesh: string; learnedWeight: number; learnedSteps: number; learnedRuntime: { provider: string; runs: number; ms: number } | null } | null {
+    character(id: string): { drawn: boolean; frame: [number, number, number]; yaw: number; softRms: number; surface: number[]; rigSurface: number[]; flesh: string; learnedWeight: number; learnedSteps: number; learnedRuntime: { provider: string; runs: number; ms: number } | null; springs: { steps: number; ms: number } | null } | null {
       const character = connection.snapshot.client?.characters.all.get(id);
       if (!character) return null;
       let mesh: THREE.Object3D | undefined;
@@ -107,6 +108,7 @@ export function installDebugHooks({ connection, loader, store, emulated, quality
         drawn: Boolean(mesh?.visible), frame: [f[0], f[1], f[2]], yaw: character.motion.frameYaw, softRms: displacementRms(character.surfaceRows, character.displayQ),
         surface: Array.from(character.surfaceWorld), rigSurface, flesh: character.flesh, learnedWeight: character.learnedWeight, learnedSteps: character.learnedFlesh?.answeredSteps ?? 0,
         learnedRuntime: network ? { provider: network.provider, runs: network.runs, ms: network.ms } : null,
+        springs: character.ownSprings ? { steps: character.ownSprings.steps, ms: character.ownSprings.ms } : null,
       };
     },
     /**

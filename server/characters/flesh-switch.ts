@@ -5,12 +5,14 @@
 // clip; about half the solver's cost) and, on the clips its trained network learned, the learned layer
 // (rnn-character.ts: a run of a small network, which pages run themselves, so snapshots then leave the flesh out).
 // Each layer takes over from the state the one before it showed; the network, which keeps its own hidden state,
-// comes in by a crossfade (HANDBACK_SECONDS) from the linearised flesh.
+// comes in by a crossfade (HANDBACK_SECONDS) from the linearised flesh. A character beyond the room's budget of flesh
+// it moves itself (SERVER_FLESH_CHARACTERS) has its untouched flesh off the network's clips from the spring layer
+// each page runs ("springs": spring-character.ts); the server then moves none of it, and the solver starts from rest.
 
 import type { CharacterBody, LinearFlesh } from "../../shared/rig";
 
-/** Where the soft part shown comes from: the solver, the linearised flesh, or the network alone. */
-export type FleshSource = "sim" | "linear" | "rnn";
+/** Where the soft part shown comes from: the solver, the linearised flesh, the network alone, or the pages' springs. */
+export type FleshSource = "sim" | "linear" | "rnn" | "springs";
 
 /** Seconds the solver keeps the flesh after the last touch, then seconds of crossfade from the linearised flesh to the network. */
 export const SOLVER_HOLD_SECONDS = 1;
@@ -34,6 +36,9 @@ export class FleshSwitch {
   /** Ticks into the crossfade to the network (handbackTicks: the network alone). */
   private fade = 0;
   private started = false;
+  /** Whether pages move the untouched flesh off the network's clips (the springs), and whether they do now. */
+  pagesMoveFlesh = false;
+  private inPages = false;
   private readonly holdTicks: number;
   private readonly handbackTicks: number;
   /** What was shown on the two ticks before, and its rate now: the state the next layer takes over. */
@@ -79,7 +84,14 @@ export class FleshSwitch {
       this.solving = false;
       linear.setState(body.q, body.velocity);
     }
-    if (!this.solving && !wantsNetwork && this.fade > 0) {
+    // Off the network's clips, untouched, a character beyond the room's budget is the pages' (they run its springs):
+    // the server shows rest, from which the solver starts at a touch, and the linearised flesh fades to the network.
+    const inPages = !this.solving && !wantsNetwork && this.pagesMoveFlesh;
+    if (this.inPages && !inPages && !this.solving) linear.setState(this.q, this.velocity);
+    this.inPages = inPages;
+    if (inPages) {
+      this.fade = 0;
+    } else if (!this.solving && !wantsNetwork && this.fade > 0) {
       // A clip the network never learned: the linearised flesh goes on from what was shown.
       linear.setState(this.q, this.velocity);
       this.fade = 0;
@@ -91,13 +103,16 @@ export class FleshSwitch {
 
     const alone = this.fade === this.handbackTicks;
     if (this.solving) this.character.step();
-    else if (!alone) this.character.stepLinear(linear);
+    else if (!alone && !inPages) this.character.stepLinear(linear);
     else this.character.advancePose();
     this.learned?.queueStep(false);
 
     if (this.solving) {
       this.q.set(body.q);
       this.velocity.set(body.velocity);
+    } else if (inPages) {
+      this.q.fill(0);
+      this.velocity.fill(0);
     } else if (this.fade === 0) {
       this.q.set(linear.q);
       this.velocity.set(linear.velocity);
@@ -109,6 +124,6 @@ export class FleshSwitch {
       const q = this.q, p = this.previous, o = this.older, scale = 1 / (2 * this.dt);
       for (let i = 0; i < q.length; i++) this.velocity[i] = (3 * q[i] - 4 * p[i] + o[i]) * scale;
     }
-    this.source = this.solving ? "sim" : alone ? "rnn" : "linear";
+    this.source = this.solving ? "sim" : inPages ? "springs" : alone ? "rnn" : "linear";
   }
 }

@@ -6,6 +6,7 @@ import { UPLOAD_LIMITS } from "../../shared/net";
 import { DEFAULT_IDLE_RESET_MINUTES } from "./table-reset";
 import { ATTRACT_WOBBLE_SECONDS } from "./attract-wobble";
 import { FIT_CUBATURE_BY_DEFAULT } from "../../shared/skinning";
+import { SERVER_FLESH_CHARACTERS } from "../../shared/rig/character-defaults";
 import { CHARACTER_WEIGHTS, DEFAULT_WEIGHTS, fieldChoice, type FieldChoice, type WeightsSource } from "../skinning/weights-source";
 
 export interface PlaygroundConfig {
@@ -30,6 +31,11 @@ export interface PlaygroundConfig {
    * nothing touches them (server/characters/flesh-switch.ts); false: the solver always does.
    */
   learnedFlesh: boolean;
+  /**
+   * With learnedFlesh: how many characters, the room's own first, have their untouched flesh moved by the room (the
+   * linearised flesh, off their networks' clips); each page moves the others' with the spring layer.
+   */
+  serverFleshCharacters: number;
   /** A bake another process made (Redis), when this one's cache lacks it; null when none is shared. */
   fetchSharedBake: (hash: string) => Promise<Uint8Array | null>;
   /** Log a line per dropped message (rate-limited per client). */
@@ -47,6 +53,7 @@ let config: PlaygroundConfig = {
   attractWobbleSeconds: ATTRACT_WOBBLE_SECONDS,
   uploadSize: UPLOAD_LIMITS.defaultSize,
   learnedFlesh: true,
+  serverFleshCharacters: SERVER_FLESH_CHARACTERS,
   fetchSharedBake: async () => null,
   log: (line) => process.stderr.write(`${line}\n`),
 };

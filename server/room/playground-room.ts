@@ -118,6 +118,7 @@ export class PlaygroundRoom extends Room {
     for (const p of layoutBodies) this.enter({ ...p, slot: this.snapshotIndices.next(this.usedSlots()), owner: "", since: 0, leaving: false }, p.spec.id, p.spec.texture ? `/textures/${p.spec.texture}.png` : "");
     this.characters = new RoomCharacters({
       world: this.world, state: this.state, tickSeconds: 1 / TICK_RATE, fitCubature: config.fitCubature, untouchedLayers: config.learnedFlesh,
+      serverFleshCharacters: config.serverFleshCharacters,
       nextSlot: () => this.snapshotIndices.next(this.usedSlots()), stillWanted: () => this.throwIfDisposed(),
     });
     await this.characters.addLayout(config.layout.characters ?? []);

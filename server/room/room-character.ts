@@ -133,7 +133,19 @@ export class RoomCharacter {
     this.learnedClips = this.character.rig.clips.map((clip) => network?.info.clips.includes(clip.name) ?? false);
   }
 
-  /** Where its soft part comes from now: "rnn" while the network alone moves it (pages run the network then). */
+  /**
+   * Whether pages move its untouched flesh off its network's clips (their springs) instead of the room's linearised
+   * flesh: a character beyond the room's budget (SERVER_FLESH_CHARACTERS). Needs the untouched layers.
+   */
+  set pagesMoveFlesh(on: boolean) {
+    if (this.flesh) this.flesh.pagesMoveFlesh = on;
+  }
+
+  get pagesMoveFlesh(): boolean {
+    return this.flesh?.pagesMoveFlesh ?? false;
+  }
+
+  /** Where its soft part comes from now: "rnn" or "springs" while pages work it out themselves (snapshots leave it out). */
   get fleshSource(): FleshSource {
     return this.flesh?.source ?? "sim";
   }
@@ -168,8 +180,8 @@ export class RoomCharacter {
       this.character.step();
     }
     this.shownQ.set(this.flesh?.q ?? body.q);
-    // (The network's answers come limited.)
-    if (this.fleshSource !== "rnn") this.character.limit.apply(this.shownQ);
+    // (The network's answers come limited; the pages' springs are at rest here.)
+    if (this.fleshSource === "sim" || this.fleshSource === "linear") this.character.limit.apply(this.shownQ);
   }
 
   /**
@@ -301,8 +313,8 @@ export class RoomCharacter {
    */
   writeBody(writer: SnapshotWriter, full: boolean): void {
     const q = this.softQ, last = this.lastSentQ;
-    // Pages work out the network's flesh themselves; when the solver takes over again, they need all of it.
-    if (this.fleshSource === "rnn") {
+    // Pages work out the network's flesh and the springs themselves; when the solver takes over again, they need all of it.
+    if (this.fleshSource === "rnn" || this.fleshSource === "springs") {
       last.fill(NaN);
       return;
     }

@@ -22,6 +22,11 @@ export interface CharacterSetting {
    * it learned where there is one (else the solver always moves it).
    */
   untouchedLayers: boolean;
+  /**
+   * How many characters, in the order they came, have their untouched flesh off their networks' clips moved by the
+   * room (the linearised flesh); every page moves the others' with the spring layer.
+   */
+  serverFleshCharacters: number;
   /** The next free snapshot slot. */
   nextSlot(): number;
   /** Throws when the room was closed meanwhile (each character's setup waits on files). */
@@ -63,6 +68,7 @@ export class RoomCharacters {
   /** Puts a built character in the room and its state. */
   seat(character: RoomCharacter, bakeHash: string, texture: string, owner: string): RoomCharacter {
     const setting = this.setting, spec = character.spec, name = character.name;
+    character.pagesMoveFlesh = this.all.filter((c) => !c.pagesMoveFlesh).length >= setting.serverFleshCharacters;
     this.all.push(character);
     setting.state.characters.set(spec.id, new CharacterState({
       id: spec.id, index: character.index, mesh: spec.mesh, bake: bakeHash, size: spec.size, texture,

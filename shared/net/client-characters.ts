@@ -4,12 +4,17 @@
 // hands: the server's solver alone moves its flesh then, and a client shows it as the other bodies it does not
 // predict. While nothing touches it and it has a secondary-motion network (the state's `flesh` is "rnn"), snapshots
 // leave its flesh out: a client with a network loader runs the same network on the pose it shows, at the step the
-// network was trained at, and crossfades between the two sources when the state switches.
+// network was trained at, and crossfades between the two sources when the state switches. A character beyond the
+// room's budget of flesh it moves itself (`flesh` "springs") is moved likewise by the client's own spring layer.
 
-import { RigMotion, type Rig } from "../rig";
+import { complementarySprings, RigMotion, SpringCharacter, type Rig } from "../rig";
+import { fleshFor } from "../rig/character-defaults";
+import { FleshLimit } from "../rig/flesh-limit";
 import { RnnCharacter, type SecondaryNetwork } from "../rig/rnn-character";
+import { TICK_RATE } from "./protocol";
 import { decodeBakedBody, handleCount, rigOf, type BakedBody } from "../skinning";
-import { basisRows, displacementAt } from "../sim/subspace";
+import { toSubspaceSource } from "../skinning/baked-body";
+import { basisRows, displacementAt, Subspace } from "../sim/subspace";
 import type { CharacterSnapshot } from "./snapshot";
 
 /** What the room state says of a character (CharacterState). */
@@ -21,7 +26,7 @@ export interface CharacterInfo {
   texture: string;
   clips: string;
   mode: string;
-  /** Its secondary-motion network ("" when none), and where its flesh comes from now ("sim", "linear" or "rnn"). */
+  /** Its secondary-motion network ("" when none), and where its flesh comes from now ("sim", "linear", "rnn" or "springs"). */
   network?: string;
   flesh?: string;
 }
@@ -36,6 +41,76 @@ const LEARNED_CATCH_UP_MS = 500;
 
 /** How far past its newest pose a character's clips run on while snapshots are late, ms. */
 const EXTRAPOLATE_MS = 250;
+
+/**
+ * A layer a client runs itself on the pose it shows, a step of `dt` at a time, each on the pose of its instant: the
+ * network, or the spring layer.
+ */
+interface OwnFlesh {
+  readonly motion: RigMotion;
+  readonly dt: number;
+  /** The soft part after the last step answered (3m), and whether one has been since the layer was made. */
+  readonly q: Float64Array;
+  readonly answered: boolean;
+  /** The shown time of its last step (ms; NaN before the first). */
+  clock: number;
+  /** One step on the pose and frame set in `motion` now (the network answers later). */
+  step(): void;
+  /** Forget the motion (after a jump). */
+  restart(): void;
+}
+
+/** The network as a client runs it. */
+class OwnNetwork implements OwnFlesh {
+  clock = NaN;
+  constructor(readonly character: RnnCharacter) {}
+  get motion(): RigMotion { return this.character.motion; }
+  get dt(): number { return this.character.dt; }
+  get q(): Float64Array { return this.character.q; }
+  get answered(): boolean { return this.character.answeredSteps > 0; }
+  step(): void { this.character.queueStep(); }
+  restart(): void { this.character.restart(); }
+}
+
+/**
+ * The spring layer as a client runs it (spring-model.ts: nothing fitted, the flesh's own modes), in the room's flesh
+ * for the character's size, at the room's tick, within what looks like flesh; its modes are found when first needed.
+ */
+export class OwnSprings implements OwnFlesh {
+  clock = NaN;
+  readonly dt = 1 / TICK_RATE;
+  readonly q: Float64Array;
+  answered = false;
+  /** Steps taken, and the milliseconds they took in all (a page's cost of the layer). */
+  steps = 0;
+  ms = 0;
+  private readonly character: SpringCharacter;
+  private readonly limit: FleshLimit;
+
+  constructor(baked: BakedBody, size: number) {
+    const flesh = fleshFor(size), subspace = new Subspace(toSubspaceSource(baked, size));
+    this.character = new SpringCharacter(baked, size, complementarySprings(baked, size, flesh, flesh.damping, undefined, subspace), { subspace });
+    this.q = new Float64Array(this.character.q.length);
+    this.limit = FleshLimit.of(baked, size);
+  }
+
+  get motion(): RigMotion { return this.character.motion; }
+
+  step(): void {
+    const start = performance.now();
+    this.character.step(this.dt);
+    this.q.set(this.character.q);
+    this.limit.apply(this.q);
+    this.answered = true;
+    this.steps++;
+    this.ms += performance.now() - start;
+  }
+
+  restart(): void {
+    this.character.restart();
+    this.q.fill(0);
+  }
+}
 
 interface CharacterFrame {
   at: number;
@@ -63,12 +138,15 @@ export class ClientCharacter {
   private readonly soft = new Float64Array(3);
   /** The snapshots' flesh at the shown time. */
   private readonly snapshotQ: Float64Array;
-  /** Where the state says the flesh comes from, this client's run of the network (once loaded), its clock (ms). */
+  /** Where the state says the flesh comes from, this client's run of the network (once loaded) and of the springs (once needed). */
   flesh = "sim";
-  private learned: RnnCharacter | null = null;
-  private learnedClock = NaN;
-  /** Weight of the network's flesh in what is shown (0..1), and the shown time it was last moved at (ms). */
+  private learned: OwnNetwork | null = null;
+  private springs: OwnSprings | null = null;
+  private springsFailed = false;
+  /** The layer of its own this client shows (kept while it fades out), and its weight in what is shown (0..1). */
+  private own: OwnFlesh | null = null;
   learnedWeight = 0;
+  /** The shown time the weight was last moved at (ms). */
   private weightAt = NaN;
 
   constructor(readonly id: string, readonly index: number, readonly baked: BakedBody, readonly size: number, readonly texture: string, clips: string) {
@@ -111,12 +189,17 @@ export class ClientCharacter {
 
   /** Runs its flesh with a network (the client's own copy: its own hidden state). */
   attachNetwork(network: SecondaryNetwork): void {
-    this.learned = new RnnCharacter(this.baked, this.size, network);
+    this.learned = new OwnNetwork(new RnnCharacter(this.baked, this.size, network));
   }
 
   /** The network's run on this client, if one was attached (its q, its steps). */
   get learnedFlesh(): RnnCharacter | null {
-    return this.learned;
+    return this.learned?.character ?? null;
+  }
+
+  /** The spring layer's run on this client, once the state asked for it. */
+  get ownSprings(): OwnSprings | null {
+    return this.springs;
   }
 
   /** Shows the character as it was at `at` (ms, Date.now clock): its pose, frame and soft part (see posed). */
@@ -126,31 +209,53 @@ export class ClientCharacter {
     if (!this.poseAt(at, this.motion)) return;
     this.jointsStale = this.surfaceStale = true;
     this.shown = true;
-    if (this.learned) this.runLearned(at);
-    const target = this.learned && this.flesh === "rnn" && this.learned.answeredSteps > 0 ? 1 : 0;
+    const wanted = this.flesh === "rnn" ? this.learned : this.flesh === "springs" ? this.makeSprings() : null;
+    // A layer of its own comes in from the snapshots' flesh, and goes back to it before another comes in.
+    if (wanted && (this.learnedWeight === 0 || !this.own)) this.own = wanted;
+    // The network runs all along (its hidden state stays warm); the springs while they are wanted or shown.
+    if (this.learned) this.runOwn(this.learned, at);
+    if (this.springs && (this.springs === wanted || this.springs === this.own)) this.runOwn(this.springs, at);
+    const target = wanted && wanted === this.own && wanted.answered ? 1 : 0;
     const elapsed = Number.isFinite(this.weightAt) ? Math.max(0, at - this.weightAt) / 1000 : Infinity;
     this.weightAt = at;
     const change = Math.min(1, elapsed / FLESH_CROSSFADE_SECONDS);
     this.learnedWeight += Math.max(-change, Math.min(change, target - this.learnedWeight));
-    const w = this.learnedWeight, learned = this.learned?.q;
-    for (let k = 0; k < this.displayQ.length; k++) this.displayQ[k] = w > 0 && learned ? this.snapshotQ[k] + w * (learned[k] - this.snapshotQ[k]) : this.snapshotQ[k];
+    const w = this.learnedWeight, own = this.own?.q;
+    for (let k = 0; k < this.displayQ.length; k++) this.displayQ[k] = w > 0 && own ? this.snapshotQ[k] + w * (own[k] - this.snapshotQ[k]) : this.snapshotQ[k];
   }
 
-  /** Steps this client's network up to the shown time, at the step it was trained at, each on the pose of its instant. */
-  private runLearned(at: number): void {
-    const learned = this.learned!, stepMs = 1000 * learned.dt;
-    if (!(at - this.learnedClock < LEARNED_CATCH_UP_MS)) {
-      this.learnedClock = at - stepMs;
-      learned.restart();
+  /**
+   * The springs, made the first time they are asked for (the state hands them the flesh, or it arrives so): about
+   * 0.2 s for a fox's bake. Null if they cannot be made for this bake.
+   */
+  makeSprings(): OwnSprings | null {
+    if (!this.springs && !this.springsFailed) {
+      try {
+        this.springs = new OwnSprings(this.baked, this.size);
+      } catch {
+        this.springsFailed = true;
+      }
+    }
+    return this.springs;
+  }
+
+  /** Steps a layer of this client's own up to the shown time, at its step, each on the pose of its instant. */
+  private runOwn(own: OwnFlesh, at: number): void {
+    const stepMs = 1000 * own.dt;
+    if (!(at - own.clock < LEARNED_CATCH_UP_MS)) {
+      own.clock = at - stepMs;
+      own.restart();
     }
     try {
-      while (this.learnedClock + stepMs <= at) {
-        this.learnedClock += stepMs;
-        if (this.poseAt(this.learnedClock, learned.motion)) learned.queueStep();
+      while (own.clock + stepMs <= at) {
+        own.clock += stepMs;
+        if (this.poseAt(own.clock, own.motion)) own.step();
       }
     } catch {
-      // A network that failed to run is dropped: the snapshots' flesh is shown (the server sends it to clients without one only while the solver runs).
-      this.learned = null;
+      // A layer that failed to run is dropped for good: the snapshots' flesh is shown (rest, while pages were to move it).
+      if (own === this.learned) this.learned = null;
+      else { this.springs = null; this.springsFailed = true; }
+      if (own === this.own) this.own = null;
     }
   }
 
@@ -278,6 +383,8 @@ export class ClientCharacters {
       if (!info || info.bake !== wanted.bake) return;
       const character = new ClientCharacter(info.id, info.index, baked, info.size, info.texture, info.clips);
       character.flesh = info.flesh ?? "sim";
+      // While its bake is decoded, rather than at a frame of its own later.
+      if (character.flesh === "springs") character.makeSprings();
       if (info.network && this.loadNetwork) {
         // Without its network the client shows the snapshots' flesh, which the server sends again once a hand is on it.
         this.loadNetwork(info.network).then((network) => character.attachNetwork(network), () => {});

@@ -106,9 +106,10 @@ export const CharacterState = schema({
   /**
    * Its trained secondary-motion network, fetched at /models/<network>.onnx and .json ("" when it has none), and
    * where its flesh comes from now: "sim" (the solver, while anything touches it: snapshots carry it), "linear" (the
-   * linearised flesh, untouched on a clip the network never learned or with no network: snapshots carry it) or "rnn"
+   * linearised flesh, untouched on a clip the network never learned or with no network: snapshots carry it), "rnn"
    * (that network alone, while nothing touches it: snapshots leave it out and pages run the network on the pose they
-   * show).
+   * show) or "springs" (untouched, beyond the room's SERVER_FLESH_CHARACTERS: snapshots leave it out and pages run
+   * its spring layer on the pose they show).
    */
   network: t.string().default(""),
   flesh: t.string().default("sim"),

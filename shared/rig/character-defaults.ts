@@ -25,6 +25,14 @@ export function fleshFor(size: number): MaterialPreset {
 }
 
 /**
+ * How many of a room's characters, in the order they came (the room's own first), have their untouched flesh off
+ * their networks' clips moved by the room's linearised flesh (about 0.7 ms a tick each on the fox); every page moves
+ * the others' itself with the spring layer (spring-character.ts, about 0.3 ms a frame, nothing fitted), so a visitor's
+ * character costs the room's tick nothing while nobody touches it. The room's SERVER_FLESH_CHARACTERS.
+ */
+export const SERVER_FLESH_CHARACTERS = 1;
+
+/**
  * How far (m) a hand may draw away from the point it grabbed, where the character's rig carries that point, before
  * the character slips out of it: the rig walks on whatever the hand does, so a held point would otherwise be drawn
  * out across the room. The flesh itself follows the hand only as far as FLESH_LIMIT lets it.

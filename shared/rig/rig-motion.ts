@@ -6,7 +6,8 @@
 
 import type { BakedBody } from "../skinning/baked-body";
 import type { Rig, RigClip } from "../skeleton/rig";
-import { RigMoments, skinWeightsAt } from "./rig-moments";
+import { hasRigMoments, RigMoments } from "./rig-moments";
+import { skinWeightsAt } from "../skinning/rig-mass-moments";
 import { linearBlendSkin, RigPose } from "../skeleton/rig-pose";
 
 /** Span of the acceleration's second difference, s (keys of the fox's clips are 1/24 s apart). */
@@ -42,7 +43,7 @@ export class RigMotion {
 
   constructor(readonly rig: Rig, baked: BakedBody, size: number) {
     this.pose = new RigPose(rig);
-    this.moments = baked.massVolumes.length > 0 ? new RigMoments(baked, size) : null;
+    this.moments = hasRigMoments(baked) ? new RigMoments(baked, size) : null;
     this.unitScale = size / 2 / baked.scale;
     this.unitCentre = Float64Array.from(baked.center);
     const joints = rig.jointNodes.length;
@@ -113,7 +114,7 @@ export class RigMotion {
   inertiaForce(density: number, dt: number, out: Float64Array): void {
     out.fill(0);
     const moments = this.moments;
-    if (!moments) throw new Error("the rig's inertia needs a server bake (its mass samples)");
+    if (!moments) throw new Error("the rig's inertia needs its mass moments (a server bake, or a client copy made since they travel)");
     if (!this.moving(dt)) return;
     const k = windowSteps(dt), joints = this.rig.jointNodes.length, size = 16 * joints, h = this.worldHistory, m = moments.m, p = moments.moments;
     const span = k * dt, scale = -density / (span * span), cos = Math.cos(this.frameYaw), sin = Math.sin(this.frameYaw);

@@ -21,11 +21,12 @@ export class SpringCharacter {
   private readonly force: Float64Array;
   private readonly projection: ComplementaryProjection | null;
 
-  constructor(baked: BakedBody, size: number, readonly model: SpringModel, options: { complementary?: boolean } = {}) {
+  /** `subspace`: the bake's at `size` when the caller has it (the model's, say). */
+  constructor(baked: BakedBody, size: number, readonly model: SpringModel, options: { complementary?: boolean; subspace?: Subspace } = {}) {
     const rig = rigOf(baked);
     if (!rig) throw new Error("a character needs a rigged bake");
     this.motion = new RigMotion(rig, baked, size);
-    this.projection = options.complementary === false ? null : new ComplementaryProjection(new Subspace(toSubspaceSource(baked, size)), this.motion.moments!, rig.jointNodes, rig.parents);
+    this.projection = options.complementary === false ? null : new ComplementaryProjection(options.subspace ?? new Subspace(toSubspaceSource(baked, size)), this.motion.moments!, rig.jointNodes, rig.parents);
     this.layer = new SpringLayer(model.basis, model.parameters);
     this.q = new Float64Array(model.basis.n);
     this.force = new Float64Array(model.basis.n);
@@ -33,6 +34,13 @@ export class SpringCharacter {
 
   get pose() {
     return this.motion.pose;
+  }
+
+  /** Forget the motion (after a jump): the kinematics start again and the springs from rest. */
+  restart(): void {
+    this.motion.restart();
+    this.layer.reset();
+    this.q.fill(0);
   }
 
   /** One frame of `dt` seconds under the pose and frame set now. */

@@ -23,11 +23,14 @@ export interface SpringModel {
   density: number;
 }
 
-/** The springs of a rigged bake at `size` metres in `material`, with Rayleigh damping `damping` (s). */
-export function complementarySprings(baked: BakedBody, size: number, material: Material, damping: number, directions = SPRING_DIRECTIONS): SpringModel {
+/**
+ * The springs of a rigged bake at `size` metres in `material`, with Rayleigh damping `damping` (s); `subspace` the
+ * bake's at that size when the caller has it (making one is most of the cost).
+ */
+export function complementarySprings(baked: BakedBody, size: number, material: Material, damping: number, directions = SPRING_DIRECTIONS, subspace = new Subspace(toSubspaceSource(baked, size))): SpringModel {
   const rig = rigOf(baked);
   if (!rig) throw new Error("springs need a rigged bake");
-  const motion = new RigMotion(rig, baked, size), subspace = new Subspace(toSubspaceSource(baked, size));
+  const motion = new RigMotion(rig, baked, size);
   const projection = new ComplementaryProjection(subspace, motion.moments!, rig.jointNodes, rig.parents);
   motion.pose.rest();
   motion.advance();

@@ -213,6 +213,7 @@ export async function bakeMesh(mesh: TriangleMesh, provider: SkinningFieldProvid
     massVolumes: mass.volumes,
     massWeights,
     massIntegrals: new Float64Array(0),
+    rigMoments: new Float64Array(0),
     surfacePositions: contactPoints,
     surfaceWeights,
     fieldNorms: norms,

@@ -5,6 +5,7 @@ import type { BakedRigArrays, BakedRigInfo } from "./baked-rig";
 import { farthestPointIndices } from "../geometry/farthest-points";
 import { integrateMass, scaleMassIntegrals, type MassIntegrals, type SubspaceSource } from "../sim/subspace";
 import { SkinningError } from "./fields";
+import { rigMassMoments } from "./rig-mass-moments";
 
 export const BAKED_BODY_VERSION = 6;
 const MAGIC = "PLNTBAKE";
@@ -55,6 +56,11 @@ export interface BakedBody extends BakedBodyInfo, BakedRigArrays {
   massWeights: Float64Array;
   /** Packed integrals of the mass samples (packMassIntegrals), normalised units: only in a client's copy. */
   massIntegrals: Float64Array;
+  /**
+   * A rigged bake's joints' mass moments (rig-mass-moments.ts), normalised units: only in a client's copy, so that a
+   * page can drive the flesh by the rig's inertia (its springs). Empty otherwise, and in copies made before them.
+   */
+  rigMoments: Float64Array;
   /** Contact and grab samples on the surface (farthest points over vertices and area samples). */
   surfacePositions: Float64Array;
   surfaceWeights: Float64Array;
@@ -69,7 +75,7 @@ export interface BakedBody extends BakedBodyInfo, BakedRigArrays {
 const ARRAY_FIELDS = [
   "renderPositions", "triangles", "renderUVs", "renderUVTriangles", "renderColors", "renderColorTriangles", "renderWeights",
   "cubaturePositions", "cubatureVolumes", "cubatureWeights", "cubatureGradients",
-  "massPositions", "massVolumes", "massWeights", "massIntegrals",
+  "massPositions", "massVolumes", "massWeights", "massIntegrals", "rigMoments",
   "surfacePositions", "surfaceWeights", "fieldNorms", "fieldDescription", "fieldRefinement",
   "rigParents", "rigRest", "rigBase", "rigJointNodes", "rigInverseBind", "rigKeyTimes", "rigKeyValues", "renderSkinJoints", "renderSkinWeights",
 ] as const;
@@ -86,6 +92,7 @@ export function clientBakedBody(body: BakedBody): BakedBody {
     ...body,
     massPositions: candidates.positions, massWeights: candidates.weights, massVolumes: new Float64Array(0),
     massIntegrals: packMassIntegrals(massIntegralsOf(body)),
+    rigMoments: body.rigJointNodes.length > 0 ? rigMassMoments(body) : new Float64Array(0),
   };
   if (!body.fieldKind) return light;
   // Whichever is smaller travels: a small mesh's weights can take fewer bytes than a grid of field values.
@@ -175,6 +182,8 @@ export function toSubspaceSource(body: BakedBody, size: number): SubspaceSource 
  * Arrays that keep double precision in any copy: field descriptions hold grid sizes, indices and coefficients, and
  * the mass integrals are the server's own (a client's mass matrix then matches the server's to rounding).
  */
+/** Arrays that bakes written before them lack (read as empty). */
+const OPTIONAL_ARRAYS = new Set<string>(["rigMoments"]);
 const EXACT_ARRAYS = new Set<string>(["fieldDescription", "fieldNorms", "massIntegrals", "rigRest", "rigBase", "rigInverseBind"]);
 
 /**
@@ -242,7 +251,12 @@ export function decodeBakedBody(bytes: Uint8Array): BakedBody {
     rigInfo: info.rigInfo ?? null,
   };
   for (const name of ARRAY_FIELDS) {
-    const entry = info.arrays.find((a) => a.name === name) ?? fail(`missing ${name}`);
+    const found = info.arrays.find((a) => a.name === name);
+    if (!found && OPTIONAL_ARRAYS.has(name)) {
+      body[name] = new Float64Array(0);
+      continue;
+    }
+    const entry = found ?? fail(`missing ${name}`);
     if (entry.type !== "u32" && entry.type !== "f32" && entry.type !== "f64") fail(`unknown array type ${entry.type}`);
     const size = entry.type === "f64" ? 8 : 4;
     const byteLength = entry.length * size;

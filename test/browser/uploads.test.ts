@@ -44,7 +44,7 @@ async function dropFile(page: WatchedPage, name: string, bytes: Uint8Array): Pro
   })()`);
 }
 
-it("a rigged, animated fox dropped on the page joins the room as a character: a spectator sees it walk in place on the stage and jiggle", async () => {
+it("a rigged, animated fox dropped on the page joins the room as a character: a spectator sees it walk in place on the stage and jiggle by its page's springs", async () => {
   const fox = await readFile(path.resolve(import.meta.dirname, "../../server/assets/fox.glb"));
   // Its own name: the room's fox is "fox".
   await dropFile(player, "little-fox.glb", fox);
@@ -71,8 +71,11 @@ it("a rigged, animated fox dropped on the page joins the room as a character: a 
   ({ frame: frameMoved, rig: rigMoved, soft: jiggle } = await inPage<{ frame: number; rig: number; soft: number }>(spectator.page, "window.__fox"));
   console.info(`the dropped fox: frame moved ${(frameMoved * 1000).toFixed(2)} mm, its skin by the rig up to ${(rigMoved * 100).toFixed(1)} cm, its flesh up to ${(jiggle * 1000).toFixed(2)} mm RMS`);
   expect(frameMoved).toBeLessThan(1e-3);
-  // Nothing touches it and no network learned it: the page is told the linearised flesh moves it (snapshots carry it).
-  await waitForPage(spectator.page, `${shown}.flesh === "linear"`, 30_000);
+  // Nothing touches it, no network learned it, and the room moves only its own fox's flesh (SERVER_FLESH_CHARACTERS):
+  // the page is told to move it itself, and does, with its springs (snapshots leave its flesh out).
+  await waitForPage(spectator.page, `${shown}.flesh === "springs" && ${shown}.springs?.steps > 60 && ${shown}.learnedWeight === 1`, 30_000);
+  const springs = (await inPage<{ springs: { steps: number; ms: number } }>(spectator.page, shown)).springs;
+  console.info(`the page's springs: ${springs.steps} steps, ${(springs.ms / springs.steps).toFixed(3)} ms each`);
   await spectator.page.screenshot({ path: path.join(ARTIFACTS, "uploaded-fox.png") });
   expect(spectator.errors).toEqual([]);
 }, 240_000);

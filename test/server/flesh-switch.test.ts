@@ -3,7 +3,8 @@
 // hands it to the solver, which keeps it for SOLVER_HOLD_SECONDS after the last touch; a learned layer moves it
 // alone on the clips it learned, coming in by a crossfade; each takes over from the state the one before showed, so
 // the flesh shown never jumps at a handover by more than it moves in a tick around it; and the solver's surface
-// samples follow the pose while it rests.
+// samples follow the pose while it rests. Beyond the room's budget, the pages' springs take the linearised flesh's
+// place and the server steps nothing.
 
 import path from "node:path";
 import { expect, it } from "vitest";
@@ -103,4 +104,34 @@ it("a learned layer moves it alone on the clips it learned, comes in by a crossf
   expect(Array.from(switcher.q)).toEqual(Array.from(network.q));
   // Measured 0.68x, 0.38x, 0.96x (the solver starting from rest instead: 5.0x) and 1.26x.
   for (const handover of [unlearnedFrom, learnedAgain, touchFrom, touchTo + HOLD]) expectSmooth(changes, handover);
+}, 60_000);
+
+it("beyond the room's budget its untouched flesh is the pages' springs: the server steps nothing and shows rest, a touch hands it to the solver from rest and back, and the network still takes its clips", async () => {
+  const { make, linear } = await fox(), character = make(), switcher = new FleshSwitch(character, linear(character), DT);
+  let networkSteps = 0;
+  const network: LearnedFlesh = { q: new Float64Array(character.body.n).fill(1e-4), queueStep() { networkSteps++; } };
+  switcher.setNetwork(network);
+  switcher.pagesMoveFlesh = true;
+  // An unlearned clip with a touch 40-69, then half a second of the pages' springs, then a learned clip.
+  const touchFrom = 40, touchTo = 70, learnedFrom = touchTo + HOLD + 30;
+  let solverStepped = false, solverFrom = 0;
+  const { sources } = play(character, switcher, learnedFrom + HANDBACK + 20, (tick) => {
+    // The solver is still while the pages move the flesh, and starts from rest at the touch.
+    if (tick < touchFrom && character.body.q.some((v) => v !== 0)) solverStepped = true;
+    if (tick === touchFrom + 1) solverFrom = surfaceRms(character.subspace, character.body.q);
+    return [tick >= touchFrom && tick < touchTo, tick >= learnedFrom];
+  });
+  const expectRun = (from: number, to: number, source: FleshSource) => expect(sources.slice(from, to), `${source} ${from}-${to}`).toEqual(Array(to - from).fill(source));
+  expectRun(0, touchFrom, "springs");
+  expectRun(touchFrom, touchTo + HOLD, "sim");
+  expectRun(touchTo + HOLD, learnedFrom, "springs");
+  expectRun(learnedFrom, learnedFrom + HANDBACK - 1, "linear");
+  expectRun(learnedFrom + HANDBACK - 1, sources.length, "rnn");
+  expect(solverStepped, "the solver stepped while the pages moved the flesh").toBe(false);
+  // One tick of the solver from rest moves the flesh a little (a tick of the run), not what any layer showed before.
+  expect(solverFrom).toBeLessThan(2e-3);
+  // The network ran every tick all along, so its hidden state is warm when its clip comes.
+  expect(networkSteps).toBe(sources.length);
+  // The crossfade to the network starts from what the server showed: rest.
+  expect(Array.from(switcher.q)).toEqual(Array.from(network.q));
 }, 60_000);

@@ -1,12 +1,14 @@
 // The copy of a bake that browsers download carries the mass samples' integrals instead of the samples, and only
 // the candidate centres of the contact spheres: it must build the server's body (mass matrix, contact spheres)
-// and move as the server's does.
+// and move as the server's does. A rigged mesh's copy carries its joints' mass moments instead of the samples they
+// are integrated from.
 
 import { describe, expect, it } from "vitest";
 import { readMeshFile } from "../../server/world/mesh-file";
 import { MATERIALS, SoftEntity } from "../../shared/scene";
 import { FloorContact } from "../../shared/sim";
-import { bakeMesh, clientBakedBody, decodeBakedBody, eigenProvider, encodeBakedBody } from "../../shared/skinning";
+import { bakeMesh, baselineProvider, clientBakedBody, decodeBakedBody, eigenProvider, encodeBakedBody } from "../../shared/skinning";
+import { RigMoments } from "../../shared/rig";
 
 describe("the client's copy of a bake", () => {
   it("is a third of the bytes, and builds the server's mass matrix, contact spheres and motion", async () => {
@@ -45,5 +47,19 @@ describe("the client's copy of a bake", () => {
     }
     expect(ca[1]).toBeLessThan(0.15); // it fell and landed
     expect(Math.abs(ca[1] - cb[1])).toBeLessThan(0.005);
+  });
+
+  it("of a rigged mesh carries its joints' mass moments: a page's rig drives the flesh with the server's moments", async () => {
+    const { body } = await bakeMesh(await readMeshFile("../shared/assets/characters/fox.glb"), baselineProvider, { handles: 8, cubature: 64 });
+    const received = decodeBakedBody(encodeBakedBody(clientBakedBody(body), { floats: "f32" }));
+    expect(received.massVolumes.length).toBe(0);
+    const size = 0.8, server = new RigMoments(body, size).moments, client = new RigMoments(received, size).moments;
+    let largest = 0, difference = 0;
+    for (let i = 0; i < server.length; i++) {
+      largest = Math.max(largest, Math.abs(server[i]));
+      difference = Math.max(difference, Math.abs(server[i] - client[i]));
+    }
+    // Single precision on the way.
+    expect(difference / largest).toBeLessThan(1e-6);
   });
 });
