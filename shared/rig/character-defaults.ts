@@ -27,7 +27,7 @@ export function fleshFor(size: number): MaterialPreset {
 /**
  * How many of a room's characters, in the order they came (the room's own first), have their untouched flesh off
  * their networks' clips moved by the room's linearised flesh (about 0.7 ms a tick each on the fox); every page moves
- * the others' itself with the spring layer (spring-character.ts, about 0.3 ms a frame, nothing fitted), so a visitor's
+ * the others' itself with the spring layer (spring-character.ts, about 0.4 ms a frame, nothing fitted), so a visitor's
  * character costs the room's tick nothing while nobody touches it. The room's SERVER_FLESH_CHARACTERS.
  */
 export const SERVER_FLESH_CHARACTERS = 1;
