@@ -1,8 +1,8 @@
 // A character in a room: its director (what it plays, where it walks), its flesh (complementary dynamics, stepped
 // with the room's ticks), the room's obstacles as it feels them (floor, table legs, walls, props and fingertips,
 // seen from its frame), hands holding it, and what of it goes into snapshots. With its untouched layers on, the
-// linearised flesh, or a trained secondary-motion network on the clips it learned, moves its flesh while nothing
-// touches it (flesh-switch.ts): "touches" is a prop or fingertip within a few centimetres of its surface, not of its
+// linearised flesh, or a trained secondary-motion network on the clips it learned, or (beyond the room's budget)
+// every page's springs, moves its flesh while nothing touches it (flesh-switch.ts): "touches" is a prop or fingertip within a few centimetres of its surface, not of its
 // bounding sphere, so a fox walking past the props on the floor keeps its network's flesh (and snapshots carry only
 // its pose). Standing still, it falls silent: its pose
 // is sent when it changes, and the solver's soft part when it moved visibly since last sent, as bodies are.
@@ -153,7 +153,7 @@ export class RoomCharacter {
   /**
    * The soft part shown and sent (3m): the solver's, the linearised flesh's, the network's, or the last two
    * crossfading, within the flesh's limits (the network's answers come limited; the others' states are not, so that
-   * they settle as they would).
+   * they settle as they would); rest while the pages' springs move it.
    */
   get softQ(): Float64Array {
     return this.shownQ;

@@ -1,6 +1,7 @@
 // A room's characters: the layout's rigged characters baked, and those visitors upload; each a RoomCharacter with its
 // slot in snapshots, in the room's state with its clips, stepped every tick, and, while nothing touches it, moved by
-// the linearised flesh, or by its trained secondary-motion network on the clips that network learned.
+// the linearised flesh, or by its trained secondary-motion network on the clips that network learned; those beyond
+// the room's budget (serverFleshCharacters) by every page's springs instead of the linearised flesh.
 
 import { CharacterState, UPLOAD_LIMITS, type CharacterMode, type RoomState } from "../../shared/net";
 import type { SceneWorld, SceneLayout } from "../../shared/scene";

@@ -12,14 +12,8 @@ export const BAKE_CACHE_DIRECTORY = path.resolve(process.env.BAKE_CACHE_DIR || p
 
 /** The file clients download for a hash: the bake without what they compute themselves (clientBakedBody). */
 export function clientBakeFile(hash: string, directory = BAKE_CACHE_DIRECTORY): string {
-  return path.join(directory, `${hash}${CLIENT_COPY_SUFFIX}`);
+  return path.join(directory, `${hash}.client.bake`);
 }
-
-/**
- * A client copy's file ends so; the name changes with what a copy carries (client2: a rig's mass moments), so that a
- * cache's older copies are made again rather than served.
- */
-export const CLIENT_COPY_SUFFIX = ".client2.bake";
 
 /** The bake options of every room body, the layout's and uploads' alike (their coordinate counts must match). */
 export const ROOM_BAKE_OPTIONS = Object.freeze({ handles: 16, cubature: 256 });

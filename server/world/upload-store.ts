@@ -7,7 +7,7 @@ import { mkdir, readdir, stat, unlink, utimes, writeFile } from "node:fs/promise
 import path from "node:path";
 import type { BaseColourImage } from "../../shared/geometry";
 import { UPLOAD_LIMITS } from "../../shared/net";
-import { BAKE_CACHE_DIRECTORY, CLIENT_COPY_SUFFIX } from "./bake-cache";
+import { BAKE_CACHE_DIRECTORY } from "./bake-cache";
 
 export const UPLOAD_BAKE_DIRECTORY = path.join(BAKE_CACHE_DIRECTORY, "uploads");
 
@@ -54,7 +54,7 @@ export async function pruneUploads(): Promise<void> {
     group.sort((a, b) => b.used - a.used);
     for (const { name } of group.slice(UPLOAD_LIMITS.keptBakes)) {
       await unlink(path.join(UPLOAD_BAKE_DIRECTORY, name)).catch(() => undefined);
-      if (name.endsWith(".bake")) await unlink(path.join(UPLOAD_BAKE_DIRECTORY, name.replace(/\.bake$/, CLIENT_COPY_SUFFIX))).catch(() => undefined);
+      if (name.endsWith(".bake")) await unlink(path.join(UPLOAD_BAKE_DIRECTORY, name.replace(/\.bake$/, ".client.bake"))).catch(() => undefined);
     }
   }
 }

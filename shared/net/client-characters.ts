@@ -212,7 +212,8 @@ export class ClientCharacter {
     const wanted = this.flesh === "rnn" ? this.learned : this.flesh === "springs" ? this.makeSprings() : null;
     // A layer of its own comes in from the snapshots' flesh, and goes back to it before another comes in.
     if (wanted && (this.learnedWeight === 0 || !this.own)) this.own = wanted;
-    // The network runs all along (its hidden state stays warm); the springs while they are wanted or shown.
+    // The network runs all along (its hidden state stays warm); the springs from when they are first wanted for as
+    // long as they are the layer shown or faded out (so through a touch's solver too: warm when they come back).
     if (this.learned) this.runOwn(this.learned, at);
     if (this.springs && (this.springs === wanted || this.springs === this.own)) this.runOwn(this.springs, at);
     const target = wanted && wanted === this.own && wanted.answered ? 1 : 0;

@@ -7,7 +7,7 @@ import { integrateMass, scaleMassIntegrals, type MassIntegrals, type SubspaceSou
 import { SkinningError } from "./fields";
 import { rigMassMoments } from "./rig-mass-moments";
 
-export const BAKED_BODY_VERSION = 6;
+export const BAKED_BODY_VERSION = 7;
 const MAGIC = "PLNTBAKE";
 
 export interface BakedBodyInfo {
@@ -58,7 +58,8 @@ export interface BakedBody extends BakedBodyInfo, BakedRigArrays {
   massIntegrals: Float64Array;
   /**
    * A rigged bake's joints' mass moments (rig-mass-moments.ts), normalised units: only in a client's copy, so that a
-   * page can drive the flesh by the rig's inertia (its springs). Empty otherwise, and in copies made before them.
+   * page can drive the flesh by the rig's inertia (its springs). Empty otherwise. (Version 7: bakes before it lack
+   * them, and their version is in every cache's key, so no cache serves an older copy.)
    */
   rigMoments: Float64Array;
   /** Contact and grab samples on the surface (farthest points over vertices and area samples). */
@@ -182,8 +183,6 @@ export function toSubspaceSource(body: BakedBody, size: number): SubspaceSource 
  * Arrays that keep double precision in any copy: field descriptions hold grid sizes, indices and coefficients, and
  * the mass integrals are the server's own (a client's mass matrix then matches the server's to rounding).
  */
-/** Arrays that bakes written before them lack (read as empty). */
-const OPTIONAL_ARRAYS = new Set<string>(["rigMoments"]);
 const EXACT_ARRAYS = new Set<string>(["fieldDescription", "fieldNorms", "massIntegrals", "rigRest", "rigBase", "rigInverseBind"]);
 
 /**
@@ -251,12 +250,7 @@ export function decodeBakedBody(bytes: Uint8Array): BakedBody {
     rigInfo: info.rigInfo ?? null,
   };
   for (const name of ARRAY_FIELDS) {
-    const found = info.arrays.find((a) => a.name === name);
-    if (!found && OPTIONAL_ARRAYS.has(name)) {
-      body[name] = new Float64Array(0);
-      continue;
-    }
-    const entry = found ?? fail(`missing ${name}`);
+    const entry = info.arrays.find((a) => a.name === name) ?? fail(`missing ${name}`);
     if (entry.type !== "u32" && entry.type !== "f32" && entry.type !== "f64") fail(`unknown array type ${entry.type}`);
     const size = entry.type === "f64" ? 8 : 4;
     const byteLength = entry.length * size;

@@ -9,6 +9,8 @@ import { MATERIALS, SoftEntity } from "../../shared/scene";
 import { FloorContact } from "../../shared/sim";
 import { bakeMesh, baselineProvider, clientBakedBody, decodeBakedBody, eigenProvider, encodeBakedBody } from "../../shared/skinning";
 import { RigMoments } from "../../shared/rig";
+import { Subspace } from "../../shared/sim/subspace";
+import { toSubspaceSource } from "../../shared/skinning/baked-body";
 
 describe("the client's copy of a bake", () => {
   it("is a third of the bytes, and builds the server's mass matrix, contact spheres and motion", async () => {
@@ -61,5 +63,17 @@ describe("the client's copy of a bake", () => {
     }
     // Single precision on the way.
     expect(difference / largest).toBeLessThan(1e-6);
+    // Against what the server's own solver integrates from the samples: the skin weights sum to one, so summed over the
+    // joints the moments are the mass block's rows of the constant channel's (w0 x, w0 y, w0 z, w0).
+    const subspace = new Subspace(toSubspaceSource(body, size)), m = subspace.m, w0 = body.massWeights[0], summed = new Float64Array(4 * m);
+    for (let k = 0; k < body.rigJointNodes.length; k++) for (let i = 0; i < 4 * m; i++) summed[i] += client[4 * k * m + i];
+    let blockLargest = 0, blockDifference = 0;
+    for (let row = 0; row < 4; row++) for (let r = 0; r < m; r++) {
+      const expected = subspace.massBlock[row * m + r] / w0;
+      blockLargest = Math.max(blockLargest, Math.abs(expected));
+      blockDifference = Math.max(blockDifference, Math.abs(summed[row * m + r] - expected));
+    }
+    console.info(`the client's moments summed over joints against the mass block: ${(blockDifference / blockLargest).toExponential(2)} of its largest`);
+    expect(blockDifference / blockLargest).toBeLessThan(1e-5);
   });
 });
