@@ -7,14 +7,12 @@
 // network was trained at, and crossfades between the two sources when the state switches. A character beyond the
 // room's budget of flesh it moves itself (`flesh` "springs") is moved likewise by the client's own spring layer.
 
-import { complementarySprings, RigMotion, SpringCharacter, type Rig } from "../rig";
-import { fleshFor } from "../rig/character-defaults";
-import { FleshLimit } from "../rig/flesh-limit";
+import { RigMotion, type Rig } from "../rig";
+import { pageSpringModel, PageSprings, type PageSpringModel } from "../rig/page-springs";
 import { RnnCharacter, type SecondaryNetwork } from "../rig/rnn-character";
 import { TICK_RATE } from "./protocol";
 import { decodeBakedBody, handleCount, rigOf, type BakedBody } from "../skinning";
-import { toSubspaceSource } from "../skinning/baked-body";
-import { basisRows, displacementAt, Subspace } from "../sim/subspace";
+import { basisRows, displacementAt } from "../sim/subspace";
 import type { CharacterSnapshot } from "./snapshot";
 
 /** What the room state says of a character (CharacterState). */
@@ -72,45 +70,24 @@ class OwnNetwork implements OwnFlesh {
   restart(): void { this.character.restart(); }
 }
 
-/**
- * The spring layer as a client runs it (spring-model.ts: nothing fitted, the flesh's own modes), in the room's flesh
- * for the character's size, at the room's tick, within what looks like flesh; its modes are found when first needed.
- */
-export class OwnSprings implements OwnFlesh {
+/** The spring layer as a client runs it (page-springs.ts), at the room's tick. */
+class OwnSprings implements OwnFlesh {
   clock = NaN;
   readonly dt = 1 / TICK_RATE;
-  readonly q: Float64Array;
-  answered = false;
-  /** Steps taken, and the milliseconds they took in all (a page's cost of the layer). */
-  steps = 0;
-  ms = 0;
-  private readonly character: SpringCharacter;
-  private readonly limit: FleshLimit;
-
-  constructor(baked: BakedBody, size: number) {
-    const flesh = fleshFor(size), subspace = new Subspace(toSubspaceSource(baked, size));
-    this.character = new SpringCharacter(baked, size, complementarySprings(baked, size, flesh, flesh.damping, undefined, subspace), { subspace });
-    this.q = new Float64Array(this.character.q.length);
-    this.limit = FleshLimit.of(baked, size);
-  }
-
-  get motion(): RigMotion { return this.character.motion; }
-
-  step(): void {
-    const start = performance.now();
-    this.character.step(this.dt);
-    this.q.set(this.character.q);
-    this.limit.apply(this.q);
-    this.answered = true;
-    this.steps++;
-    this.ms += performance.now() - start;
-  }
-
-  restart(): void {
-    this.character.restart();
-    this.q.fill(0);
-  }
+  constructor(readonly springs: PageSprings) {}
+  get motion(): RigMotion { return this.springs.motion; }
+  get q(): Float64Array { return this.springs.q; }
+  get answered(): boolean { return this.springs.steps > 0; }
+  step(): void { this.springs.step(this.dt); }
+  restart(): void { this.springs.restart(); }
 }
+
+/**
+ * Finds a character's spring model (what takes a fifth of a second: a page does it on a worker); by default here,
+ * as a bot or a test in Node does.
+ */
+export type SpringModelMaker = (baked: BakedBody, size: number) => Promise<PageSpringModel>;
+const springsHere: SpringModelMaker = async (baked, size) => pageSpringModel(baked, size);
 
 interface CharacterFrame {
   at: number;
@@ -142,7 +119,9 @@ export class ClientCharacter {
   flesh = "sim";
   private learned: OwnNetwork | null = null;
   private springs: OwnSprings | null = null;
-  private springsFailed = false;
+  private springsAsked = false;
+  /** Who finds its spring model (ClientCharacters sets it). */
+  springsMaker: SpringModelMaker = springsHere;
   /** The layer of its own this client shows (kept while it fades out), and its weight in what is shown (0..1). */
   private own: OwnFlesh | null = null;
   learnedWeight = 0;
@@ -197,9 +176,9 @@ export class ClientCharacter {
     return this.learned?.character ?? null;
   }
 
-  /** The spring layer's run on this client, once the state asked for it. */
-  get ownSprings(): OwnSprings | null {
-    return this.springs;
+  /** The spring layer's run on this client (its steps and their milliseconds), once its model has come. */
+  get ownSprings(): PageSprings | null {
+    return this.springs?.springs ?? null;
   }
 
   /** Shows the character as it was at `at` (ms, Date.now clock): its pose, frame and soft part (see posed). */
@@ -209,7 +188,7 @@ export class ClientCharacter {
     if (!this.poseAt(at, this.motion)) return;
     this.jointsStale = this.surfaceStale = true;
     this.shown = true;
-    const wanted = this.flesh === "rnn" ? this.learned : this.flesh === "springs" ? this.makeSprings() : null;
+    const wanted = this.flesh === "rnn" ? this.learned : this.flesh === "springs" ? this.askForSprings() : null;
     // A layer of its own comes in from the snapshots' flesh, and goes back to it before another comes in.
     if (wanted && (this.learnedWeight === 0 || !this.own)) this.own = wanted;
     // The network runs all along (its hidden state stays warm); the springs from when they are first wanted for as
@@ -226,16 +205,15 @@ export class ClientCharacter {
   }
 
   /**
-   * The springs, made the first time they are asked for (the state hands them the flesh, or it arrives so): about
-   * 0.2 s for a fox's bake. Null if they cannot be made for this bake.
+   * The springs once their model has come (null until then, and for good if it cannot be made for this bake); the
+   * first call asks for the model (the state hands them the flesh, or it arrived so).
    */
-  makeSprings(): OwnSprings | null {
-    if (!this.springs && !this.springsFailed) {
-      try {
-        this.springs = new OwnSprings(this.baked, this.size);
-      } catch {
-        this.springsFailed = true;
-      }
+  askForSprings(): OwnSprings | null {
+    if (!this.springsAsked) {
+      this.springsAsked = true;
+      this.springsMaker(this.baked, this.size).then((model) => new PageSprings(this.baked, this.size, model)).then((springs) => {
+        this.springs = new OwnSprings(springs);
+      }, (error: Error) => console.warn(`the ${this.id}'s springs could not be made (${error.message}): its flesh is shown at rest while pages move it`));
     }
     return this.springs;
   }
@@ -255,7 +233,7 @@ export class ClientCharacter {
     } catch {
       // A layer that failed to run is dropped for good: the snapshots' flesh is shown (rest, while pages were to move it).
       if (own === this.learned) this.learned = null;
-      else { this.springs = null; this.springsFailed = true; }
+      else this.springs = null;
       if (own === this.own) this.own = null;
     }
   }
@@ -314,6 +292,9 @@ export class ClientCharacters {
   private readonly early = new Map<number, CharacterFrame>();
   /** The room's list as last synced (the SDK updates it in place): a character built later reads what it says then. */
   private state: Map<string, CharacterInfo> | undefined;
+
+  /** Who finds characters' spring models (a page's worker; here by default). */
+  springsMaker: SpringModelMaker = springsHere;
 
   constructor(private readonly fetchBake: (hash: string) => Promise<Uint8Array>, private readonly changed: () => void, private readonly loadNetwork?: NetworkLoader) {}
 
@@ -384,8 +365,8 @@ export class ClientCharacters {
       if (!info || info.bake !== wanted.bake) return;
       const character = new ClientCharacter(info.id, info.index, baked, info.size, info.texture, info.clips);
       character.flesh = info.flesh ?? "sim";
-      // While its bake is decoded, rather than at a frame of its own later.
-      if (character.flesh === "springs") character.makeSprings();
+      character.springsMaker = this.springsMaker;
+      if (character.flesh === "springs") character.askForSprings();
       if (info.network && this.loadNetwork) {
         // Without its network the client shows the snapshots' flesh, which the server sends again once a hand is on it.
         this.loadNetwork(info.network).then((network) => character.attachNetwork(network), () => {});

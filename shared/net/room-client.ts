@@ -67,9 +67,7 @@ export class PliantRoomClient {
   private fetchBake: (hash: string) => Promise<Uint8Array> = async () => new Uint8Array(0);
   /** The room's characters as shown (client-characters.ts); nobody predicts them. */
   readonly characters = new ClientCharacters((hash) => this.fetchBake(hash), () => this.roomBodies.changed(), (name) => this.loadNetwork(name));
-  private loadNetwork: NetworkLoader = async () => {
-    throw new Error("no onnxruntime to run networks with");
-  };
+  private loadNetwork: NetworkLoader = async () => { throw new Error("no onnxruntime to run networks with"); };
   private readonly tickets = new UploadTickets();
   private readonly network: NetworkSimulator;
   /** This client's grabs (bodies and characters) and their targets. */
@@ -132,6 +130,7 @@ export class PliantRoomClient {
     room.onMessage(MESSAGES.ack, (ack: AckMessage) => self.network.schedule(true, () => self.clock.onAck(ack, self.grabs.held.size > 0)));
     room.onMessage(MESSAGES.uploadTicket, (answer: UploadTicketMessage) => self.tickets.answered(answer));
     if (settings.ort) self.loadNetwork = networkLoader(settings.ort, http, settings.executionProviders);
+    if (settings.makeSprings) self.characters.springsMaker = settings.makeSprings;
     const fetchBake = settings.fetchBake ?? ((hash: string) => fetchBakeFrom(http, hash));
     try {
       await roomState(room).finally(seated);

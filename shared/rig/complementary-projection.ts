@@ -50,7 +50,8 @@ export class ComplementaryProjection {
   private readonly solution: Float64Array;
   private readonly blockDots = new Float64Array(9);
 
-  constructor(subspace: Subspace, moments: RigMoments, jointNodes: ArrayLike<number>, nodeParents: ArrayLike<number>) {
+  /** `subspace`: all it needs of one is its mass block (per component, per unit density) and its size. */
+  constructor(subspace: Pick<Subspace, "massBlock" | "m">, moments: RigMoments, jointNodes: ArrayLike<number>, nodeParents: ArrayLike<number>) {
     const joints = (this.joints = moments.joints), m = (this.m = moments.m);
     if (m !== subspace.m) throw new Error(`moments have ${m} unknowns a component, the subspace ${subspace.m}`);
     this.rows = 3 + 3 * joints;

@@ -12,6 +12,7 @@ export { complementaryModes, type ModalBasis } from "./modal-basis";
 export { SpringLayer, type SpringParameters } from "./spring-layer";
 export { complementarySprings, type SpringModel } from "./spring-model";
 export { SpringCharacter } from "./spring-character";
+export { PageSprings, pageSpringModel, type PageSpringModel } from "./page-springs";
 export { FramedSurface } from "./framed-surface";
 export { ACCELERATION_WINDOW } from "./rig-motion";
 export { CharacterSkin } from "./character-skin";

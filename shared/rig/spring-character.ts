@@ -21,8 +21,8 @@ export class SpringCharacter {
   private readonly force: Float64Array;
   private readonly projection: ComplementaryProjection | null;
 
-  /** `subspace`: the bake's at `size` when the caller has it (the model's, say). */
-  constructor(baked: BakedBody, size: number, readonly model: SpringModel, options: { complementary?: boolean; subspace?: Subspace } = {}) {
+  /** `subspace`: the bake's at `size` when the caller has it (the model's, say), or just its mass block. */
+  constructor(baked: BakedBody, size: number, readonly model: SpringModel, options: { complementary?: boolean; subspace?: Pick<Subspace, "massBlock" | "m"> } = {}) {
     const rig = rigOf(baked);
     if (!rig) throw new Error("a character needs a rigged bake");
     this.motion = new RigMotion(rig, baked, size);
