@@ -5,7 +5,7 @@
 
 import type { BakedBody } from "../skinning/baked-body";
 import type { RigMotion } from "./rig-motion";
-import { skinWeightsAt } from "../skinning/rig-mass-moments";
+import { skinWeightsAt } from "../skinning/point-skin";
 
 export class CharacterSkin {
   private readonly rest: Float64Array;

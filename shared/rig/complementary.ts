@@ -9,7 +9,7 @@ import type { BakedBody } from "../skinning/baked-body";
 import { handleCount } from "../skinning/baked-body";
 import { displacementAt } from "../sim/subspace";
 import { RigBasis } from "./rig-basis";
-import { skinWeightsAt } from "../skinning/rig-mass-moments";
+import { skinWeightsAt } from "../skinning/point-skin";
 import type { RigPose } from "../skeleton/rig-pose";
 
 /** Eigenvalues of the projected basis's Gram matrix below this share of the largest count as none. */

@@ -4,7 +4,7 @@ export { readRig } from "../geometry/gltf-rig";
 export { RigBasis } from "./rig-basis";
 export { complementaryDirections, ComplementarityMeter, type Complementarity } from "./complementary";
 export { RigMoments } from "./rig-moments";
-export { skinWeightsAt } from "../skinning/rig-mass-moments";
+export { skinWeightsAt } from "../skinning/point-skin";
 export { ComplementaryProjection } from "./complementary-projection";
 export { CharacterBody, surfaceRms } from "./character-body";
 export { RigMotion } from "./rig-motion";

@@ -7,7 +7,7 @@
 import type { BakedBody } from "../skinning/baked-body";
 import type { Rig, RigClip } from "../skeleton/rig";
 import { hasRigMoments, RigMoments } from "./rig-moments";
-import { skinWeightsAt } from "../skinning/rig-mass-moments";
+import { skinWeightsAt } from "../skinning/point-skin";
 import { linearBlendSkin, RigPose } from "../skeleton/rig-pose";
 
 /** Span of the acceleration's second difference, s (keys of the fox's clips are 1/24 s apart). */

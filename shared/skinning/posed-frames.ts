@@ -6,6 +6,7 @@
 import { normaliseMesh, sampleSurface, type TriangleMesh } from "../geometry";
 import type { Rig, RigClip } from "../skeleton/rig";
 import { linearBlendSkin, RigPose } from "../skeleton/rig-pose";
+import { nearestVertexSkin, type PointSkin } from "./point-skin";
 
 /** A rigged mesh in normalised units (normaliseMesh's output) and the normalisation's centre and scale. */
 export interface RiggedShape {
@@ -15,11 +16,6 @@ export interface RiggedShape {
   skinWeights: ArrayLike<number>;
   center: ArrayLike<number>;
   scale: number;
-}
-
-export interface PointSkin {
-  joints: Uint16Array;
-  weights: Float32Array;
 }
 
 export function isRiggedMesh(mesh: TriangleMesh): boolean {
@@ -57,21 +53,7 @@ export class ShapePoser {
 
   /** Each point's four joints and weights: those of its nearest bind-pose vertex. */
   skinAt(points: ArrayLike<number>): PointSkin {
-    const count = points.length / 3, r = this.shape.mesh.positions, render = r.length / 3;
-    const joints = new Uint16Array(4 * count), weights = new Float32Array(4 * count);
-    for (let i = 0; i < count; i++) {
-      const x = points[3 * i], y = points[3 * i + 1], z = points[3 * i + 2];
-      let best = 0, bestDistance = Infinity;
-      for (let v = 0; v < render; v++) {
-        const d = (r[3 * v] - x) ** 2 + (r[3 * v + 1] - y) ** 2 + (r[3 * v + 2] - z) ** 2;
-        if (d < bestDistance) { bestDistance = d; best = v; }
-      }
-      for (let k = 0; k < 4; k++) {
-        joints[4 * i + k] = this.vertexSkin.joints[4 * best + k];
-        weights[4 * i + k] = this.vertexSkin.weights[4 * best + k];
-      }
-    }
-    return { joints, weights };
+    return nearestVertexSkin(this.shape.mesh.positions, this.vertexSkin.joints, this.vertexSkin.weights, points);
   }
 
   /** Bind-pose points (normalised) where the last pose puts them, into out. */

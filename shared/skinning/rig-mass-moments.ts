@@ -6,25 +6,7 @@
 // scales them to a size).
 
 import { handleCount, type BakedBody } from "./baked-body";
-
-/** Each point's (normalised units) four skin joints and weights: those of its nearest render vertex. */
-export function skinWeightsAt(body: BakedBody, points: ArrayLike<number>): { joints: Uint16Array; weights: Float32Array } {
-  const count = points.length / 3, render = body.renderPositions.length / 3, r = body.renderPositions;
-  const joints = new Uint16Array(4 * count), weights = new Float32Array(4 * count);
-  for (let i = 0; i < count; i++) {
-    const x = points[3 * i], y = points[3 * i + 1], z = points[3 * i + 2];
-    let best = 0, bestDistance = Infinity;
-    for (let v = 0; v < render; v++) {
-      const d = (r[3 * v] - x) ** 2 + (r[3 * v + 1] - y) ** 2 + (r[3 * v + 2] - z) ** 2;
-      if (d < bestDistance) { bestDistance = d; best = v; }
-    }
-    for (let k = 0; k < 4; k++) {
-      joints[4 * i + k] = body.renderSkinJoints[4 * best + k];
-      weights[4 * i + k] = body.renderSkinWeights[4 * best + k];
-    }
-  }
-  return { joints, weights };
-}
+import { skinWeightsAt } from "./point-skin";
 
 /** P_k for every joint (4 rows of m each, rows x, y, z, 1), normalised units, from a server bake's mass samples. */
 export function rigMassMoments(body: BakedBody): Float64Array {
