@@ -20,9 +20,16 @@ export class SpringCharacter {
   readonly q: Float64Array;
   private readonly force: Float64Array;
   private readonly projection: ComplementaryProjection | null;
+  /** Steps between updates of the constraint to the pose (1: every step), and steps since the last. */
+  private readonly constraintEvery: number;
+  private sinceUpdate = Number.MAX_SAFE_INTEGER;
 
-  /** `subspace`: the bake's at `size` when the caller has it (the model's, say), or just its mass block. */
-  constructor(baked: BakedBody, size: number, readonly model: SpringModel, options: { complementary?: boolean; subspace?: Pick<Subspace, "massBlock" | "m"> } = {}) {
+  /**
+   * `subspace`: the bake's at `size` when the caller has it (the model's, say), or just its mass block.
+   * `constraintEvery`: update the constraint to the pose every so many steps (see PAGE_CONSTRAINT_EVERY).
+   */
+  constructor(baked: BakedBody, size: number, readonly model: SpringModel, options: { complementary?: boolean; subspace?: Pick<Subspace, "massBlock" | "m">; constraintEvery?: number } = {}) {
+    this.constraintEvery = Math.max(1, Math.round(options.constraintEvery ?? 1));
     const rig = rigOf(baked);
     if (!rig) throw new Error("a character needs a rigged bake");
     this.motion = new RigMotion(rig, baked, size);
@@ -41,6 +48,7 @@ export class SpringCharacter {
     this.motion.restart();
     this.layer.reset();
     this.q.fill(0);
+    this.sinceUpdate = Number.MAX_SAFE_INTEGER;
   }
 
   /** One frame of `dt` seconds under the pose and frame set now. */
@@ -49,7 +57,10 @@ export class SpringCharacter {
     this.motion.advance();
     this.motion.inertiaForce(this.model.density, dt, this.force);
     if (projection) {
-      projection.update(this.motion.jointMatrices, this.motion.jointPositions);
+      if (++this.sinceUpdate >= this.constraintEvery) {
+        projection.update(this.motion.jointMatrices, this.motion.jointPositions);
+        this.sinceUpdate = 0;
+      }
       projection.projectGradient(this.force);
     }
     this.layer.step(this.force, dt);
