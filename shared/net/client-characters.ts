@@ -74,20 +74,20 @@ class OwnNetwork implements OwnFlesh {
 class OwnSprings implements OwnFlesh {
   clock = NaN;
   readonly dt = 1 / TICK_RATE;
-  constructor(readonly springs: PageSprings) {}
-  get motion(): RigMotion { return this.springs.motion; }
-  get q(): Float64Array { return this.springs.q; }
-  get answered(): boolean { return this.springs.steps > 0; }
-  step(): void { this.springs.step(this.dt); }
-  restart(): void { this.springs.restart(); }
+  constructor(readonly page: PageSprings) {}
+  get motion(): RigMotion { return this.page.motion; }
+  get q(): Float64Array { return this.page.q; }
+  get answered(): boolean { return this.page.steps > 0; }
+  step(): void { this.page.step(this.dt); }
+  restart(): void { this.page.restart(); }
 }
 
 /**
  * Finds a character's spring model (what takes a fifth of a second: a page does it on a worker); by default here,
  * as a bot or a test in Node does.
  */
-export type SpringModelMaker = (baked: BakedBody, size: number) => Promise<PageSpringModel>;
-const springsHere: SpringModelMaker = async (baked, size) => pageSpringModel(baked, size);
+export type SpringModelFinder = (baked: BakedBody, size: number) => Promise<PageSpringModel>;
+const springModelHere: SpringModelFinder = async (baked, size) => pageSpringModel(baked, size);
 
 interface CharacterFrame {
   at: number;
@@ -121,7 +121,7 @@ export class ClientCharacter {
   private springs: OwnSprings | null = null;
   private springsAsked = false;
   /** Who finds its spring model (ClientCharacters sets it). */
-  springsMaker: SpringModelMaker = springsHere;
+  findSpringModel: SpringModelFinder = springModelHere;
   /** The layer of its own this client shows (kept while it fades out), and its weight in what is shown (0..1). */
   private own: OwnFlesh | null = null;
   learnedWeight = 0;
@@ -178,7 +178,7 @@ export class ClientCharacter {
 
   /** The spring layer's run on this client (its steps and their milliseconds), once its model has come. */
   get ownSprings(): PageSprings | null {
-    return this.springs?.springs ?? null;
+    return this.springs?.page ?? null;
   }
 
   /** Shows the character as it was at `at` (ms, Date.now clock): its pose, frame and soft part (see posed). */
@@ -211,9 +211,9 @@ export class ClientCharacter {
   askForSprings(): OwnSprings | null {
     if (!this.springsAsked) {
       this.springsAsked = true;
-      this.springsMaker(this.baked, this.size).then((model) => new PageSprings(this.baked, this.size, model)).then((springs) => {
+      this.findSpringModel(this.baked, this.size).then((model) => new PageSprings(this.baked, this.size, model)).then((springs) => {
         this.springs = new OwnSprings(springs);
-      }, (error: Error) => console.warn(`the ${this.id}'s springs could not be made (${error.message}): its flesh is shown at rest while pages move it`));
+      }, (error: unknown) => console.warn(`character ${this.id}: its springs could not be made (${error instanceof Error ? error.message : String(error)}); its flesh is shown as snapshots have it, at rest while pages are to move it`));
     }
     return this.springs;
   }
@@ -294,7 +294,7 @@ export class ClientCharacters {
   private state: Map<string, CharacterInfo> | undefined;
 
   /** Who finds characters' spring models (a page's worker; here by default). */
-  springsMaker: SpringModelMaker = springsHere;
+  findSpringModel: SpringModelFinder = springModelHere;
 
   constructor(private readonly fetchBake: (hash: string) => Promise<Uint8Array>, private readonly changed: () => void, private readonly loadNetwork?: NetworkLoader) {}
 
@@ -365,7 +365,7 @@ export class ClientCharacters {
       if (!info || info.bake !== wanted.bake) return;
       const character = new ClientCharacter(info.id, info.index, baked, info.size, info.texture, info.clips);
       character.flesh = info.flesh ?? "sim";
-      character.springsMaker = this.springsMaker;
+      character.findSpringModel = this.findSpringModel;
       if (character.flesh === "springs") character.askForSprings();
       if (info.network && this.loadNetwork) {
         // Without its network the client shows the snapshots' flesh, which the server sends again once a hand is on it.

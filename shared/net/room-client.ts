@@ -130,7 +130,7 @@ export class PliantRoomClient {
     room.onMessage(MESSAGES.ack, (ack: AckMessage) => self.network.schedule(true, () => self.clock.onAck(ack, self.grabs.held.size > 0)));
     room.onMessage(MESSAGES.uploadTicket, (answer: UploadTicketMessage) => self.tickets.answered(answer));
     if (settings.ort) self.loadNetwork = networkLoader(settings.ort, http, settings.executionProviders);
-    if (settings.makeSprings) self.characters.springsMaker = settings.makeSprings;
+    if (settings.findSpringModel) self.characters.findSpringModel = settings.findSpringModel;
     const fetchBake = settings.fetchBake ?? ((hash: string) => fetchBakeFrom(http, hash));
     try {
       await roomState(room).finally(seated);

@@ -2,8 +2,9 @@
 // the inertial force, the springs (spring-layer.ts) answer it, and their coordinates are the soft part, in the same
 // subspace coordinates the solver would use. The springs' directions are complementary at the rest pose, not at
 // every pose, so with `complementary` (the default) the force is projected onto the current pose's complement before
-// the springs feel it (the part of it a rig could make drives no flesh), and the soft part after (exact to rounding);
-// together ~0.3 ms a frame on the fox. Without it the layer costs a few hundredths of a millisecond and errs a lot.
+// the springs feel it (the part of it a rig could make drives no flesh), and the soft part after (exact to rounding at
+// the pose the constraint was last updated to: every step unless `constraintEvery` says otherwise); together ~0.3 ms a
+// frame on the fox. Without it the layer costs a few hundredths of a millisecond and errs a lot.
 
 import { Subspace } from "../sim/subspace";
 import { toSubspaceSource, type BakedBody } from "../skinning/baked-body";
@@ -29,7 +30,8 @@ export class SpringCharacter {
    * `constraintEvery`: update the constraint to the pose every so many steps (see PAGE_CONSTRAINT_EVERY).
    */
   constructor(baked: BakedBody, size: number, readonly model: SpringModel, options: { complementary?: boolean; subspace?: Pick<Subspace, "massBlock" | "m">; constraintEvery?: number } = {}) {
-    this.constraintEvery = Math.max(1, Math.round(options.constraintEvery ?? 1));
+    const every = Math.round(options.constraintEvery ?? 1);
+    this.constraintEvery = Number.isFinite(every) && every > 1 ? every : 1;
     const rig = rigOf(baked);
     if (!rig) throw new Error("a character needs a rigged bake");
     this.motion = new RigMotion(rig, baked, size);

@@ -1,7 +1,8 @@
 // A client builds a character once its bake has come, and shows where its flesh comes from as the room's state says
 // it then, not as it said when the bake was asked for: an uploaded character's flesh changes once, right after it
 // joins, and a room where nothing else changes sends no further state to correct it. A character beyond the room's
-// budget is moved by the client's own spring layer, checked against the solver on the same poses.
+// budget is moved by the client's own spring layer, checked against the solver on the same poses; one whose springs
+// cannot be made is shown as snapshots have it.
 
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -75,3 +76,25 @@ it("a character the pages move is moved by the client's own springs on the pose 
   expect(shown.ownSprings!.steps).toBeGreaterThanOrEqual(ticks - 1);
   expect(ratio).toBeLessThan(0.85);
 }, 60_000);
+
+it("a character whose springs cannot be made is shown as snapshots have it, with a warning, and nothing throws", async () => {
+  const { body } = await bakeMesh(await parseMesh(new Uint8Array(await readFile(FOX)), "glb"), baselineProvider, { handles: 8, cubature: 64 });
+  const characters = new ClientCharacters(async () => encodeBakedBody(clientBakedBody(body), { floats: "f32" }), () => undefined);
+  characters.findSpringModel = async () => { throw new Error("the worker could not load"); };
+  const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+  const room = new RoomState(), state = room.characters;
+  const info = new CharacterState({ id: "little-fox", index: 4, bake: "hash", size: 0.3, texture: "", clips: "Run,Survey,Walk", mode: "run", network: "", flesh: "springs" });
+  state.set(info.id, info);
+  characters.sync(state, 0);
+  await vi.waitFor(() => expect(characters.all.get(info.id)).toBeDefined());
+  await vi.waitFor(() => expect(warn.mock.calls.some(([line]) => /little-fox.*springs could not be made.*the worker could not load/.test(String(line)))).toBe(true));
+  const shown = characters.all.get(info.id)!;
+  for (let tick = 1; tick <= 30; tick++) {
+    characters.pose({ index: info.index, clip: 0, time: tick / TICK_RATE, clip2: 0, time2: tick / TICK_RATE, blend: 1, running: true, running2: true, position: new Float64Array(3), yaw: 0 }, tick, (1000 * tick) / TICK_RATE);
+    characters.show((1000 * tick) / TICK_RATE);
+  }
+  expect(shown.ownSprings).toBeNull();
+  expect(shown.learnedWeight).toBe(0);
+  expect(shown.displayQ.every((v) => v === 0)).toBe(true);
+  warn.mockRestore();
+});

@@ -11,7 +11,7 @@ import { JOIN_ATTEMPTS, KICK_CLOSE_CODE, PliantRoomClient, joinWithRetries, netw
 import type { BakeLoader } from "../bake/bake-loader";
 import type { OrtModule } from "../../../shared/skinning";
 import { loadOnnxRuntime as loadOnnxRuntimeBuild, pageExecutionProviders } from "../onnx-runtime";
-import { workerSprings } from "../springs/worker-springs";
+import { springModelOnWorker } from "../springs/worker-springs";
 
 /**
  * onnxruntime-web for characters' secondary-motion networks, loaded on first use (its wasm was preloaded at start):
@@ -111,7 +111,7 @@ export class RoomConnection {
   private joinOnce(options: JoinOptions, roomId?: string, onStage?: (stage: "seat" | "loading") => void): Promise<PliantRoomClient> {
     onStage?.("seat");
     return PliantRoomClient.join({
-      endpoint: this.endpoint, options, roomId, fetchBake: this.fetchBake, ort: loadOnnxRuntime, executionProviders: pageExecutionProviders, makeSprings: workerSprings,
+      endpoint: this.endpoint, options, roomId, fetchBake: this.fetchBake, ort: loadOnnxRuntime, executionProviders: pageExecutionProviders, findSpringModel: springModelOnWorker,
       whileSeating: () => this.frames?.hold() ?? (() => undefined),
       onSeated: () => onStage?.("loading"),
     });

@@ -8,4 +8,4 @@ export interface SpringsRequest {
   size: number;
 }
 
-export type SpringsReply = { id: number; springs: PageSpringModel } | { id: number; error: string };
+export type SpringsReply = { id: number; model: PageSpringModel } | { id: number; error: string };

@@ -9,8 +9,8 @@ const post = (reply: SpringsReply, transfer: Transferable[] = []) => (self as un
 self.onmessage = (event: MessageEvent<SpringsRequest>) => {
   const { id, baked, size } = event.data;
   try {
-    const springs = pageSpringModel(baked, size);
-    post({ id, springs }, pageSpringBuffers(springs));
+    const model = pageSpringModel(baked, size);
+    post({ id, model }, pageSpringBuffers(model));
   } catch (error) {
     post({ id, error: error instanceof Error ? error.message : String(error) });
   }

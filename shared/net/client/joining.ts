@@ -8,7 +8,7 @@ import { SEAT_DEADLINE_MS } from "../join-attempts";
 import type { NetworkConditions } from "../network-conditions";
 import { ROOM_NAME, type JoinOptions } from "../protocol";
 import type { PliantRoom, RoomState } from "../state";
-import type { SpringModelMaker } from "../client-characters";
+import type { SpringModelFinder } from "../client-characters";
 
 export interface JoinSettings {
   /** ws://host:port of the server (http URLs work too). */
@@ -33,7 +33,7 @@ export interface JoinSettings {
    */
   executionProviders?: string[] | (() => Promise<string[]>);
   /** Finds a character's spring model for the flesh pages move (a page's worker); default here (client-characters.ts). */
-  makeSprings?: SpringModelMaker;
+  findSpringModel?: SpringModelFinder;
   /** The clock the prediction's millisecond budget measures its steps with (default performance.now; tests script one). */
   predictionClock?: () => number;
   /** Most time the room may take to answer the seat request, ms (SEAT_DEADLINE_MS); then the join fails. */
