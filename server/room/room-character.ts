@@ -2,9 +2,9 @@
 // with the room's ticks), the room's obstacles as it feels them (floor, table legs, walls, props and fingertips,
 // seen from its frame), hands holding it, and what of it goes into snapshots. With its untouched layers on, the
 // linearised flesh, or a trained secondary-motion network on the clips it learned, or (beyond the room's budget)
-// every page's springs, moves its flesh while nothing touches it (flesh-switch.ts): "touches" is a prop or fingertip within a few centimetres of its surface, not of its
-// bounding sphere, so a fox walking past the props on the floor keeps its network's flesh (and snapshots carry only
-// its pose). Standing still, it falls silent: its pose
+// every page's springs, moves its flesh while nothing touches it (flesh-switch.ts): "touches" is a prop or fingertip
+// within a few centimetres of its surface, not of its bounding sphere, so a fox walking past the props on the floor
+// keeps its network's flesh (and snapshots carry only its pose). Standing still, it falls silent: its pose
 // is sent when it changes, and the solver's soft part when it moved visibly since last sent, as bodies are.
 
 import { LIMITS, type CharacterMode, type SnapshotWriter } from "../../shared/net";
