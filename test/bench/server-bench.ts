@@ -70,7 +70,8 @@ const started = performance.now();
 const durations: number[] = [];
 /** Ticks in each 1 s window. */
 const ticksPerSecond: number[] = [];
-let cursor = stats.cursor, windowStart = performance.now(), windowTicks = stats.count;
+const sendDurations: number[] = [];
+let cursor = stats.cursor, sendCursor = stats.sendCursor, windowStart = performance.now(), windowTicks = stats.count;
 while (performance.now() - started < seconds * 1000) {
   await sleep(1000);
   const now = performance.now();
@@ -83,11 +84,16 @@ while (performance.now() - started < seconds * 1000) {
     durations.push(stats.durations[cursor]);
     cursor = (cursor + 1) % stats.durations.length;
   }
+  while (sendCursor !== stats.sendCursor) {
+    sendDurations.push(stats.sendDurations[sendCursor]);
+    sendCursor = (sendCursor + 1) % stats.sendDurations.length;
+  }
 }
 const elapsed = (performance.now() - started) / 1000;
 gcObserver.disconnect();
 const gcMs = gcPauses.map((p) => p.ms).sort((a, b) => a - b);
 durations.sort((a, b) => a - b);
+sendDurations.sort((a, b) => a - b);
 const cpu = process.cpuUsage(cpuBefore);
 const bytesPerClientSecond = (server.clientBytes().total - bytesBefore) / (players + spectators) / elapsed;
 const finite = room.sceneWorld.bodies.every((e) => e.body.q.every(Number.isFinite));
@@ -98,6 +104,7 @@ const result = {
   ticks: stats.count - ticksBefore, expectedTicks: Math.round(elapsed * TICK_RATE),
   tickMs: { p50: quantile(durations, 0.5), p99: quantile(durations, 0.99), max: durations[durations.length - 1] },
   overruns: stats.overruns - overrunsBefore,
+  sendMs: { p50: quantile(sendDurations, 0.5), p99: quantile(sendDurations, 0.99), max: sendDurations[sendDurations.length - 1] },
   ticksPerSecond: { min: Math.min(...ticksPerSecond), windowsUnder55: ticksPerSecond.filter((t) => t < 55).length, windows: ticksPerSecond.length },
   bytesPerClientPerSecond: bytesPerClientSecond,
   serverCpuPercentOfOneCore: (100 * (cpu.user + cpu.system)) / 1e6 / elapsed,
@@ -115,9 +122,9 @@ if (flags.json) {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } else {
   const f = (v: number, d = 2) => v.toFixed(d);
-  process.stdout.write(`| players | spectators | seconds | ticks / expected | tick p50 ms | tick p99 ms | tick max ms | overruns | ticks/s min | 1 s windows < 55 ticks | bytes/client/s | server CPU % | RSS MiB | heap MiB first/last | GC pauses (major) / total ms / max ms / over 2 ms | finite | escapes | log lines | faults |\n`);
-  process.stdout.write(`|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n`);
-  process.stdout.write(`| ${players} | ${spectators} | ${f(elapsed, 0)} | ${result.ticks} / ${result.expectedTicks} | ${f(result.tickMs.p50)} | ${f(result.tickMs.p99)} | ${f(result.tickMs.max)} | ${result.overruns} | ${f(result.ticksPerSecond.min, 1)} | ${result.ticksPerSecond.windowsUnder55} / ${result.ticksPerSecond.windows} | ${f(bytesPerClientSecond, 0)} | ${f(result.serverCpuPercentOfOneCore, 0)} | ${f(result.rssMiB, 0)} | ${f(result.heapMiB.first, 0)} / ${f(result.heapMiB.last, 0)} | ${result.gc.pauses} (${result.gc.major}) / ${f(result.gc.totalMs, 0)} / ${f(result.gc.maxMs)} / ${result.gc.over2Ms} | ${finite} | ${result.escapes} | ${result.logLines} | ${result.faults} |\n`);
+  process.stdout.write(`| players | spectators | seconds | ticks / expected | tick p50 ms | tick p99 ms | tick max ms | overruns | send p50 / p99 / max ms | ticks/s min | 1 s windows < 55 ticks | bytes/client/s | server CPU % | RSS MiB | heap MiB first/last | GC pauses (major) / total ms / max ms / over 2 ms | finite | escapes | log lines | faults |\n`);
+  process.stdout.write(`|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n`);
+  process.stdout.write(`| ${players} | ${spectators} | ${f(elapsed, 0)} | ${result.ticks} / ${result.expectedTicks} | ${f(result.tickMs.p50)} | ${f(result.tickMs.p99)} | ${f(result.tickMs.max)} | ${result.overruns} | ${f(result.sendMs.p50)} / ${f(result.sendMs.p99)} / ${f(result.sendMs.max)} | ${f(result.ticksPerSecond.min, 1)} | ${result.ticksPerSecond.windowsUnder55} / ${result.ticksPerSecond.windows} | ${f(bytesPerClientSecond, 0)} | ${f(result.serverCpuPercentOfOneCore, 0)} | ${f(result.rssMiB, 0)} | ${f(result.heapMiB.first, 0)} / ${f(result.heapMiB.last, 0)} | ${result.gc.pauses} (${result.gc.major}) / ${f(result.gc.totalMs, 0)} / ${f(result.gc.maxMs)} / ${result.gc.over2Ms} | ${finite} | ${result.escapes} | ${result.logLines} | ${result.faults} |\n`);
 }
 for (const fault of faults.slice(0, 5)) process.stderr.write(`fault: ${fault.slice(0, 2000)}\n`);
 process.exit(0);
