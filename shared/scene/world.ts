@@ -86,6 +86,13 @@ export class SceneWorld {
   tick = 0;
   /** Ticks whose solver budget ran out before every awake soft body had stepped (the rest went first next tick). */
   deferredTicks = 0;
+  /**
+   * Soft-body steps taken, steps put off to a later tick (owed), and steps given up because a body already owed
+   * MAX_OWED_STEPS: each of those left a body 1/60 s behind real time.
+   */
+  bodySteps = 0;
+  owedSteps = 0;
+  droppedSteps = 0;
   /** The body that steps first next tick (turns rotate when a budget runs out). */
   private firstBody = 0;
   /** Bodies and props put back at their spawn after leaving the room or going non-finite. */
@@ -307,6 +314,8 @@ export class SceneWorld {
           deferred = true;
         }
         // Owed steps are capped: after a long overload a body resumes where it is instead of fast-forwarding.
+        if (this.lagTicks[b] >= MAX_OWED_STEPS) this.droppedSteps++;
+        else this.owedSteps++;
         this.lagTicks[b] = Math.min(MAX_OWED_STEPS, this.lagTicks[b] + 1);
         continue;
       }
@@ -391,6 +400,7 @@ export class SceneWorld {
   /** Steps soft body b once, and puts it back at its spawn if it left the room. */
   private stepBody(b: number): void {
     const entity = this.bodies[b], before = performance.now();
+    this.bodySteps++;
     entity.selectObstacles();
     entity.body.step();
     this.expectedStepMs[b] = Math.max(performance.now() - before, STEP_COST_DECAY * this.expectedStepMs[b]);

@@ -57,6 +57,7 @@ await sleep(warmup * 1000);
 
 const stats = room.stats;
 const ticksBefore = stats.count, overrunsBefore = stats.overruns, escapesBefore = room.sceneWorld.escapes;
+const world = room.sceneWorld, stepsBefore = { taken: world.bodySteps, owed: world.owedSteps, dropped: world.droppedSteps };
 const bytesBefore = server.clientBytes().total;
 const cpuBefore = process.cpuUsage();
 // The garbage collector's pauses in the server's process (a pause inside a tick is tick time).
@@ -104,6 +105,7 @@ const result = {
   ticks: stats.count - ticksBefore, expectedTicks: Math.round(elapsed * TICK_RATE),
   tickMs: { p50: quantile(durations, 0.5), p99: quantile(durations, 0.99), max: durations[durations.length - 1] },
   overruns: stats.overruns - overrunsBefore,
+  bodyStepsPerSecond: { taken: (world.bodySteps - stepsBefore.taken) / elapsed, owed: (world.owedSteps - stepsBefore.owed) / elapsed, dropped: (world.droppedSteps - stepsBefore.dropped) / elapsed },
   sendMs: { p50: quantile(sendDurations, 0.5), p99: quantile(sendDurations, 0.99), max: sendDurations[sendDurations.length - 1] },
   ticksPerSecond: { min: Math.min(...ticksPerSecond), windowsUnder55: ticksPerSecond.filter((t) => t < 55).length, windows: ticksPerSecond.length },
   bytesPerClientPerSecond: bytesPerClientSecond,
@@ -122,9 +124,9 @@ if (flags.json) {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } else {
   const f = (v: number, d = 2) => v.toFixed(d);
-  process.stdout.write(`| players | spectators | seconds | ticks / expected | tick p50 ms | tick p99 ms | tick max ms | overruns | send p50 / p99 / max ms | ticks/s min | 1 s windows < 55 ticks | bytes/client/s | server CPU % | RSS MiB | heap MiB first/last | GC pauses (major) / total ms / max ms / over 2 ms | finite | escapes | log lines | faults |\n`);
-  process.stdout.write(`|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n`);
-  process.stdout.write(`| ${players} | ${spectators} | ${f(elapsed, 0)} | ${result.ticks} / ${result.expectedTicks} | ${f(result.tickMs.p50)} | ${f(result.tickMs.p99)} | ${f(result.tickMs.max)} | ${result.overruns} | ${f(result.sendMs.p50)} / ${f(result.sendMs.p99)} / ${f(result.sendMs.max)} | ${f(result.ticksPerSecond.min, 1)} | ${result.ticksPerSecond.windowsUnder55} / ${result.ticksPerSecond.windows} | ${f(bytesPerClientSecond, 0)} | ${f(result.serverCpuPercentOfOneCore, 0)} | ${f(result.rssMiB, 0)} | ${f(result.heapMiB.first, 0)} / ${f(result.heapMiB.last, 0)} | ${result.gc.pauses} (${result.gc.major}) / ${f(result.gc.totalMs, 0)} / ${f(result.gc.maxMs)} / ${result.gc.over2Ms} | ${finite} | ${result.escapes} | ${result.logLines} | ${result.faults} |\n`);
+  process.stdout.write(`| players | spectators | seconds | ticks / expected | tick p50 ms | tick p99 ms | tick max ms | overruns | send p50 / p99 / max ms | body steps/s taken / put off / dropped | ticks/s min | 1 s windows < 55 ticks | bytes/client/s | server CPU % | RSS MiB | heap MiB first/last | GC pauses (major) / total ms / max ms / over 2 ms | finite | escapes | log lines | faults |\n`);
+  process.stdout.write(`|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n`);
+  process.stdout.write(`| ${players} | ${spectators} | ${f(elapsed, 0)} | ${result.ticks} / ${result.expectedTicks} | ${f(result.tickMs.p50)} | ${f(result.tickMs.p99)} | ${f(result.tickMs.max)} | ${result.overruns} | ${f(result.sendMs.p50)} / ${f(result.sendMs.p99)} / ${f(result.sendMs.max)} | ${f(result.bodyStepsPerSecond.taken, 0)} / ${f(result.bodyStepsPerSecond.owed, 1)} / ${f(result.bodyStepsPerSecond.dropped, 1)} | ${f(result.ticksPerSecond.min, 1)} | ${result.ticksPerSecond.windowsUnder55} / ${result.ticksPerSecond.windows} | ${f(bytesPerClientSecond, 0)} | ${f(result.serverCpuPercentOfOneCore, 0)} | ${f(result.rssMiB, 0)} | ${f(result.heapMiB.first, 0)} / ${f(result.heapMiB.last, 0)} | ${result.gc.pauses} (${result.gc.major}) / ${f(result.gc.totalMs, 0)} / ${f(result.gc.maxMs)} / ${result.gc.over2Ms} | ${finite} | ${result.escapes} | ${result.logLines} | ${result.faults} |\n`);
 }
 for (const fault of faults.slice(0, 5)) process.stderr.write(`fault: ${fault.slice(0, 2000)}\n`);
 process.exit(0);
