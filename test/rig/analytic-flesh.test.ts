@@ -8,7 +8,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { CharacterBody, complementarySprings, LinearCharacter, SpringCharacter, surfaceRms } from "../../shared/rig";
+import { CharacterBody, complementarySprings, LinearCharacter, LinearFlesh, SpringCharacter, surfaceRms } from "../../shared/rig";
 import { FLESH } from "../../shared/rig/character-defaults";
 import { FloorContact } from "../../shared/sim";
 import { loadBody } from "../../server/scenarios/body-from-mesh";
@@ -104,3 +104,29 @@ it("on a humanoid never seen, running, both layers beat showing no soft part wit
   expectFollows(linear, { playing: 0.6, stopped: 0.9, offConstraint: 1e-6 });
   expectFollows(springs, { playing: 0.85, stopped: 0.95, offConstraint: 1e-6 });
 }, 240_000);
+
+it("the linearised flesh steps the same on the SIMD kernels as in the JS loops", async () => {
+  const loaded = await loadBody({ mesh: FOX, weights: CHARACTER_WEIGHTS, handles: 16, cubature: 256, size: 1 });
+  const character = new CharacterBody(loaded.baked, loaded.size, MATERIAL, { dt: DT, damping: FLESH.damping });
+  const simd = new LinearFlesh(character.subspace, MATERIAL, FLESH.damping, DT);
+  const js = new LinearFlesh(character.subspace, MATERIAL, FLESH.damping, DT, false);
+  expect(simd.usesSimd).toBe(true);
+  expect(js.usesSimd).toBe(false);
+  const clip = character.rig.clips.find((c) => c.name === "Run")!;
+  let largest = 0, difference = 0;
+  for (let step = 0; step < 120; step++) {
+    character.pose.sample(clip, ((step + 1) * DT) % clip.duration);
+    const motion = character.advancePose();
+    motion.inertiaForce(MATERIAL.density, DT, character.force);
+    character.projection.update(motion.jointMatrices, motion.jointPositions);
+    simd.advance(character.force, character.projection);
+    js.advance(character.force, character.projection);
+    for (let i = 0; i < js.q.length; i++) {
+      largest = Math.max(largest, Math.abs(js.q[i]));
+      difference = Math.max(difference, Math.abs(simd.q[i] - js.q[i]));
+    }
+  }
+  // The flesh moved, and the two agree to rounding (the same sums added in another order).
+  expect(largest).toBeGreaterThan(1e-3);
+  expect(difference).toBeLessThan(1e-10 * largest);
+});

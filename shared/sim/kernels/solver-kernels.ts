@@ -71,10 +71,18 @@ export class SolverKernels {
 
   /** Kernels with room for one body of these sizes, or null where WebAssembly SIMD is not available. */
   static create(sizes: KernelSizes): SolverKernels | null {
+    const { numbers, allocations } = SolverKernels.numbersFor(sizes);
+    return SolverKernels.forArrays(numbers, allocations);
+  }
+
+  /**
+   * Kernels with room for `numbers` f64 in at most `allocations` arrays (a user other than a body: the linearised
+   * flesh's dense products and solves), or null where WebAssembly SIMD is not available.
+   */
+  static forArrays(numbers: number, allocations: number): SolverKernels | null {
     const exports = solverModule.instantiate<SolverExports>();
     if (!exports) return null;
     try {
-      const { numbers, allocations } = SolverKernels.numbersFor(sizes);
       return new SolverKernels(exports, 8 * numbers + ALIGNMENT * allocations);
     } catch {
       return null;
