@@ -94,6 +94,7 @@ export class PlaygroundRoom extends Room {
   private readonly sender = new SnapshotSender({
     encode: () => this.snapshots.encode(false), sendAcks: (tick) => sendAcks(this.seats, tick),
     broadcast: (bytes) => this.broadcastBytes(MESSAGES.snapshot, bytes, {}), clientCount: () => this.clients.length, closed: () => this.disposed || this.failed,
+    fail: (error) => this.closeAfterFailure("a send", error),
   }, this.stats);
 
   override async onCreate(options: Record<string, unknown> = {}): Promise<void> {
@@ -315,12 +316,18 @@ export class PlaygroundRoom extends Room {
     try {
       this.tick();
     } catch (error) {
-      this.failed = true;
-      this.setTimestep();
-      playgroundConfig().log(`room ${this.roomId}: a tick failed, so the room closes: ${(error as Error)?.stack ?? String(error)}`);
-      const closed = this.disconnect(CloseCode.WITH_ERROR);
-      if (this.isPublic) void closed.then(() => remakePublicRoom(this.roomId)).catch((e: Error) => playgroundConfig().log(`the public room was not made again: ${e.message}`));
+      this.closeAfterFailure("a tick", error);
     }
+  }
+
+  /** A tick or the send after it threw (`what`): the room closes. */
+  private closeAfterFailure(what: string, error: unknown): void {
+    if (this.disposed || this.failed) return;
+    this.failed = true;
+    this.setTimestep();
+    playgroundConfig().log(`room ${this.roomId}: ${what} failed, so the room closes: ${(error as Error)?.stack ?? String(error)}`);
+    const closed = this.disconnect(CloseCode.WITH_ERROR);
+    if (this.isPublic) void closed.then(() => remakePublicRoom(this.roomId)).catch((e: Error) => playgroundConfig().log(`the public room was not made again: ${e.message}`));
   }
 
   /** What the admin page shows of this room (room-admin.ts). */

@@ -67,7 +67,7 @@ export function carryOutAdmin(host: AdminHost, message: AdminMessage): { done: s
  */
 export function roomFigures(roomId: string, clients: number, stats: TickStats, idleResetMinutes: number, seats: ReadonlyMap<string, Seat>): RoomFigures {
   return {
-    roomId, clients, tickMsP99: stats.p99(), overruns: stats.overruns, ticks: stats.count, snapshotBytes: stats.snapshotBytes, idleResetMinutes,
+    roomId, clients, tickMsP99: stats.ticks.p99(), overruns: stats.overruns, ticks: stats.ticks.count, snapshotBytes: stats.snapshotBytes, idleResetMinutes,
     players: [...seats].map(([sessionId, seat]) => {
       const rtt = seat.latency?.rttMs ?? NaN;
       return { sessionId, rttMs: Number.isNaN(rtt) ? null : Math.round(rtt * 10) / 10 };

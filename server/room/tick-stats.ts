@@ -1,44 +1,59 @@
-// How a room's ticks have gone: the last ticks' durations (a ring buffer), overruns of the tick's period, the last
-// sends' durations (acks and a snapshot, written after the tick: snapshot-sender.ts) and the snapshot bytes sent.
-// The admin page and the benchmarks read them.
+// How a room's ticks have gone: the last ticks' durations, overruns of the tick's period, the last sends' durations
+// (acks and a snapshot, written just after the tick that encodes them: snapshot-sender.ts; a tick's time leaves
+// them out) and the snapshot bytes sent. The admin page and the benchmarks read them.
 
 import { TICK_RATE } from "../../shared/net";
 
-/** Ticks whose durations are kept. */
+/** Ticks whose durations are kept (68 s), and sends (one every third tick: the same span). */
 const KEPT_TICKS = 4096;
+const KEPT_SENDS = 1366;
+
+/** The last durations recorded (ms), in a ring buffer: the newest at `cursor - 1`. */
+export class RecentDurations {
+  readonly values: Float64Array;
+  cursor = 0;
+  /** Recorded in all (also those no longer kept). */
+  count = 0;
+
+  constructor(kept: number) {
+    this.values = new Float64Array(kept);
+  }
+
+  record(ms: number): void {
+    this.values[this.cursor] = ms;
+    this.cursor = (this.cursor + 1) % this.values.length;
+    this.count++;
+  }
+
+  /** Appends to `out` what was recorded since the cursor `from` (read earlier); returns the cursor now. */
+  readSince(from: number, out: number[]): number {
+    for (let c = from; c !== this.cursor; c = (c + 1) % this.values.length) out.push(this.values[c]);
+    return this.cursor;
+  }
+
+  /** The 99th percentile of those kept, ms (0 before the first). */
+  p99(): number {
+    const n = Math.min(this.count, this.values.length);
+    if (n === 0) return 0;
+    const recent = Float64Array.from(this.values.subarray(0, n)).sort();
+    return recent[Math.min(n - 1, Math.floor(0.99 * n))];
+  }
+}
 
 export class TickStats {
-  /** Milliseconds of the last ticks (ring buffer, newest at `cursor - 1`). */
-  readonly durations = new Float64Array(KEPT_TICKS);
-  cursor = 0;
-  count = 0;
-  /** Ticks that took longer than the tick's period. */
+  readonly ticks = new RecentDurations(KEPT_TICKS);
+  readonly sends = new RecentDurations(KEPT_SENDS);
+  /** Ticks that took longer than the tick's period (the sends after them not counted). */
   overruns = 0;
   /** Snapshot bytes sent, times the clients each went to. */
   snapshotBytes = 0;
-  /** Milliseconds of the last sends (ring buffer, newest at `sendCursor - 1`). */
-  readonly sendDurations = new Float64Array(KEPT_TICKS);
-  sendCursor = 0;
-  sendCount = 0;
 
   record(ms: number): void {
-    this.durations[this.cursor] = ms;
-    this.cursor = (this.cursor + 1) % this.durations.length;
-    this.count++;
+    this.ticks.record(ms);
     if (ms > 1000 / TICK_RATE) this.overruns++;
   }
 
   recordSend(ms: number): void {
-    this.sendDurations[this.sendCursor] = ms;
-    this.sendCursor = (this.sendCursor + 1) % this.sendDurations.length;
-    this.sendCount++;
-  }
-
-  /** The 99th percentile of the kept ticks' durations, ms (0 before the first). */
-  p99(): number {
-    const n = Math.min(this.count, this.durations.length);
-    if (n === 0) return 0;
-    const recent = Float64Array.from(this.durations.subarray(0, n)).sort();
-    return recent[Math.min(n - 1, Math.floor(0.99 * n))];
+    this.sends.record(ms);
   }
 }

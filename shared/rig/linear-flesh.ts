@@ -29,6 +29,9 @@ import type { ComplementaryProjection } from "./complementary-projection";
 export const LINEAR_FLESH_ITERATIONS = 3;
 /** A's ridge, of its largest diagonal: directions the mass samples cannot see (no mass, no stiffness) stay still. */
 const RIDGE = 1e-10;
+/** What lives in the kernels' memory: K, A and A's factor (n x n each), and the vectors a product or solve touches. */
+const KERNEL_MATRICES = 3;
+const KERNEL_VECTORS = 5;
 
 export class LinearFlesh {
   /** The soft part's coordinates and their rate (3m each). */
@@ -68,8 +71,7 @@ export class LinearFlesh {
   /** `simd`: run the dense products and solves on the WebAssembly SIMD kernels where the platform has them. */
   constructor(subspace: Subspace, material: Material, damping: number, readonly dt: number, simd = true) {
     const n = (this.n = subspace.n), m = subspace.m, { mu, lambda } = lameParameters(material);
-    // Three matrices, and the five vectors a product or a solve reads or writes.
-    const kernels = (this.kernels = simd ? SolverKernels.forArrays(3 * n * n + 5 * n, 8) : null);
+    const kernels = (this.kernels = simd ? SolverKernels.forArrays(KERNEL_MATRICES * n * n + KERNEL_VECTORS * n, KERNEL_MATRICES + KERNEL_VECTORS) : null);
     this.usesSimd = kernels !== null;
     this.density = material.density;
     this.m = m;

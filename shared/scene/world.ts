@@ -87,11 +87,12 @@ export class SceneWorld {
   /** Ticks whose solver budget ran out before every awake soft body had stepped (the rest went first next tick). */
   deferredTicks = 0;
   /**
-   * Soft-body steps taken, steps put off to a later tick (owed), and steps given up because a body already owed
-   * MAX_OWED_STEPS: each of those left a body 1/60 s behind real time.
+   * Running counts of soft-body steps taken, of steps put off to a later tick by the solver's budget (owed until
+   * caught up), and of steps given up because the body already owed MAX_OWED_STEPS: each of those left a body 1/60 s
+   * behind real time. Steps forgiven when a body falls asleep, flies home or is put back are neither.
    */
   bodySteps = 0;
-  owedSteps = 0;
+  putOffSteps = 0;
   droppedSteps = 0;
   /** The body that steps first next tick (turns rotate when a budget runs out). */
   private firstBody = 0;
@@ -315,7 +316,7 @@ export class SceneWorld {
         }
         // Owed steps are capped: after a long overload a body resumes where it is instead of fast-forwarding.
         if (this.lagTicks[b] >= MAX_OWED_STEPS) this.droppedSteps++;
-        else this.owedSteps++;
+        else this.putOffSteps++;
         this.lagTicks[b] = Math.min(MAX_OWED_STEPS, this.lagTicks[b] + 1);
         continue;
       }

@@ -33,7 +33,7 @@ const spectators = integerFlag(flags, "spectators", 50, 0, MAX_SPECTATORS);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 /** The server's own log, and what in it (or thrown past it) is a fault rather than a client's misbehaviour. */
 const serverLog: string[] = [], faults: string[] = [];
-const isFault = (line: string) => line.startsWith("server error") || /\n\s+at /.test(line) || /a tick failed/.test(line);
+const isFault = (line: string) => line.startsWith("server error") || /\n\s+at /.test(line) || /a (tick|send) failed/.test(line);
 process.on("uncaughtException", (error) => faults.push(`uncaught exception: ${error.stack ?? error.message}`));
 process.on("unhandledRejection", (reason) => faults.push(`unhandled rejection: ${(reason as Error)?.stack ?? String(reason)}`));
 
@@ -56,8 +56,8 @@ log(`all joined; warming up ${warmup} s, then measuring ${seconds} s...`);
 await sleep(warmup * 1000);
 
 const stats = room.stats;
-const ticksBefore = stats.count, overrunsBefore = stats.overruns, escapesBefore = room.sceneWorld.escapes;
-const world = room.sceneWorld, stepsBefore = { taken: world.bodySteps, owed: world.owedSteps, dropped: world.droppedSteps };
+const ticksBefore = stats.ticks.count, overrunsBefore = stats.overruns, escapesBefore = room.sceneWorld.escapes;
+const world = room.sceneWorld, stepsBefore = { taken: world.bodySteps, putOff: world.putOffSteps, dropped: world.droppedSteps };
 const bytesBefore = server.clientBytes().total;
 const cpuBefore = process.cpuUsage();
 // The garbage collector's pauses in the server's process (a pause inside a tick is tick time).
@@ -72,23 +72,17 @@ const durations: number[] = [];
 /** Ticks in each 1 s window. */
 const ticksPerSecond: number[] = [];
 const sendDurations: number[] = [];
-let cursor = stats.cursor, sendCursor = stats.sendCursor, windowStart = performance.now(), windowTicks = stats.count;
+let cursor = stats.ticks.cursor, sendCursor = stats.sends.cursor, windowStart = performance.now(), windowTicks = stats.ticks.count;
 while (performance.now() - started < seconds * 1000) {
   await sleep(1000);
   const now = performance.now();
-  ticksPerSecond.push(((stats.count - windowTicks) * 1000) / (now - windowStart));
+  ticksPerSecond.push(((stats.ticks.count - windowTicks) * 1000) / (now - windowStart));
   windowStart = now;
-  windowTicks = stats.count;
+  windowTicks = stats.ticks.count;
   const m = process.memoryUsage();
   memory.push({ rss: m.rss, heap: m.heapUsed });
-  while (cursor !== stats.cursor) {
-    durations.push(stats.durations[cursor]);
-    cursor = (cursor + 1) % stats.durations.length;
-  }
-  while (sendCursor !== stats.sendCursor) {
-    sendDurations.push(stats.sendDurations[sendCursor]);
-    sendCursor = (sendCursor + 1) % stats.sendDurations.length;
-  }
+  cursor = stats.ticks.readSince(cursor, durations);
+  sendCursor = stats.sends.readSince(sendCursor, sendDurations);
 }
 const elapsed = (performance.now() - started) / 1000;
 gcObserver.disconnect();
@@ -102,10 +96,10 @@ const minute = Math.min(60, Math.floor(memory.length / 2));
 const meanHeap = (part: typeof memory) => part.reduce((a, b) => a + b.heap, 0) / Math.max(1, part.length);
 const result = {
   players, spectators, seconds: elapsed,
-  ticks: stats.count - ticksBefore, expectedTicks: Math.round(elapsed * TICK_RATE),
+  ticks: stats.ticks.count - ticksBefore, expectedTicks: Math.round(elapsed * TICK_RATE),
   tickMs: { p50: quantile(durations, 0.5), p99: quantile(durations, 0.99), max: durations[durations.length - 1] },
   overruns: stats.overruns - overrunsBefore,
-  bodyStepsPerSecond: { taken: (world.bodySteps - stepsBefore.taken) / elapsed, owed: (world.owedSteps - stepsBefore.owed) / elapsed, dropped: (world.droppedSteps - stepsBefore.dropped) / elapsed },
+  bodyStepsPerSecond: { taken: (world.bodySteps - stepsBefore.taken) / elapsed, putOff: (world.putOffSteps - stepsBefore.putOff) / elapsed, dropped: (world.droppedSteps - stepsBefore.dropped) / elapsed },
   sendMs: { p50: quantile(sendDurations, 0.5), p99: quantile(sendDurations, 0.99), max: sendDurations[sendDurations.length - 1] },
   ticksPerSecond: { min: Math.min(...ticksPerSecond), windowsUnder55: ticksPerSecond.filter((t) => t < 55).length, windows: ticksPerSecond.length },
   bytesPerClientPerSecond: bytesPerClientSecond,
@@ -126,7 +120,7 @@ if (flags.json) {
   const f = (v: number, d = 2) => v.toFixed(d);
   process.stdout.write(`| players | spectators | seconds | ticks / expected | tick p50 ms | tick p99 ms | tick max ms | overruns | send p50 / p99 / max ms | body steps/s taken / put off / dropped | ticks/s min | 1 s windows < 55 ticks | bytes/client/s | server CPU % | RSS MiB | heap MiB first/last | GC pauses (major) / total ms / max ms / over 2 ms | finite | escapes | log lines | faults |\n`);
   process.stdout.write(`|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n`);
-  process.stdout.write(`| ${players} | ${spectators} | ${f(elapsed, 0)} | ${result.ticks} / ${result.expectedTicks} | ${f(result.tickMs.p50)} | ${f(result.tickMs.p99)} | ${f(result.tickMs.max)} | ${result.overruns} | ${f(result.sendMs.p50)} / ${f(result.sendMs.p99)} / ${f(result.sendMs.max)} | ${f(result.bodyStepsPerSecond.taken, 0)} / ${f(result.bodyStepsPerSecond.owed, 1)} / ${f(result.bodyStepsPerSecond.dropped, 1)} | ${f(result.ticksPerSecond.min, 1)} | ${result.ticksPerSecond.windowsUnder55} / ${result.ticksPerSecond.windows} | ${f(bytesPerClientSecond, 0)} | ${f(result.serverCpuPercentOfOneCore, 0)} | ${f(result.rssMiB, 0)} | ${f(result.heapMiB.first, 0)} / ${f(result.heapMiB.last, 0)} | ${result.gc.pauses} (${result.gc.major}) / ${f(result.gc.totalMs, 0)} / ${f(result.gc.maxMs)} / ${result.gc.over2Ms} | ${finite} | ${result.escapes} | ${result.logLines} | ${result.faults} |\n`);
+  process.stdout.write(`| ${players} | ${spectators} | ${f(elapsed, 0)} | ${result.ticks} / ${result.expectedTicks} | ${f(result.tickMs.p50)} | ${f(result.tickMs.p99)} | ${f(result.tickMs.max)} | ${result.overruns} | ${f(result.sendMs.p50)} / ${f(result.sendMs.p99)} / ${f(result.sendMs.max)} | ${f(result.bodyStepsPerSecond.taken, 0)} / ${f(result.bodyStepsPerSecond.putOff, 1)} / ${f(result.bodyStepsPerSecond.dropped, 1)} | ${f(result.ticksPerSecond.min, 1)} | ${result.ticksPerSecond.windowsUnder55} / ${result.ticksPerSecond.windows} | ${f(bytesPerClientSecond, 0)} | ${f(result.serverCpuPercentOfOneCore, 0)} | ${f(result.rssMiB, 0)} | ${f(result.heapMiB.first, 0)} / ${f(result.heapMiB.last, 0)} | ${result.gc.pauses} (${result.gc.major}) / ${f(result.gc.totalMs, 0)} / ${f(result.gc.maxMs)} / ${result.gc.over2Ms} | ${finite} | ${result.escapes} | ${result.logLines} | ${result.faults} |\n`);
 }
 for (const fault of faults.slice(0, 5)) process.stderr.write(`fault: ${fault.slice(0, 2000)}\n`);
 process.exit(0);

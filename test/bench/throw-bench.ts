@@ -127,12 +127,12 @@ function minTicksPerSecond(from: number, to: number): number {
 }
 
 async function phase(name: string, run: () => Promise<void>): Promise<Row> {
-  const stats = room.stats, cursor0 = stats.cursor, deferred0 = world.deferredTicks, escapes0 = world.escapes;
+  const stats = room.stats, cursor0 = stats.ticks.cursor, deferred0 = world.deferredTicks, escapes0 = world.escapes;
   const from = performance.now();
   await run();
   const to = performance.now();
   const durations: number[] = [];
-  for (let c = cursor0; c !== stats.cursor; c = (c + 1) % stats.durations.length) durations.push(stats.durations[c]);
+  stats.ticks.readSince(cursor0, durations);
   durations.sort((a, b) => a - b);
   const row = {
     phase: name, seconds: (to - from) / 1000, minTicksPerSecond: minTicksPerSecond(from, to),

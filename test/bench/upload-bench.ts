@@ -67,8 +67,8 @@ async function until(condition: () => boolean, what: string, timeoutMs = 120_000
 
 /** Waits until the room has run `ticks` more ticks (room time, whatever the machine's load). */
 function ticksPass(ticks: number): Promise<void> {
-  const target = room.stats.count + ticks;
-  return until(() => room.stats.count >= target, `${ticks} room ticks`);
+  const target = room.stats.ticks.count + ticks;
+  return until(() => room.stats.ticks.count >= target, `${ticks} room ticks`);
 }
 
 await until(() => watcherOutput.includes("ready"), "watching client");
@@ -79,13 +79,13 @@ await ticksPass(5 * TICK_RATE);
 /** Ticks in consecutive 1 s windows (looked at every 50 ms) while `work` runs. */
 async function ticksDuring<T>(work: Promise<T>): Promise<{ result: T; windows: number[] }> {
   const windows: number[] = [];
-  let start = performance.now(), startTicks = room.stats.count;
+  let start = performance.now(), startTicks = room.stats.ticks.count;
   const sampler = setInterval(() => {
     const now = performance.now();
     if (now - start < 1000) return;
-    windows.push(((room.stats.count - startTicks) * 1000) / (now - start));
+    windows.push(((room.stats.ticks.count - startTicks) * 1000) / (now - start));
     start = now;
-    startTicks = room.stats.count;
+    startTicks = room.stats.ticks.count;
   }, 50);
   try {
     return { result: await work, windows };

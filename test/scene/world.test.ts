@@ -166,7 +166,7 @@ describe("scene world", () => {
         p.entity.body.step = () => { steps[b]++; return step(); };
       });
       for (let t = 0; t < 24; t++) w.step();
-      return { steps, deferred: w.deferredTicks, escapes: w.escapes, lag: placed.map((_, b) => w.lag(b)), counted: [w.bodySteps, w.owedSteps, w.droppedSteps] };
+      return { steps, deferred: w.deferredTicks, escapes: w.escapes, lag: placed.map((_, b) => w.lag(b)), counted: [w.bodySteps, w.putOffSteps, w.droppedSteps] };
     };
     const bodies = PLAYGROUND.bodies.length;
     expect(bodies).toBe(3);

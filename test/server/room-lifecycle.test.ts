@@ -1,6 +1,7 @@
 // A room's life on a busy machine: a creation slower than Colyseus' empty-room timer (bakes under load) must not
 // leave a half-made room ticking on a freed world, a disposed room never ticks, and a tick that throws closes its
-// room once instead of throwing 60 times a second (the server's own room is then made again).
+// room once instead of throwing 60 times a second, and so does the send after a tick (the server's own room is then
+// made again).
 
 import { matchMaker } from "@colyseus/core";
 import { expect, it, vi } from "vitest";
@@ -56,6 +57,26 @@ it("a tick that throws closes its room once: clients are told with close code 40
   await ticksPass(serverRoom(server.server.publicRoomId), 60);
   expect(failures()).toHaveLength(1);
   expect(failures()[0]).toMatch(/injected fault in the world's step/);
+});
+
+it("a snapshot's send that throws (after the tick) closes its room the same way, never the server", async () => {
+  const client = await joinClient(server, { create: true, options: { name: "Witness", role: "player" } });
+  const roomId = client.room.roomId, room = serverRoom(roomId);
+  let closeCode = 0;
+  client.room.onLeave((code: number) => (closeCode = code));
+  await ticksPass(room, 5);
+  const failures = () => server.logs.filter((line) => line.includes(`room ${roomId}: a send failed`));
+  vi.spyOn(room, "broadcastBytes").mockImplementation(() => {
+    throw new Error("injected fault in a send");
+  });
+  await vi.waitFor(() => {
+    expect(closeCode).toBe(4002);
+    expect(matchMaker.getLocalRoomById(roomId)).toBeUndefined();
+  }, { timeout: 20_000, interval: 20 });
+  await client.stop().catch(() => undefined);
+  await ticksPass(serverRoom(server.server.publicRoomId), 60);
+  expect(failures()).toHaveLength(1);
+  expect(failures()[0]).toMatch(/injected fault in a send/);
 });
 
 it("the server's own room, failed, is made again and joinable by name", async () => {

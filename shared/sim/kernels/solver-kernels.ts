@@ -98,7 +98,7 @@ export class SolverKernels {
   /** A zeroed array in the kernels' memory (16-byte aligned); only these can be passed to the kernels. */
   alloc(length: number): Float64Array {
     const at = Math.ceil(this.next / ALIGNMENT) * ALIGNMENT;
-    if (at + 8 * length > this.end) throw new Error("solver kernels: memory reservation exceeded (SolverKernels.numbersFor is out of date)");
+    if (at + 8 * length > this.end) throw new Error("solver kernels: memory reservation exceeded (the sizes given to create or forArrays are out of date)");
     this.next = at + 8 * length;
     return new Float64Array(this.exports.memory.buffer, at, length);
   }
