@@ -38,17 +38,18 @@ it("a room whose creation outlasts the empty-room timer is made whole, then clos
   expect(server.logs.filter((line) => /null pointer|tick failed/.test(line))).toEqual([]);
 });
 
-it("a tick that throws closes its room once: clients are told with close code 4002, and it is logged once", async () => {
+/**
+ * A room with one player, whose `inject` makes it fail: it closes once, telling the client with close code 4002, and
+ * logs `what` failed once, with the fault's message.
+ */
+async function closesOnceWhen(what: string, inject: (room: PlaygroundRoom) => void, fault: RegExp): Promise<void> {
   const client = await joinClient(server, { create: true, options: { name: "Witness", role: "player" } });
   const roomId = client.room.roomId, room = serverRoom(roomId);
   let closeCode = 0;
   client.room.onLeave((code: number) => (closeCode = code));
   await ticksPass(room, 5);
-  const failures = () => server.logs.filter((line) => line.includes(`room ${roomId}: a tick failed`));
-  // A fault inside the tick, as a freed world or a solver bug would throw.
-  vi.spyOn(room.sceneWorld, "step").mockImplementation(() => {
-    throw new Error("injected fault in the world's step");
-  });
+  const failures = () => server.logs.filter((line) => line.includes(`room ${roomId}: ${what} failed`));
+  inject(room);
   await vi.waitFor(() => {
     expect(closeCode).toBe(4002);
     expect(matchMaker.getLocalRoomById(roomId)).toBeUndefined();
@@ -56,27 +57,20 @@ it("a tick that throws closes its room once: clients are told with close code 40
   await client.stop().catch(() => undefined);
   await ticksPass(serverRoom(server.server.publicRoomId), 60);
   expect(failures()).toHaveLength(1);
-  expect(failures()[0]).toMatch(/injected fault in the world's step/);
+  expect(failures()[0]).toMatch(fault);
+}
+
+it("a tick that throws closes its room once: clients are told with close code 4002, and it is logged once", async () => {
+  // A fault inside the tick, as a freed world or a solver bug would throw.
+  await closesOnceWhen("a tick", (room) => vi.spyOn(room.sceneWorld, "step").mockImplementation(() => {
+    throw new Error("injected fault in the world's step");
+  }), /injected fault in the world's step/);
 });
 
 it("a snapshot's send that throws (after the tick) closes its room the same way, never the server", async () => {
-  const client = await joinClient(server, { create: true, options: { name: "Witness", role: "player" } });
-  const roomId = client.room.roomId, room = serverRoom(roomId);
-  let closeCode = 0;
-  client.room.onLeave((code: number) => (closeCode = code));
-  await ticksPass(room, 5);
-  const failures = () => server.logs.filter((line) => line.includes(`room ${roomId}: a send failed`));
-  vi.spyOn(room, "broadcastBytes").mockImplementation(() => {
+  await closesOnceWhen("a send", (room) => vi.spyOn(room, "broadcastBytes").mockImplementation(() => {
     throw new Error("injected fault in a send");
-  });
-  await vi.waitFor(() => {
-    expect(closeCode).toBe(4002);
-    expect(matchMaker.getLocalRoomById(roomId)).toBeUndefined();
-  }, { timeout: 20_000, interval: 20 });
-  await client.stop().catch(() => undefined);
-  await ticksPass(serverRoom(server.server.publicRoomId), 60);
-  expect(failures()).toHaveLength(1);
-  expect(failures()[0]).toMatch(/injected fault in a send/);
+  }), /injected fault in a send/);
 });
 
 it("the server's own room, failed, is made again and joinable by name", async () => {
