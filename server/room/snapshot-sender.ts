@@ -76,6 +76,6 @@ export class SnapshotSender {
     }
     const ms = performance.now() - started;
     this.expectedMs = Math.max(ms, SEND_COST_DECAY * this.expectedMs);
-    this.stats.recordSend(ms);
+    this.stats.sends.record(ms);
   }
 }

@@ -2,11 +2,11 @@
 // (acks and a snapshot, written just after the tick that encodes them: snapshot-sender.ts; a tick's time leaves
 // them out) and the snapshot bytes sent. The admin page and the benchmarks read them.
 
-import { TICK_RATE } from "../../shared/net";
+import { TICK_RATE, TICKS_PER_SNAPSHOT } from "../../shared/net";
 
-/** Ticks whose durations are kept (68 s), and sends (one every third tick: the same span). */
+/** Ticks whose durations are kept (68 s), and sends (one a snapshot: the same span). */
 const KEPT_TICKS = 4096;
-const KEPT_SENDS = 1366;
+const KEPT_SENDS = Math.ceil(KEPT_TICKS / TICKS_PER_SNAPSHOT);
 
 /** The last durations recorded (ms), in a ring buffer: the newest at `cursor - 1`. */
 export class RecentDurations {
@@ -51,9 +51,5 @@ export class TickStats {
   record(ms: number): void {
     this.ticks.record(ms);
     if (ms > 1000 / TICK_RATE) this.overruns++;
-  }
-
-  recordSend(ms: number): void {
-    this.sends.record(ms);
   }
 }
