@@ -94,6 +94,12 @@ export class SceneWorld {
   bodySteps = 0;
   putOffSteps = 0;
   droppedSteps = 0;
+  /**
+   * Quasi-Newton iterations those steps took, and how many of them ended without converging (their iteration
+   * budget spent): what a step costs, and why, when a room is saturated.
+   */
+  bodyIterations = 0;
+  unconvergedSteps = 0;
   /** The body that steps first next tick (turns rotate when a budget runs out). */
   private firstBody = 0;
   /** Bodies and props put back at their spawn after leaving the room or going non-finite. */
@@ -403,7 +409,9 @@ export class SceneWorld {
     const entity = this.bodies[b], before = performance.now();
     this.bodySteps++;
     entity.selectObstacles();
-    entity.body.step();
+    const stats = entity.body.step();
+    this.bodyIterations += stats.iterations;
+    if (!stats.converged) this.unconvergedSteps++;
     this.expectedStepMs[b] = Math.max(performance.now() - before, STEP_COST_DECAY * this.expectedStepMs[b]);
     if (!this.insideRoom(entity)) {
       this.escapes++;

@@ -1,6 +1,7 @@
 // npm run bench:server [-- --json] [--seconds 30] [--players 8] [--spectators 50] [--rough] [--no-characters] [--solver-flesh]
 // Load on a real server on loopback: bots (another process) with 8 players sending poses at 72 Hz and grabbing,
-// and 50 spectators. Reports the room's tick time (p50/p99/max, overruns of the 16.7 ms budget), bytes sent per
+// and 50 spectators. Reports the room's tick time (p50/p99/max, overruns of the 16.7 ms budget), the soft bodies'
+// steps (taken, put off, dropped) and how their solves went (iterations a step, share unconverged), bytes sent per
 // client per second, the server's CPU and memory, and whether every body stayed finite and in the room. A long
 // --seconds (600) is the soak: memory is compared between its first and last minute. --rough adds churn, a
 // connection that drops and comes back, and a misbehaving client (server-bots.ts). --no-characters runs the
@@ -57,7 +58,7 @@ await sleep(warmup * 1000);
 
 const stats = room.stats;
 const ticksBefore = stats.ticks.count, overrunsBefore = stats.overruns, escapesBefore = room.sceneWorld.escapes;
-const world = room.sceneWorld, stepsBefore = { taken: world.bodySteps, putOff: world.putOffSteps, dropped: world.droppedSteps };
+const world = room.sceneWorld, stepsBefore = { taken: world.bodySteps, putOff: world.putOffSteps, dropped: world.droppedSteps, iterations: world.bodyIterations, unconverged: world.unconvergedSteps };
 const bytesBefore = server.clientBytes().total;
 const cpuBefore = process.cpuUsage();
 // The garbage collector's pauses in the server's process (a pause inside a tick is tick time).
@@ -100,6 +101,8 @@ const result = {
   tickMs: { p50: quantile(durations, 0.5), p99: quantile(durations, 0.99), max: durations[durations.length - 1] },
   overruns: stats.overruns - overrunsBefore,
   bodyStepsPerSecond: { taken: (world.bodySteps - stepsBefore.taken) / elapsed, putOff: (world.putOffSteps - stepsBefore.putOff) / elapsed, dropped: (world.droppedSteps - stepsBefore.dropped) / elapsed },
+  /** The solver's iterations per step taken, and the share of steps that spent their iteration budget unconverged. */
+  bodyStepSolves: { iterations: (world.bodyIterations - stepsBefore.iterations) / Math.max(1, world.bodySteps - stepsBefore.taken), unconvergedShare: (world.unconvergedSteps - stepsBefore.unconverged) / Math.max(1, world.bodySteps - stepsBefore.taken) },
   sendMs: { p50: quantile(sendDurations, 0.5), p99: quantile(sendDurations, 0.99), max: sendDurations[sendDurations.length - 1] },
   ticksPerSecond: { min: Math.min(...ticksPerSecond), windowsUnder55: ticksPerSecond.filter((t) => t < 55).length, windows: ticksPerSecond.length },
   bytesPerClientPerSecond: bytesPerClientSecond,
@@ -118,9 +121,9 @@ if (flags.json) {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } else {
   const f = (v: number, d = 2) => v.toFixed(d);
-  process.stdout.write(`| players | spectators | seconds | ticks / expected | tick p50 ms | tick p99 ms | tick max ms | overruns | send p50 / p99 / max ms | body steps/s taken / put off / dropped | ticks/s min | 1 s windows < 55 ticks | bytes/client/s | server CPU % | RSS MiB | heap MiB first/last | GC pauses (major) / total ms / max ms / over 2 ms | finite | escapes | log lines | faults |\n`);
-  process.stdout.write(`|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n`);
-  process.stdout.write(`| ${players} | ${spectators} | ${f(elapsed, 0)} | ${result.ticks} / ${result.expectedTicks} | ${f(result.tickMs.p50)} | ${f(result.tickMs.p99)} | ${f(result.tickMs.max)} | ${result.overruns} | ${f(result.sendMs.p50)} / ${f(result.sendMs.p99)} / ${f(result.sendMs.max)} | ${f(result.bodyStepsPerSecond.taken, 0)} / ${f(result.bodyStepsPerSecond.putOff, 1)} / ${f(result.bodyStepsPerSecond.dropped, 1)} | ${f(result.ticksPerSecond.min, 1)} | ${result.ticksPerSecond.windowsUnder55} / ${result.ticksPerSecond.windows} | ${f(bytesPerClientSecond, 0)} | ${f(result.serverCpuPercentOfOneCore, 0)} | ${f(result.rssMiB, 0)} | ${f(result.heapMiB.first, 0)} / ${f(result.heapMiB.last, 0)} | ${result.gc.pauses} (${result.gc.major}) / ${f(result.gc.totalMs, 0)} / ${f(result.gc.maxMs)} / ${result.gc.over2Ms} | ${finite} | ${result.escapes} | ${result.logLines} | ${result.faults} |\n`);
+  process.stdout.write(`| players | spectators | seconds | ticks / expected | tick p50 ms | tick p99 ms | tick max ms | overruns | send p50 / p99 / max ms | body steps/s taken / put off / dropped | iterations a step / unconverged | ticks/s min | 1 s windows < 55 ticks | bytes/client/s | server CPU % | RSS MiB | heap MiB first/last | GC pauses (major) / total ms / max ms / over 2 ms | finite | escapes | log lines | faults |\n`);
+  process.stdout.write(`|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n`);
+  process.stdout.write(`| ${players} | ${spectators} | ${f(elapsed, 0)} | ${result.ticks} / ${result.expectedTicks} | ${f(result.tickMs.p50)} | ${f(result.tickMs.p99)} | ${f(result.tickMs.max)} | ${result.overruns} | ${f(result.sendMs.p50)} / ${f(result.sendMs.p99)} / ${f(result.sendMs.max)} | ${f(result.bodyStepsPerSecond.taken, 0)} / ${f(result.bodyStepsPerSecond.putOff, 1)} / ${f(result.bodyStepsPerSecond.dropped, 1)} | ${f(result.bodyStepSolves.iterations)} / ${f(100 * result.bodyStepSolves.unconvergedShare, 0)}% | ${f(result.ticksPerSecond.min, 1)} | ${result.ticksPerSecond.windowsUnder55} / ${result.ticksPerSecond.windows} | ${f(bytesPerClientSecond, 0)} | ${f(result.serverCpuPercentOfOneCore, 0)} | ${f(result.rssMiB, 0)} | ${f(result.heapMiB.first, 0)} / ${f(result.heapMiB.last, 0)} | ${result.gc.pauses} (${result.gc.major}) / ${f(result.gc.totalMs, 0)} / ${f(result.gc.maxMs)} / ${result.gc.over2Ms} | ${finite} | ${result.escapes} | ${result.logLines} | ${result.faults} |\n`);
 }
 for (const fault of faults.slice(0, 5)) process.stderr.write(`fault: ${fault.slice(0, 2000)}\n`);
 process.exit(0);

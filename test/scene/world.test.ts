@@ -161,11 +161,22 @@ describe("scene world", () => {
       const w = new SceneWorld(rapier, PLAYGROUND, placed.map((p) => p.entity), 1 / 60, budgetMs);
       // Count each body's steps (fewer ticks than it takes a resting body to fall asleep).
       const steps = placed.map(() => 0);
+      let iterations = 0, unconverged = 0;
       placed.forEach((p, b) => {
         const step = p.entity.body.step.bind(p.entity.body);
-        p.entity.body.step = () => { steps[b]++; return step(); };
+        p.entity.body.step = () => {
+          steps[b]++;
+          const stats = step();
+          iterations += stats.iterations;
+          if (!stats.converged) unconverged++;
+          return stats;
+        };
       });
       for (let t = 0; t < 24; t++) w.step();
+      // The solver's own account of those steps, summed by the world for the benchmarks.
+      expect(w.bodyIterations).toBe(iterations);
+      expect(w.bodyIterations).toBeGreaterThanOrEqual(w.bodySteps);
+      expect(w.unconvergedSteps).toBe(unconverged);
       return { steps, deferred: w.deferredTicks, escapes: w.escapes, lag: placed.map((_, b) => w.lag(b)), counted: [w.bodySteps, w.putOffSteps, w.droppedSteps] };
     };
     const bodies = PLAYGROUND.bodies.length;
