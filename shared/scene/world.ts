@@ -100,6 +100,8 @@ export class SceneWorld {
    */
   bodyIterations = 0;
   unconvergedSteps = 0;
+  /** Of those, the steps the tick's solver budget stopped (a step never runs far past the budget: StepStats.cutShort). */
+  cutSteps = 0;
   /** The body that steps first next tick (turns rotate when a budget runs out). */
   private firstBody = 0;
   /** Bodies and props put back at their spawn after leaving the room or going non-finite. */
@@ -267,9 +269,11 @@ export class SceneWorld {
 
   /**
    * One fixed step: props and proxies in Rapier, then every soft body, spending at most `solverBudgetMs` on the
-   * soft bodies (a caller with other work this tick passes less).
+   * soft bodies (a caller with other work this tick passes less). The budget counts from `since` (performance.now,
+   * ms; by default when the soft bodies start): a room passes its tick's start, so that its inputs and Rapier count
+   * too. A step still running at the budget's end stops there, unconverged (SoftBody.step's deadline).
    */
-  step(solverBudgetMs = this.solverBudgetMs): void {
+  step(solverBudgetMs = this.solverBudgetMs, since?: number): void {
     const s = this.scratch;
     for (let b = 0; b < this.bodies.length; b++) {
       const centers = this.bodies[b].proxies.centers, proxies = this.proxyBodies[b];
@@ -304,7 +308,7 @@ export class SceneWorld {
     // Bodies take turns to go first: a body whose step would run past the tick's solver budget waits for the next
     // tick (it moves at a lower rate for a moment) instead of the whole room slowing down. The first in turn
     // always steps, so every body keeps moving.
-    const started = performance.now(), count = this.bodies.length, first = this.firstBody;
+    const started = since ?? performance.now(), count = this.bodies.length, first = this.firstBody;
     let deferred = false;
     for (let k = 0; k < count; k++) {
       const b = (first + k) % count;
@@ -326,7 +330,7 @@ export class SceneWorld {
         this.lagTicks[b] = Math.min(MAX_OWED_STEPS, this.lagTicks[b] + 1);
         continue;
       }
-      this.stepBody(b);
+      this.stepBody(b, started + solverBudgetMs);
     }
     // Bodies that waited catch up, a step more each per tick, while the budget allows: a body's state then keeps
     // to the world's tick, which snapshots carry and predicting clients reconcile against.
@@ -335,7 +339,7 @@ export class SceneWorld {
       if (this.lagTicks[b] === 0 || this.slowTicks[b] >= SLEEP_AFTER_TICKS) continue;
       if (performance.now() - started + this.expectedStepMs[b] > solverBudgetMs) break;
       this.lagTicks[b]--;
-      this.stepBody(b);
+      this.stepBody(b, started + solverBudgetMs);
     }
     this.watchBodiesForAway();
     this.tick++;
@@ -404,14 +408,15 @@ export class SceneWorld {
     }
   }
 
-  /** Steps soft body b once, and puts it back at its spawn if it left the room. */
-  private stepBody(b: number): void {
+  /** Steps soft body b once, within `deadline` (performance.now, ms), and puts it back at its spawn if it left the room. */
+  private stepBody(b: number, deadline: number): void {
     const entity = this.bodies[b], before = performance.now();
     this.bodySteps++;
     entity.selectObstacles();
-    const stats = entity.body.step();
+    const stats = entity.body.step(deadline);
     this.bodyIterations += stats.iterations;
     if (!stats.converged) this.unconvergedSteps++;
+    if (stats.cutShort) this.cutSteps++;
     this.expectedStepMs[b] = Math.max(performance.now() - before, STEP_COST_DECAY * this.expectedStepMs[b]);
     if (!this.insideRoom(entity)) {
       this.escapes++;

@@ -8,6 +8,8 @@ export interface StepStats {
   refactored: boolean;
   contacts: number;
   converged: boolean;
+  /** Whether the step stopped unconverged at its deadline (a room's solver budget for the tick). */
+  cutShort: boolean;
   /** Whether the body was found resting in a fold and put back in its rest shape before this step (fold-release.ts). */
   foldReleased: boolean;
 }

@@ -87,7 +87,7 @@ export class SoftBody {
   private readonly pointScratch = new Float64Array(3);
   private readonly quat = Float64Array.from(IDENTITY_QUATERNION);
   /** The last step's figures (one object, reused). */
-  private readonly stats: StepStats = { iterations: 0, refactored: false, contacts: 0, converged: true, foldReleased: false };
+  private readonly stats: StepStats = { iterations: 0, refactored: false, contacts: 0, converged: true, cutShort: false, foldReleased: false };
   private readonly foldRelease: FoldRelease;
   private readonly centreScratch = new Float64Array(3);
 
@@ -369,7 +369,12 @@ export class SoftBody {
 
   // ----- the step ----------------------------------------------------------------------------------------
 
-  step(): StepStats {
+  /**
+   * One time step. With a `deadline` (performance.now, ms: a room's solver budget for the tick), the solve
+   * evaluates nothing more once it has passed (after its first iteration): the step ends
+   * unconverged, as when its iteration budget is spent.
+   */
+  step(deadline = Infinity): StepStats {
     const q = this.q, v = this.velocity, state = this.state, o = this.options;
     const foldReleased = this.releaseFold();
     this.history.predict(q, v, o.dt, state);
@@ -380,7 +385,7 @@ export class SoftBody {
     const installedBefore = this.preconditioner.installed;
     this.preconditioner.prepare(this.contactSnapshot);
 
-    const result = this.solve();
+    const result = this.solve(deadline);
 
     if (!allFinite(q)) {
       // Never let a bad step poison the state: keep the last good one, at rest.
@@ -405,6 +410,7 @@ export class SoftBody {
     stats.refactored = this.preconditioner.installed !== installedBefore;
     stats.contacts = this.contact.contacts.count;
     stats.converged = result.converged;
+    stats.cutShort = result.cutShort;
     stats.foldReleased = foldReleased;
     return stats;
   }
@@ -419,7 +425,7 @@ export class SoftBody {
     quaternionToMatrix(this.quat, this.state.rotation);
   }
 
-  private solve() {
+  private solve(deadline: number) {
     const q = this.q, n = this.n, xh = this.state.xHat, qt = this.trial, g = this.grad, o = this.options;
     this.qStart.set(q);
     // Warm start: the prediction plus last step's correction (forces change slowly from step to step), unless
@@ -449,7 +455,7 @@ export class SoftBody {
     }
     q.set(qt);
     this.objective.inversionFloor = startJ > 0 ? Math.min(0.2, 0.5 * startJ) : -Infinity;
-    const result = this.minimiser.minimise(q, g, energy, this.objective, o.tolerance * this.size, o.maxIterations, o.maxIterations + 2);
+    const result = this.minimiser.minimise(q, g, energy, this.objective, o.tolerance * this.size, o.maxIterations, o.maxIterations + 2, deadline);
     for (let i = 0; i < n; i++) this.lastCorrection[i] = q[i] - xh[i];
     this.lastConverged = result.converged;
     return result;

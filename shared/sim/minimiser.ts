@@ -1,7 +1,8 @@
 // L-BFGS (two-loop recursion, initial inverse Hessian P^-1) with an Armijo backtracking line search that
 // interpolates the step quadratically (one or two evaluations even when the first guess is far off), on
 // preallocated arrays. Stops when the full step would move the body by less than the tolerance (in the norm the
-// objective chooses: RMS over the mass), or when its iteration or evaluation budget is spent.
+// objective chooses: RMS over the mass), or when its iteration or evaluation budget is spent, or its deadline has
+// passed (a room's solver budget for the tick: performance.now clock).
 
 import { dot } from "./linalg";
 
@@ -20,6 +21,8 @@ export interface MinimiseResult {
   iterations: number;
   evaluations: number;
   converged: boolean;
+  /** Stopped at its deadline, unconverged. */
+  cutShort: boolean;
 }
 
 const MAX_LINE_SEARCH = 12;
@@ -34,7 +37,7 @@ export class LbfgsMinimiser {
   private readonly d: Float64Array;
   private readonly qt: Float64Array;
   private readonly gNew: Float64Array;
-  private readonly result: MinimiseResult = { iterations: 0, evaluations: 0, converged: false };
+  private readonly result: MinimiseResult = { iterations: 0, evaluations: 0, converged: false, cutShort: false };
   /**
    * Share of the objective's largest step that the next iteration may take: shrunk when a clipped direction
    * needed backtracking, grown back after full steps, so a body stretched far from rest (where the rest-Hessian
@@ -56,9 +59,11 @@ export class LbfgsMinimiser {
 
   /**
    * Minimises from q (updated in place), whose value `energy` and gradient `g` the caller has evaluated. Spends at
-   * most `maxIterations` iterations and `maxEvaluations` evaluations. The returned object is reused.
+   * most `maxIterations` iterations and `maxEvaluations` evaluations, and evaluates nothing more once `deadline`
+   * (performance.now, ms) has passed, after its first iteration (which always moves q, if anything lowers the energy).
+   * The returned object is reused.
    */
-  minimise(q: Float64Array, g: Float64Array, energy: number, objective: Objective, tolerance: number, maxIterations: number, maxEvaluations: number): MinimiseResult {
+  minimise(q: Float64Array, g: Float64Array, energy: number, objective: Objective, tolerance: number, maxIterations: number, maxEvaluations: number, deadline = Infinity): MinimiseResult {
     const n = this.n, d = this.d, qt = this.qt, gNew = this.gNew, memory = this.memory;
     const s = this.s, y = this.y, rho = this.rho, alphas = this.alphas;
     const tolerance2 = tolerance * tolerance;
@@ -66,9 +71,14 @@ export class LbfgsMinimiser {
     result.iterations = 0;
     result.evaluations = 0;
     result.converged = false;
+    result.cutShort = false;
     this.trust = 1;
     let stored = 0, newest = -1;
     for (let iter = 0; iter < maxIterations; iter++) {
+      if (iter > 0 && deadline !== Infinity && performance.now() > deadline) {
+        result.cutShort = true;
+        break;
+      }
       result.iterations++;
       for (let i = 0; i < n; i++) d[i] = -g[i];
       for (let k = 0; k < stored; k++) {
@@ -113,6 +123,10 @@ export class LbfgsMinimiser {
       if (result.evaluations >= maxEvaluations) break;
       let step = 1, accepted = false, trialEnergy = energy;
       for (let ls = 0; ls < MAX_LINE_SEARCH && result.evaluations < maxEvaluations; ls++) {
+        if (iter > 0 && deadline !== Infinity && performance.now() > deadline) {
+          result.cutShort = true;
+          break;
+        }
         for (let i = 0; i < n; i++) qt[i] = q[i] + step * d[i];
         trialEnergy = objective.evaluate(qt, gNew);
         result.evaluations++;

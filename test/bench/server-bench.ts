@@ -58,7 +58,7 @@ await sleep(warmup * 1000);
 
 const stats = room.stats;
 const ticksBefore = stats.ticks.count, overrunsBefore = stats.overruns, escapesBefore = room.sceneWorld.escapes;
-const world = room.sceneWorld, stepsBefore = { taken: world.bodySteps, putOff: world.putOffSteps, dropped: world.droppedSteps, iterations: world.bodyIterations, unconverged: world.unconvergedSteps };
+const world = room.sceneWorld, stepsBefore = { taken: world.bodySteps, putOff: world.putOffSteps, dropped: world.droppedSteps, iterations: world.bodyIterations, unconverged: world.unconvergedSteps, cut: world.cutSteps };
 const bytesBefore = server.clientBytes().total;
 const cpuBefore = process.cpuUsage();
 // The garbage collector's pauses in the server's process (a pause inside a tick is tick time).
@@ -101,8 +101,15 @@ const result = {
   tickMs: { p50: quantile(durations, 0.5), p99: quantile(durations, 0.99), max: durations[durations.length - 1] },
   overruns: stats.overruns - overrunsBefore,
   bodyStepsPerSecond: { taken: (world.bodySteps - stepsBefore.taken) / elapsed, putOff: (world.putOffSteps - stepsBefore.putOff) / elapsed, dropped: (world.droppedSteps - stepsBefore.dropped) / elapsed },
-  /** The solver's iterations per step taken, and the share of steps that spent their iteration budget unconverged. */
-  bodyStepSolves: { iterations: (world.bodyIterations - stepsBefore.iterations) / Math.max(1, world.bodySteps - stepsBefore.taken), unconvergedShare: (world.unconvergedSteps - stepsBefore.unconverged) / Math.max(1, world.bodySteps - stepsBefore.taken) },
+  /**
+   * The solver's iterations per step taken, the share of steps that ended unconverged (their iteration budget spent
+   * or stopped by the tick's solver budget), and the share the budget stopped.
+   */
+  bodyStepSolves: {
+    iterations: (world.bodyIterations - stepsBefore.iterations) / Math.max(1, world.bodySteps - stepsBefore.taken),
+    unconvergedShare: (world.unconvergedSteps - stepsBefore.unconverged) / Math.max(1, world.bodySteps - stepsBefore.taken),
+    cutShare: (world.cutSteps - stepsBefore.cut) / Math.max(1, world.bodySteps - stepsBefore.taken),
+  },
   sendMs: { p50: quantile(sendDurations, 0.5), p99: quantile(sendDurations, 0.99), max: sendDurations[sendDurations.length - 1] },
   ticksPerSecond: { min: Math.min(...ticksPerSecond), windowsUnder55: ticksPerSecond.filter((t) => t < 55).length, windows: ticksPerSecond.length },
   bytesPerClientPerSecond: bytesPerClientSecond,
@@ -121,9 +128,9 @@ if (flags.json) {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } else {
   const f = (v: number, d = 2) => v.toFixed(d);
-  process.stdout.write(`| players | spectators | seconds | ticks / expected | tick p50 ms | tick p99 ms | tick max ms | overruns | send p50 / p99 / max ms | body steps/s taken / put off / dropped | iterations a step / unconverged | ticks/s min | 1 s windows < 55 ticks | bytes/client/s | server CPU % | RSS MiB | heap MiB first/last | GC pauses (major) / total ms / max ms / over 2 ms | finite | escapes | log lines | faults |\n`);
+  process.stdout.write(`| players | spectators | seconds | ticks / expected | tick p50 ms | tick p99 ms | tick max ms | overruns | send p50 / p99 / max ms | body steps/s taken / put off / dropped | iterations a step / unconverged / cut by the budget | ticks/s min | 1 s windows < 55 ticks | bytes/client/s | server CPU % | RSS MiB | heap MiB first/last | GC pauses (major) / total ms / max ms / over 2 ms | finite | escapes | log lines | faults |\n`);
   process.stdout.write(`|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n`);
-  process.stdout.write(`| ${players} | ${spectators} | ${f(elapsed, 0)} | ${result.ticks} / ${result.expectedTicks} | ${f(result.tickMs.p50)} | ${f(result.tickMs.p99)} | ${f(result.tickMs.max)} | ${result.overruns} | ${f(result.sendMs.p50)} / ${f(result.sendMs.p99)} / ${f(result.sendMs.max)} | ${f(result.bodyStepsPerSecond.taken, 0)} / ${f(result.bodyStepsPerSecond.putOff, 1)} / ${f(result.bodyStepsPerSecond.dropped, 1)} | ${f(result.bodyStepSolves.iterations)} / ${f(100 * result.bodyStepSolves.unconvergedShare, 0)}% | ${f(result.ticksPerSecond.min, 1)} | ${result.ticksPerSecond.windowsUnder55} / ${result.ticksPerSecond.windows} | ${f(bytesPerClientSecond, 0)} | ${f(result.serverCpuPercentOfOneCore, 0)} | ${f(result.rssMiB, 0)} | ${f(result.heapMiB.first, 0)} / ${f(result.heapMiB.last, 0)} | ${result.gc.pauses} (${result.gc.major}) / ${f(result.gc.totalMs, 0)} / ${f(result.gc.maxMs)} / ${result.gc.over2Ms} | ${finite} | ${result.escapes} | ${result.logLines} | ${result.faults} |\n`);
+  process.stdout.write(`| ${players} | ${spectators} | ${f(elapsed, 0)} | ${result.ticks} / ${result.expectedTicks} | ${f(result.tickMs.p50)} | ${f(result.tickMs.p99)} | ${f(result.tickMs.max)} | ${result.overruns} | ${f(result.sendMs.p50)} / ${f(result.sendMs.p99)} / ${f(result.sendMs.max)} | ${f(result.bodyStepsPerSecond.taken, 0)} / ${f(result.bodyStepsPerSecond.putOff, 1)} / ${f(result.bodyStepsPerSecond.dropped, 1)} | ${f(result.bodyStepSolves.iterations)} / ${f(100 * result.bodyStepSolves.unconvergedShare, 0)}% / ${f(100 * result.bodyStepSolves.cutShare, 0)}% | ${f(result.ticksPerSecond.min, 1)} | ${result.ticksPerSecond.windowsUnder55} / ${result.ticksPerSecond.windows} | ${f(bytesPerClientSecond, 0)} | ${f(result.serverCpuPercentOfOneCore, 0)} | ${f(result.rssMiB, 0)} | ${f(result.heapMiB.first, 0)} / ${f(result.heapMiB.last, 0)} | ${result.gc.pauses} (${result.gc.major}) / ${f(result.gc.totalMs, 0)} / ${f(result.gc.maxMs)} / ${result.gc.over2Ms} | ${finite} | ${result.escapes} | ${result.logLines} | ${result.faults} |\n`);
 }
 for (const fault of faults.slice(0, 5)) process.stderr.write(`fault: ${fault.slice(0, 2000)}\n`);
 process.exit(0);

@@ -199,4 +199,26 @@ describe("scene world", () => {
     expect(relaxed.lag).toEqual([0, 0, 0]);
     expect(relaxed.counted).toEqual([72, 0, 0]);
   });
+
+  it("a budget counted from the tick's start: a tick that began long ago steps its first body, stopped at the deadline, and puts the others off", async () => {
+    const placed = await placeBodies(PLAYGROUND.bodies, baselineProvider, "baseline");
+    const w = new SceneWorld(rapier, PLAYGROUND, placed.map((p) => p.entity), 1 / 60);
+    // Everything awake and moving: each body held and pulled 3 cm a tick, so no step converges in one iteration.
+    const grabs = placed.map((p) => {
+      const at = new Float64Array(3), sub = p.entity.body.subspace;
+      p.entity.body.pointPosition(sub.surfaceRows, sub.surfaceRest, 0, at, 0);
+      return { id: p.entity.body.grab(at[0], at[1], at[2]), at };
+    });
+    for (let t = 1; t <= 3; t++) {
+      placed.forEach((p, b) => p.entity.body.moveGrab(grabs[b].id, grabs[b].at[0], grabs[b].at[1] + 0.03 * t, grabs[b].at[2]));
+      // The tick began 100 ms ago: its 6 ms are long spent.
+      w.step(6, performance.now() - 100);
+    }
+    expect(w.bodySteps).toBe(3);
+    expect(w.cutSteps).toBe(3);
+    expect(w.unconvergedSteps).toBe(3);
+    expect(w.putOffSteps + w.droppedSteps).toBe(6);
+    // Each body went first once (turns rotate when the budget runs out) and waited in the other two ticks.
+    expect([0, 1, 2].map((b) => w.lag(b))).toEqual([2, 2, 2]);
+  });
 });
