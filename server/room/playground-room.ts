@@ -33,7 +33,6 @@ import { ClientGuard } from "./client-guard";
 import { RoomCharacters } from "./room-characters";
 import { handOutUploadTicket, uploadRefusal } from "./upload-permits";
 import { carryOutAdmin, roomFigures } from "./room-admin";
-import { SOFT_BODIES_UNTIL_MS } from "./tick-budget";
 
 /**
  * Reservations the room takes beyond its players and spectators: they are not seats until their socket opens
@@ -372,7 +371,8 @@ export class PlaygroundRoom extends Room {
     }
     // A tick whose snapshot is sent after it leaves the soft bodies less time: sending costs ~2 ms with 116 clients.
     const sends = (this.ticks + 1) % TICKS_PER_SNAPSHOT === 0;
-    this.world.step(sends ? SOFT_BODIES_UNTIL_MS - this.sender.reserveMs : SOFT_BODIES_UNTIL_MS, started);
+    // The budget counts from the tick's start, so that inputs and Rapier count too (SOLVER_BUDGET_MS).
+    this.world.step(sends ? this.world.solverBudgetMs - this.sender.reserveMs : this.world.solverBudgetMs, started);
     this.characters.step();
     // A body put back at its spawn: the solver let go of it, so must everyone.
     for (let b = 0; b < this.placed.length; b++) if (this.world.respawned[b]) this.grabs.releaseOn(this.placed[b], "the body left the room and was put back");

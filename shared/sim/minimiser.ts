@@ -75,10 +75,6 @@ export class LbfgsMinimiser {
     this.trust = 1;
     let stored = 0, newest = -1;
     for (let iter = 0; iter < maxIterations; iter++) {
-      if (iter > 0 && deadline !== Infinity && performance.now() > deadline) {
-        result.cutShort = true;
-        break;
-      }
       result.iterations++;
       for (let i = 0; i < n; i++) d[i] = -g[i];
       for (let k = 0; k < stored; k++) {
@@ -123,8 +119,11 @@ export class LbfgsMinimiser {
       if (result.evaluations >= maxEvaluations) break;
       let step = 1, accepted = false, trialEnergy = energy;
       for (let ls = 0; ls < MAX_LINE_SEARCH && result.evaluations < maxEvaluations; ls++) {
+        // Past the deadline (checked once a direction is known, so a step already converged is not cut): stop
+        // where the last accepted iterate left q; an iteration cut before its first trial did not happen.
         if (iter > 0 && deadline !== Infinity && performance.now() > deadline) {
           result.cutShort = true;
+          if (ls === 0) result.iterations--;
           break;
         }
         for (let i = 0; i < n; i++) qt[i] = q[i] + step * d[i];

@@ -164,9 +164,9 @@ describe("scene world", () => {
       let iterations = 0, unconverged = 0;
       placed.forEach((p, b) => {
         const step = p.entity.body.step.bind(p.entity.body);
-        p.entity.body.step = () => {
+        p.entity.body.step = (deadline?: number) => {
           steps[b]++;
-          const stats = step();
+          const stats = step(deadline);
           iterations += stats.iterations;
           if (!stats.converged) unconverged++;
           return stats;
@@ -220,5 +220,6 @@ describe("scene world", () => {
     expect(w.putOffSteps + w.droppedSteps).toBe(6);
     // Each body went first once (turns rotate when the budget runs out) and waited in the other two ticks.
     expect([0, 1, 2].map((b) => w.lag(b))).toEqual([2, 2, 2]);
+    w.dispose();
   });
 });

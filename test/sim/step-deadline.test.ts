@@ -1,7 +1,7 @@
 // A step given a deadline (a room's solver budget for the tick) stops there, unconverged, after its first iteration:
 // the body still follows its hand, stays finite, and converges again once it has the time.
 
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { allFinite } from "../../shared/sim";
 import { bodyFor, makeBody } from "./helpers";
 
@@ -35,6 +35,35 @@ describe("a step's deadline", () => {
     }
     expect(converged).toBe(true);
     expect(iterations).toBeGreaterThan(1);
+  });
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("a deadline that passes during the solve stops it at its next check: fewer iterations than in full, q finite", async () => {
+    const loaded = await bodyFor("../shared/assets/meshes/spot.obj");
+    const run = (clock?: () => number) => {
+      const body = makeBody(loaded, { gravity: [0, 0, 0] }, [0, 1, 0]);
+      const p = new Float64Array(3);
+      body.pointPosition(loaded.subspace.surfaceRows, loaded.subspace.surfaceRest, 0, p, 0);
+      body.moveGrab(body.grab(p[0], p[1], p[2]), p[0] + 0.05, p[1], p[2]);
+      if (clock) vi.spyOn(performance, "now").mockImplementation(clock);
+      const stats = { ...body.step(clock ? 100 : Infinity) };
+      vi.restoreAllMocks();
+      return { stats, q: Float64Array.from(body.q) };
+    };
+    // The clock reads 99 ms at the solve's first check and 101 from then on: the deadline (100) passes during it.
+    let reads = 0;
+    const cut = run(() => (reads++ === 0 ? 99 : 101));
+    const full = run();
+    expect(reads).toBeGreaterThanOrEqual(2);
+    expect(cut.stats.cutShort).toBe(true);
+    expect(cut.stats.converged).toBe(false);
+    expect(cut.stats.iterations).toBeGreaterThanOrEqual(2);
+    expect(cut.stats.iterations).toBeLessThan(full.stats.iterations);
+    expect(full.stats.cutShort).toBe(false);
+    expect(allFinite(cut.q)).toBe(true);
   });
 
   it("a deadline far off changes nothing: the same q bit for bit", async () => {
