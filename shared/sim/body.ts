@@ -369,11 +369,7 @@ export class SoftBody {
 
   // ----- the step ----------------------------------------------------------------------------------------
 
-  /**
-   * One time step. With a `deadline` (performance.now, ms: a room's solver budget for the tick), the solve
-   * evaluates nothing more once it has passed (after its first iteration): the step ends
-   * unconverged, as when its iteration budget is spent.
-   */
+  /** One time step; past `deadline` (performance.now, ms) the solve stops after its first iteration, unconverged. */
   step(deadline = Infinity): StepStats {
     const q = this.q, v = this.velocity, state = this.state, o = this.options;
     const foldReleased = this.releaseFold();
