@@ -1,8 +1,9 @@
 // npm run bench:server [-- --json] [--seconds 30] [--players 8] [--spectators 50] [--rough] [--no-characters] [--solver-flesh]
 // Load on a real server on loopback: bots (another process) with 8 players sending poses at 72 Hz and grabbing,
 // and 50 spectators. Reports the room's tick time (p50/p99/max, overruns of the 16.7 ms budget), the soft bodies'
-// steps (taken, put off, dropped) and how their solves went (iterations a step, share unconverged), bytes sent per
-// client per second, the server's CPU and memory, and whether every body stayed finite and in the room. A long
+// steps (taken, put off, dropped) and how their solves went (iterations a step, shares unconverged and cut at the
+// tick's deadline), bytes sent per client per second, the server's CPU and memory, and whether every body stayed
+// finite and in the room. A long
 // --seconds (600) is the soak: memory is compared between its first and last minute. --rough adds churn, a
 // connection that drops and comes back, and a misbehaving client (server-bots.ts). --no-characters runs the
 // playground without its fox (what the fox costs the room). The server's log is kept: the table counts its lines, its
@@ -95,20 +96,18 @@ const bytesPerClientSecond = (server.clientBytes().total - bytesBefore) / (playe
 const finite = room.sceneWorld.bodies.every((e) => e.body.q.every(Number.isFinite));
 const minute = Math.min(60, Math.floor(memory.length / 2));
 const meanHeap = (part: typeof memory) => part.reduce((a, b) => a + b.heap, 0) / Math.max(1, part.length);
+const stepsTaken = Math.max(1, world.bodySteps - stepsBefore.taken);
 const result = {
   players, spectators, seconds: elapsed,
   ticks: stats.ticks.count - ticksBefore, expectedTicks: Math.round(elapsed * TICK_RATE),
   tickMs: { p50: quantile(durations, 0.5), p99: quantile(durations, 0.99), max: durations[durations.length - 1] },
   overruns: stats.overruns - overrunsBefore,
   bodyStepsPerSecond: { taken: (world.bodySteps - stepsBefore.taken) / elapsed, putOff: (world.putOffSteps - stepsBefore.putOff) / elapsed, dropped: (world.droppedSteps - stepsBefore.dropped) / elapsed },
-  /**
-   * The solver's iterations per step taken, the share of steps that ended unconverged (their iteration budget spent
-   * or stopped by the tick's solver budget), and the share the budget stopped.
-   */
+  /** The solver's iterations per step taken, the share of steps that ended unconverged, and the share cut at the tick's deadline (World's counts). */
   bodyStepSolves: {
-    iterations: (world.bodyIterations - stepsBefore.iterations) / Math.max(1, world.bodySteps - stepsBefore.taken),
-    unconvergedShare: (world.unconvergedSteps - stepsBefore.unconverged) / Math.max(1, world.bodySteps - stepsBefore.taken),
-    cutShare: (world.cutSteps - stepsBefore.cut) / Math.max(1, world.bodySteps - stepsBefore.taken),
+    iterations: (world.bodyIterations - stepsBefore.iterations) / stepsTaken,
+    unconvergedShare: (world.unconvergedSteps - stepsBefore.unconverged) / stepsTaken,
+    cutShare: (world.cutSteps - stepsBefore.cut) / stepsTaken,
   },
   sendMs: { p50: quantile(sendDurations, 0.5), p99: quantile(sendDurations, 0.99), max: sendDurations[sendDurations.length - 1] },
   ticksPerSecond: { min: Math.min(...ticksPerSecond), windowsUnder55: ticksPerSecond.filter((t) => t < 55).length, windows: ticksPerSecond.length },
