@@ -26,16 +26,18 @@ const BEHIND = ["table", "soft-body-rubber-block", "soft-body-dough-ball", "prop
 /** Pixels left out round the cow's silhouette: its antialiased edge and the rim where refraction bends most. */
 const INSET = 4;
 /**
- * The 20th-largest luminance step (0-255) between neighbouring pixels of what shows through (showThrough's lineStep:
- * a ghost edge is a line of many such steps; 6.8 measured), and the 99.5th percentile of all steps (2.7 measured):
- * above these, an edge behind the cow is seen through it as an edge. The single largest step is one pixel's
- * refraction noise (10.7 to 12.3 from run to run), so it is reported, not judged.
+ * How sharp what shows through the cow may be, as a share of the same things seen directly (as through clear glass)
+ * at the same mean strength: of the 20th-largest luminance step between neighbouring pixels (showThrough's lineStep:
+ * a ghost edge is a line of many such steps) and of the 99.5th percentile of all steps. A ghost blended over the
+ * scene is as sharp as the scene (1); refraction's blur measured 0.25-0.32 and 0.30-0.34. Absolute limits on the
+ * steps failed on refraction's noise from run to run (the 99.5th percentile 2.7 to 3.07 against 3) while the
+ * sharp reference stayed put (26.2-26.5 and 8.9-9.0). The single largest step is one pixel's refraction noise
+ * (9.6 to 16.2), so it is reported, not judged.
  */
-const MAX_LINE_STEP = 10;
-const MAX_STEP_995 = 3;
+const MAX_SHARPNESS = 0.5;
 /** A luminance step (0-255) between neighbouring pixels of the cow alone above which they lie across its own edge. */
 const OWN_EDGE = 6;
-/** Solid jelly: at most this mean change (0-255) from what lies behind. */
+/** Solid jelly: at most this mean change (0-255) from what lies behind, and no line of steps that large. */
 const SOLID_MEAN = 1;
 
 let server: RunningServer;
@@ -113,10 +115,11 @@ describe("the jelly cow's look", () => {
   it("at full quality refracts what lies behind it, blurred: no sharp ghost, no line across it", async () => {
     const { through, refraction, view } = await lookAtTheCow("/?quality=high", { width: 1280, height: 720 });
     writeFileSync(path.join(ARTIFACTS, "jelly-cow.png"), view);
-    console.info(`jelly, full quality: ${through.area} px of cow; what lies behind changes it by ${through.mean.toFixed(1)} on average (largest ${through.max.toFixed(0)}), the 20th-largest step between neighbours ${through.lineStep.toFixed(1)} (the largest ${through.step.toFixed(1)}, at pixel ${through.largestAt.join(", ")}; 99.5th percentile ${through.step995.toFixed(1)})`);
+    console.info(`jelly, full quality: ${through.area} px of cow; what lies behind changes it by ${through.mean.toFixed(1)} on average (largest ${through.max.toFixed(0)}), the 20th-largest step between neighbours ${through.lineStep.toFixed(1)} (the largest ${through.step.toFixed(1)}, at pixel ${through.largestAt.join(", ")}; 99.5th percentile ${through.step995.toFixed(1)}); seen sharp at the same mean, 20th-largest ${through.sharp.lineStep.toFixed(1)}, 99.5th percentile ${through.sharp.step995.toFixed(1)}`);
     expect(through.area).toBeGreaterThan(20_000);
-    expect(through.lineStep).toBeLessThan(MAX_LINE_STEP);
-    expect(through.step995).toBeLessThan(MAX_STEP_995);
+    expect(through.sharp.lineStep).toBeGreaterThan(0);
+    expect(through.lineStep / through.sharp.lineStep).toBeLessThan(MAX_SHARPNESS);
+    expect(through.step995 / through.sharp.step995).toBeLessThan(MAX_SHARPNESS);
     expect(refraction).toBe(true);
   }, 900_000);
 
@@ -126,7 +129,7 @@ describe("the jelly cow's look", () => {
     console.info(`jelly, phone: ${through.area} px of cow; what lies behind changes it by ${through.mean.toFixed(1)} on average (largest ${through.max.toFixed(0)}), the 20th-largest step ${through.lineStep.toFixed(1)} (the largest ${through.step.toFixed(1)}; 99.5th percentile ${through.step995.toFixed(1)})`);
     expect(through.area).toBeGreaterThan(5_000);
     expect(through.mean).toBeLessThan(SOLID_MEAN);
-    expect(through.lineStep).toBeLessThan(MAX_LINE_STEP);
+    expect(through.lineStep).toBeLessThan(SOLID_MEAN);
     expect(refraction).toBe(false);
   }, 900_000);
 });

@@ -55,9 +55,11 @@ export interface ShowThroughShots { all: string; bodyAlone: string; behindAlone:
  * its 99.5th percentile, and the LINE_PIXELS-th largest (lineStep: an edge seen through is a line of at least that
  * many steps, not necessarily joined up; a lone pixel of refraction noise is not). Steps across the body's own edges are left out: where the body alone changes by more than
  * `ownEdge` between the two pixels (its texture's patches, a leg in front of its belly), what shows through it
- * changes there too, as it would through real jelly; a ghost is an edge the body itself does not have.
+ * changes there too, as it would through real jelly; a ghost is an edge the body itself does not have. `sharp`: the
+ * same steps for the things behind seen directly (with minus without them, no body), scaled to the same mean change:
+ * what a ghost blended over the scene would give, the reference a blurred view is judged against.
  */
-export function showThrough(page: Page, shots: ShowThroughShots, rect: [number, number, number, number], inset: number, ownEdge: number): Promise<{ area: number; mean: number; max: number; step: number; lineStep: number; step995: number; largestAt: [number, number] }> {
+export function showThrough(page: Page, shots: ShowThroughShots, rect: [number, number, number, number], inset: number, ownEdge: number): Promise<{ area: number; mean: number; max: number; step: number; lineStep: number; step995: number; largestAt: [number, number]; sharp: { lineStep: number; step995: number } }> {
   return inPage(page, `(() => {
     const s = window.shots, all = s[${JSON.stringify(shots.all)}], body = s[${JSON.stringify(shots.bodyAlone)}];
     const behind = s[${JSON.stringify(shots.behindAlone)}], neither = s[${JSON.stringify(shots.neither)}];
@@ -77,19 +79,23 @@ export function showThrough(page: Page, shots: ShowThroughShots, rect: [number, 
       }
       mask = next;
     }
-    const diff = new Float32Array(width * height);
-    let area = 0, sum = 0, max = 0;
+    // What shows through the body, and what lies behind it seen directly (as through a clear window).
+    const diff = new Float32Array(width * height), sharp = new Float32Array(width * height);
+    let area = 0, sum = 0, sharpSum = 0, max = 0;
     for (let i = 0; i < width * height; i++) {
       if (!mask[i]) continue;
       diff[i] = lum(all.data, i) - lum(body.data, i);
-      area++; sum += Math.abs(diff[i]); max = Math.max(max, Math.abs(diff[i]));
+      sharp[i] = lum(behind.data, i) - lum(neither.data, i);
+      area++; sum += Math.abs(diff[i]); sharpSum += Math.abs(sharp[i]); max = Math.max(max, Math.abs(diff[i]));
     }
-    const steps = [];
+    const scale = sharpSum > 0 ? sum / sharpSum : 0;
+    const steps = [], sharpSteps = [];
     let largestAt = [0, 0], largest = -1;
     const step = (i, j, x, y) => {
       if (Math.abs(lum(body.data, j) - lum(body.data, i)) > ${ownEdge}) return;
       const d = Math.abs(diff[j] - diff[i]);
       steps.push(d);
+      sharpSteps.push(scale * Math.abs(sharp[j] - sharp[i]));
       if (d > largest) { largest = d; largestAt = [x, y]; }
     };
     for (let y = 0; y < height - 1; y++) for (let x = 0; x < width - 1; x++) {
@@ -99,9 +105,13 @@ export function showThrough(page: Page, shots: ShowThroughShots, rect: [number, 
       if (mask[i + width]) step(i, i + width, x, y);
     }
     steps.sort((u, v) => u - v);
-    const at = (f) => steps.length ? steps[Math.min(steps.length - 1, Math.floor(f * steps.length))] : 0;
-    const lineStep = steps.length ? steps[Math.max(0, steps.length - ${LINE_PIXELS})] : 0;
-    return { area, mean: area ? sum / area : 0, max, step: at(1), lineStep, step995: at(0.995), largestAt };
+    sharpSteps.sort((u, v) => u - v);
+    const at = (list, f) => list.length ? list[Math.min(list.length - 1, Math.floor(f * list.length))] : 0;
+    const lineAt = (list) => list.length ? list[Math.max(0, list.length - ${LINE_PIXELS})] : 0;
+    return {
+      area, mean: area ? sum / area : 0, max, step: at(steps, 1), lineStep: lineAt(steps), step995: at(steps, 0.995), largestAt,
+      sharp: { lineStep: lineAt(sharpSteps), step995: at(sharpSteps, 0.995) },
+    };
   })()`);
 }
 
