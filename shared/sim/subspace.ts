@@ -104,6 +104,10 @@ export class Subspace {
   readonly cubatureVolumes: Float64Array;
   /** Cubature dF/dq blocks: cubatureCount x m x 3. */
   readonly cubatureJacobians: Float64Array;
+  /** What those blocks are made of (jacobianBlockInto): the points (N x 3), their weights (N x handles) and the weights' gradients (N x handles x 3). */
+  readonly cubaturePositions: Float64Array;
+  readonly cubatureWeights: Float64Array;
+  readonly cubatureGradients: Float64Array;
   /** Volume-weighted mean of the Jacobian blocks (m x 3): mean F = I + q_a . meanJacobian[:, c]. */
   readonly meanJacobian: Float64Array;
   readonly totalVolume: number;
@@ -143,6 +147,9 @@ export class Subspace {
     this.cubatureCount = nc;
     this.cubatureVolumes = Float64Array.from(cub.volumes);
     this.cubatureJacobians = jacobianBlocks(cub, handles);
+    this.cubaturePositions = Float64Array.from(cub.positions);
+    this.cubatureWeights = Float64Array.from(cub.weights);
+    this.cubatureGradients = Float64Array.from(cub.gradients);
     this.meanJacobian = new Float64Array(m * 3);
     let totalVolume = 0;
     for (let c = 0; c < nc; c++) {

@@ -98,32 +98,38 @@ export class ElasticTerm implements EnergyTerm, HessianTerm {
   }
 }
 
-/** The pass on the SIMD kernel: the Jacobians laid out in cubature point pairs (one per f64x2 lane). */
+/**
+ * The pass on the SIMD kernel, cubature points in pairs (one per f64x2 lane): each pair's positions and volumes,
+ * then each handle's weight and weight gradient, from which the kernel forms the Jacobian's rows as it goes.
+ */
 class SimdElasticPass {
   minJ = 1;
-  private readonly m: number;
+  private readonly handles: number;
   private readonly pairs: number;
-  private readonly jac: Float64Array;
-  private readonly vol: Float64Array;
+  private readonly pts: Float64Array;
   private readonly q: Float64Array;
   private readonly acc: Float64Array;
   private readonly out: Float64Array;
 
   constructor(private readonly kernels: SolverKernels, subspace: Subspace) {
-    const m = (this.m = subspace.m), count = subspace.cubatureCount;
+    const m = subspace.m, count = subspace.cubatureCount, handles = (this.handles = subspace.handles);
     const pairs = (this.pairs = Math.ceil(count / 2));
-    this.jac = kernels.alloc(pairs * m * 6);
-    this.vol = kernels.alloc(2 * pairs);
+    // Per pair, f64x2 each: X0 X1 X2 V, then w gx gy gz for every handle.
+    const stride = 8 * (handles + 1);
+    this.pts = kernels.alloc(pairs * stride);
     this.q = kernels.alloc(3 * m);
     this.acc = kernels.alloc(6 * m);
     this.out = kernels.alloc(3 * m + 1);
-    const source = subspace.cubatureJacobians;
+    const { cubaturePositions: x, cubatureWeights: w, cubatureGradients: g } = subspace;
     for (let c = 0; c < 2 * pairs; c++) {
       // An odd count's last lane repeats the last point with no volume: it adds nothing, and its J is a real one.
-      const from = Math.min(c, count - 1), lane = c & 1, pair = c >> 1;
-      this.vol[c] = c < count ? subspace.cubatureVolumes[c] : 0;
-      for (let i = 0; i < m; i++) {
-        for (let axis = 0; axis < 3; axis++) this.jac[(pair * m + i) * 6 + 2 * axis + lane] = source[(from * m + i) * 3 + axis];
+      const from = Math.min(c, count - 1), lane = c & 1, base = (c >> 1) * stride + lane;
+      for (let axis = 0; axis < 3; axis++) this.pts[base + 2 * axis] = x[3 * from + axis];
+      this.pts[base + 6] = c < count ? subspace.cubatureVolumes[c] : 0;
+      for (let h = 0; h < handles; h++) {
+        const at = base + 8 * (h + 1), k = from * handles + h;
+        this.pts[at] = w[k];
+        for (let axis = 0; axis < 3; axis++) this.pts[at + 2 * (axis + 1)] = g[3 * k + axis];
       }
     }
   }
@@ -131,8 +137,8 @@ class SimdElasticPass {
   /** scale * sum_c V_c Psi(F_c(q)); adds scale * its gradient into g. */
   run(q: Float64Array, g: Float64Array, mu: number, lambdaStable: number, scale: number): number {
     this.q.set(q);
-    const energy = this.kernels.elastic(this.m, this.pairs, this.jac, this.vol, this.q, this.acc, this.out, mu, lambdaStable, scale);
-    const out = this.out, n = 3 * this.m;
+    const energy = this.kernels.elastic(this.handles, this.pairs, this.pts, this.q, this.acc, this.out, mu, lambdaStable, scale);
+    const out = this.out, n = this.q.length;
     for (let i = 0; i < n; i++) g[i] += out[i];
     this.minJ = out[n];
     return energy;

@@ -9,7 +9,7 @@ import { surfacePointCapacity } from "./surface-points";
 
 interface SolverExports {
   memory: WasmMemory;
-  elastic(m: number, pairs: number, jac: number, vol: number, q: number, acc: number, out: number, mu: number, lambda: number, scale: number): number;
+  elastic(handles: number, pairs: number, pts: number, q: number, acc: number, out: number, mu: number, lambda: number, scale: number): number;
   gemv(rows: number, cols: number, a: number, x: number, y: number, scale: number): void;
   choleskySolve(n: number, l: number, b: number): void;
   choleskyColumns(n: number, a: number, from: number, to: number): number;
@@ -50,14 +50,14 @@ export class SolverKernels {
   private next = 0;
 
   /**
-   * Numbers (f64) one body allocates, by owner: the elastic pass (Jacobian pairs, volumes, q, accumulators,
+   * Numbers (f64) one body allocates, by owner: the elastic pass (cubature point pairs, q, accumulators,
    * gradient), the damping product (K, two vectors), the inertia product (two vectors), the preconditioner
    * (three n x n factors, two vectors), the contact gathering (two states, two outputs), the surface points (basis
    * rows; indices, displacements, forces, q, gradient of contacts or grabs).
    */
   static numbersFor(s: KernelSizes): { numbers: number; allocations: number } {
     const pairs = Math.ceil(s.cubatureCount / 2);
-    const elastic = pairs * s.m * 6 + 2 * pairs + 3 * s.m + 6 * s.m + 3 * s.m + 1;
+    const elastic = pairs * (2 * s.m + 8) + 3 * s.m + 6 * s.m + 3 * s.m + 1;
     const damping = s.n * s.n + 2 * s.n;
     const inertia = s.m * s.m + 2 * s.n;
     const preconditioner = 3 * s.n * s.n + 2 * s.n;
@@ -104,8 +104,8 @@ export class SolverKernels {
   }
 
   /** Elastic pass over `pairs` cubature point pairs (see solver.wat for the layout); returns scale * energy. */
-  elastic(m: number, pairs: number, jac: Float64Array, vol: Float64Array, q: Float64Array, acc: Float64Array, out: Float64Array, mu: number, lambda: number, scale: number): number {
-    return this.exports.elastic(m, pairs, jac.byteOffset, vol.byteOffset, q.byteOffset, acc.byteOffset, out.byteOffset, mu, lambda, scale);
+  elastic(handles: number, pairs: number, pts: Float64Array, q: Float64Array, acc: Float64Array, out: Float64Array, mu: number, lambda: number, scale: number): number {
+    return this.exports.elastic(handles, pairs, pts.byteOffset, q.byteOffset, acc.byteOffset, out.byteOffset, mu, lambda, scale);
   }
 
   /** y[i] = scale * A[i, :] . x for i < rows (A row-major, rows x cols); A, x, y from alloc. */

@@ -3,35 +3,40 @@
 ;; compare them); every address is a byte offset into the instance's memory (kernels.ts lays it out).
 ;; `npm run build:kernels` compiles this file into solver-wasm.ts; a test checks that the two agree.
 ;;
-;; elastic: two cubature points per lane pair. For each pair it forms F = I + q_a . D[:, c], the stable
-;; Neo-Hookean energy density and stress P (material.ts), and adds scale * V * P D^T into the gradient.
-;; Its memory layout (16-byte aligned):
-;;   jac:  pairs x m x [D0 D1 D2] as f64x2 (lane k = cubature point 2p + k), 48 bytes per (pair, basis)
-;;   vol:  pairs x f64x2 volumes (an odd count's last lane repeats the last point with volume 0)
-;;   q:    3m f64, component-major (read)
+;; elastic: two cubature points per lane pair. The Jacobian dF/dq is never stored: handle h's four basis functions
+;; are w_h X~_j (X~ = [X, 1]), so their gradients are w_h e_j + X~_j grad w_h, and each pair holds only X, its
+;; volumes and each handle's w and grad w (a third of the numbers, and a quarter fewer products than a stored
+;; m x 3 block). For each pair it forms F = I + sum_h [w_h q_a[4h..4h+2] + (q_a[4h..4h+3] . X~) grad w_h], the
+;; stable Neo-Hookean energy density and stress P (material.ts), and adds scale * V * P D^T into the gradient:
+;; for handle h, s_a = P_a . grad w_h, then q_a[4h + j] gets X~_j s_a + w_h P_aj.
+;; Its memory layout (16-byte aligned; lane k = cubature point 2p + k, an odd count's last lane repeating the last
+;; point with volume 0):
+;;   pts:  pairs x [X0 X1 X2 V, then per handle w gx gy gz] as f64x2: 64 (handles + 1) bytes a pair
+;;   q:    3m f64 (m = 4 handles), component-major (read)
 ;;   acc:  3m f64x2 gradient accumulators (scratch)
 ;;   out:  3m f64 gradient (written), then the smallest volume ratio J
 (module
   (memory (export "memory") 1)
   (func (export "elastic")
-    (param $m i32) (param $pairs i32) (param $jac i32) (param $vol i32) (param $q i32) (param $acc i32) (param $out i32)
+    (param $handles i32) (param $pairs i32) (param $pts i32) (param $q i32) (param $acc i32) (param $out i32)
     (param $mu f64) (param $lambda f64) (param $scale f64)
     (result f64)
-    (local $p i32) (local $i i32) (local $jp i32) (local $qp i32) (local $gp i32) (local $rowStart i32)
+    (local $p i32) (local $h i32) (local $hp i32) (local $qp i32) (local $gp i32) (local $ap i32)
     (local $m8 i32) (local $m16 i32) (local $end i32)
     (local $f00 v128) (local $f01 v128) (local $f02 v128)
     (local $f10 v128) (local $f11 v128) (local $f12 v128)
     (local $f20 v128) (local $f21 v128) (local $f22 v128)
-    (local $d0 v128) (local $d1 v128) (local $d2 v128)
-    (local $qx v128) (local $qy v128) (local $qz v128)
+    (local $x0 v128) (local $x1 v128) (local $x2 v128)
+    (local $w v128) (local $gx v128) (local $gy v128) (local $gz v128)
+    (local $q0 v128) (local $q1 v128) (local $q2 v128) (local $u v128)
     (local $c00 v128) (local $c01 v128) (local $c02 v128)
     (local $c10 v128) (local $c11 v128) (local $c12 v128)
     (local $c20 v128) (local $c21 v128) (local $c22 v128)
     (local $j v128) (local $jm1 v128) (local $s v128) (local $vs v128) (local $energy v128)
     (local $muv v128) (local $lambdav v128) (local $one v128) (local $half v128)
     (local $minJ f64) (local $jLane f64)
-    (local.set $m8 (i32.mul (local.get $m) (i32.const 8)))
-    (local.set $m16 (i32.mul (local.get $m) (i32.const 16)))
+    (local.set $m16 (i32.mul (local.get $handles) (i32.const 64)))
+    (local.set $m8 (i32.mul (local.get $handles) (i32.const 32)))
     (local.set $muv (f64x2.splat (local.get $mu)))
     (local.set $lambdav (f64x2.splat (local.get $lambda)))
     (local.set $one (f64x2.splat (f64.const 1)))
@@ -46,39 +51,59 @@
         (v128.store (local.get $gp) (v128.const i64x2 0 0))
         (local.set $gp (i32.add (local.get $gp) (i32.const 16)))
         (br $zero)))
-    (local.set $rowStart (local.get $jac))
     (local.set $p (i32.const 0))
     (block $pairsDone
       (loop $pair
         (br_if $pairsDone (i32.ge_u (local.get $p) (local.get $pairs)))
-        ;; F = I + sum_i q_a[i] D[i, :]
+        (local.set $x0 (v128.load (local.get $pts)))
+        (local.set $x1 (v128.load offset=16 (local.get $pts)))
+        (local.set $x2 (v128.load offset=32 (local.get $pts)))
+        ;; F = I + sum_h [w q_a[4h..4h+2] + u_a grad w], u_a = q_a[4h..4h+3] . X~
         (local.set $f00 (local.get $one)) (local.set $f01 (v128.const i64x2 0 0)) (local.set $f02 (v128.const i64x2 0 0))
         (local.set $f10 (v128.const i64x2 0 0)) (local.set $f11 (local.get $one)) (local.set $f12 (v128.const i64x2 0 0))
         (local.set $f20 (v128.const i64x2 0 0)) (local.set $f21 (v128.const i64x2 0 0)) (local.set $f22 (local.get $one))
-        (local.set $jp (local.get $rowStart))
+        (local.set $hp (i32.add (local.get $pts) (i32.const 64)))
         (local.set $qp (local.get $q))
-        (local.set $i (i32.const 0))
+        (local.set $h (i32.const 0))
         (block $fDone
           (loop $f
-            (br_if $fDone (i32.ge_u (local.get $i) (local.get $m)))
-            (local.set $d0 (v128.load (local.get $jp)))
-            (local.set $d1 (v128.load offset=16 (local.get $jp)))
-            (local.set $d2 (v128.load offset=32 (local.get $jp)))
-            (local.set $qx (v128.load64_splat (local.get $qp)))
-            (local.set $qy (v128.load64_splat (i32.add (local.get $qp) (local.get $m8))))
-            (local.set $qz (v128.load64_splat (i32.add (local.get $qp) (local.get $m16))))
-            (local.set $f00 (f64x2.add (local.get $f00) (f64x2.mul (local.get $qx) (local.get $d0))))
-            (local.set $f01 (f64x2.add (local.get $f01) (f64x2.mul (local.get $qx) (local.get $d1))))
-            (local.set $f02 (f64x2.add (local.get $f02) (f64x2.mul (local.get $qx) (local.get $d2))))
-            (local.set $f10 (f64x2.add (local.get $f10) (f64x2.mul (local.get $qy) (local.get $d0))))
-            (local.set $f11 (f64x2.add (local.get $f11) (f64x2.mul (local.get $qy) (local.get $d1))))
-            (local.set $f12 (f64x2.add (local.get $f12) (f64x2.mul (local.get $qy) (local.get $d2))))
-            (local.set $f20 (f64x2.add (local.get $f20) (f64x2.mul (local.get $qz) (local.get $d0))))
-            (local.set $f21 (f64x2.add (local.get $f21) (f64x2.mul (local.get $qz) (local.get $d1))))
-            (local.set $f22 (f64x2.add (local.get $f22) (f64x2.mul (local.get $qz) (local.get $d2))))
-            (local.set $jp (i32.add (local.get $jp) (i32.const 48)))
-            (local.set $qp (i32.add (local.get $qp) (i32.const 8)))
-            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br_if $fDone (i32.ge_u (local.get $h) (local.get $handles)))
+            (local.set $w (v128.load (local.get $hp)))
+            (local.set $gx (v128.load offset=16 (local.get $hp)))
+            (local.set $gy (v128.load offset=32 (local.get $hp)))
+            (local.set $gz (v128.load offset=48 (local.get $hp)))
+            ;; component x
+            (local.set $q0 (v128.load64_splat (local.get $qp)))
+            (local.set $q1 (v128.load64_splat offset=8 (local.get $qp)))
+            (local.set $q2 (v128.load64_splat offset=16 (local.get $qp)))
+            (local.set $u (f64x2.add (f64x2.add (f64x2.mul (local.get $q0) (local.get $x0)) (f64x2.mul (local.get $q1) (local.get $x1)))
+              (f64x2.add (f64x2.mul (local.get $q2) (local.get $x2)) (v128.load64_splat offset=24 (local.get $qp)))))
+            (local.set $f00 (f64x2.add (local.get $f00) (f64x2.add (f64x2.mul (local.get $w) (local.get $q0)) (f64x2.mul (local.get $u) (local.get $gx)))))
+            (local.set $f01 (f64x2.add (local.get $f01) (f64x2.add (f64x2.mul (local.get $w) (local.get $q1)) (f64x2.mul (local.get $u) (local.get $gy)))))
+            (local.set $f02 (f64x2.add (local.get $f02) (f64x2.add (f64x2.mul (local.get $w) (local.get $q2)) (f64x2.mul (local.get $u) (local.get $gz)))))
+            ;; component y
+            (local.set $ap (i32.add (local.get $qp) (local.get $m8)))
+            (local.set $q0 (v128.load64_splat (local.get $ap)))
+            (local.set $q1 (v128.load64_splat offset=8 (local.get $ap)))
+            (local.set $q2 (v128.load64_splat offset=16 (local.get $ap)))
+            (local.set $u (f64x2.add (f64x2.add (f64x2.mul (local.get $q0) (local.get $x0)) (f64x2.mul (local.get $q1) (local.get $x1)))
+              (f64x2.add (f64x2.mul (local.get $q2) (local.get $x2)) (v128.load64_splat offset=24 (local.get $ap)))))
+            (local.set $f10 (f64x2.add (local.get $f10) (f64x2.add (f64x2.mul (local.get $w) (local.get $q0)) (f64x2.mul (local.get $u) (local.get $gx)))))
+            (local.set $f11 (f64x2.add (local.get $f11) (f64x2.add (f64x2.mul (local.get $w) (local.get $q1)) (f64x2.mul (local.get $u) (local.get $gy)))))
+            (local.set $f12 (f64x2.add (local.get $f12) (f64x2.add (f64x2.mul (local.get $w) (local.get $q2)) (f64x2.mul (local.get $u) (local.get $gz)))))
+            ;; component z
+            (local.set $ap (i32.add (local.get $ap) (local.get $m8)))
+            (local.set $q0 (v128.load64_splat (local.get $ap)))
+            (local.set $q1 (v128.load64_splat offset=8 (local.get $ap)))
+            (local.set $q2 (v128.load64_splat offset=16 (local.get $ap)))
+            (local.set $u (f64x2.add (f64x2.add (f64x2.mul (local.get $q0) (local.get $x0)) (f64x2.mul (local.get $q1) (local.get $x1)))
+              (f64x2.add (f64x2.mul (local.get $q2) (local.get $x2)) (v128.load64_splat offset=24 (local.get $ap)))))
+            (local.set $f20 (f64x2.add (local.get $f20) (f64x2.add (f64x2.mul (local.get $w) (local.get $q0)) (f64x2.mul (local.get $u) (local.get $gx)))))
+            (local.set $f21 (f64x2.add (local.get $f21) (f64x2.add (f64x2.mul (local.get $w) (local.get $q1)) (f64x2.mul (local.get $u) (local.get $gy)))))
+            (local.set $f22 (f64x2.add (local.get $f22) (f64x2.add (f64x2.mul (local.get $w) (local.get $q2)) (f64x2.mul (local.get $u) (local.get $gz)))))
+            (local.set $hp (i32.add (local.get $hp) (i32.const 64)))
+            (local.set $qp (i32.add (local.get $qp) (i32.const 32)))
+            (local.set $h (i32.add (local.get $h) (i32.const 1)))
             (br $f)))
         ;; Cofactor matrix = dJ/dF.
         (local.set $c00 (f64x2.sub (f64x2.mul (local.get $f11) (local.get $f22)) (f64x2.mul (local.get $f12) (local.get $f21))))
@@ -100,7 +125,7 @@
         (local.set $jLane (f64x2.extract_lane 1 (local.get $j)))
         (if (f64.lt (local.get $jLane) (local.get $minJ)) (then (local.set $minJ (local.get $jLane))))
         (local.set $jm1 (f64x2.sub (local.get $j) (local.get $one)))
-        (local.set $vs (f64x2.mul (v128.load (local.get $vol)) (f64x2.splat (local.get $scale))))
+        (local.set $vs (f64x2.mul (v128.load offset=48 (local.get $pts)) (f64x2.splat (local.get $scale))))
         ;; Psi = mu/2 (I1 - 3) - mu (J - 1) + lambda'/2 (J - 1)^2, with I1 = |F|^2
         (local.set $s (f64x2.add (f64x2.add (f64x2.add
           (f64x2.add (f64x2.mul (local.get $f00) (local.get $f00)) (f64x2.mul (local.get $f01) (local.get $f01)))
@@ -125,30 +150,42 @@
         (local.set $f20 (f64x2.mul (local.get $vs) (f64x2.add (f64x2.mul (local.get $muv) (local.get $f20)) (f64x2.mul (local.get $s) (local.get $c20)))))
         (local.set $f21 (f64x2.mul (local.get $vs) (f64x2.add (f64x2.mul (local.get $muv) (local.get $f21)) (f64x2.mul (local.get $s) (local.get $c21)))))
         (local.set $f22 (f64x2.mul (local.get $vs) (f64x2.add (f64x2.mul (local.get $muv) (local.get $f22)) (f64x2.mul (local.get $s) (local.get $c22)))))
-        ;; acc_a[i] += P[a, :] . D[i, :]
-        (local.set $jp (local.get $rowStart))
+        ;; For handle h: s_a = P_a . grad w; acc_a[4h + j] += X~_j s_a + w P_aj.
+        (local.set $hp (i32.add (local.get $pts) (i32.const 64)))
         (local.set $gp (local.get $acc))
-        (local.set $i (i32.const 0))
+        (local.set $h (i32.const 0))
         (block $gDone
           (loop $g
-            (br_if $gDone (i32.ge_u (local.get $i) (local.get $m)))
-            (local.set $d0 (v128.load (local.get $jp)))
-            (local.set $d1 (v128.load offset=16 (local.get $jp)))
-            (local.set $d2 (v128.load offset=32 (local.get $jp)))
-            (v128.store (local.get $gp) (f64x2.add (v128.load (local.get $gp)) (f64x2.add (f64x2.add
-              (f64x2.mul (local.get $f00) (local.get $d0)) (f64x2.mul (local.get $f01) (local.get $d1))) (f64x2.mul (local.get $f02) (local.get $d2)))))
-            (local.set $qp (i32.add (local.get $gp) (local.get $m16)))
-            (v128.store (local.get $qp) (f64x2.add (v128.load (local.get $qp)) (f64x2.add (f64x2.add
-              (f64x2.mul (local.get $f10) (local.get $d0)) (f64x2.mul (local.get $f11) (local.get $d1))) (f64x2.mul (local.get $f12) (local.get $d2)))))
-            (local.set $qp (i32.add (local.get $qp) (local.get $m16)))
-            (v128.store (local.get $qp) (f64x2.add (v128.load (local.get $qp)) (f64x2.add (f64x2.add
-              (f64x2.mul (local.get $f20) (local.get $d0)) (f64x2.mul (local.get $f21) (local.get $d1))) (f64x2.mul (local.get $f22) (local.get $d2)))))
-            (local.set $jp (i32.add (local.get $jp) (i32.const 48)))
-            (local.set $gp (i32.add (local.get $gp) (i32.const 16)))
-            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br_if $gDone (i32.ge_u (local.get $h) (local.get $handles)))
+            (local.set $w (v128.load (local.get $hp)))
+            (local.set $gx (v128.load offset=16 (local.get $hp)))
+            (local.set $gy (v128.load offset=32 (local.get $hp)))
+            (local.set $gz (v128.load offset=48 (local.get $hp)))
+            ;; component x
+            (local.set $s (f64x2.add (f64x2.add (f64x2.mul (local.get $f00) (local.get $gx)) (f64x2.mul (local.get $f01) (local.get $gy))) (f64x2.mul (local.get $f02) (local.get $gz))))
+            (v128.store (local.get $gp) (f64x2.add (v128.load (local.get $gp)) (f64x2.add (f64x2.mul (local.get $x0) (local.get $s)) (f64x2.mul (local.get $w) (local.get $f00)))))
+            (v128.store offset=16 (local.get $gp) (f64x2.add (v128.load offset=16 (local.get $gp)) (f64x2.add (f64x2.mul (local.get $x1) (local.get $s)) (f64x2.mul (local.get $w) (local.get $f01)))))
+            (v128.store offset=32 (local.get $gp) (f64x2.add (v128.load offset=32 (local.get $gp)) (f64x2.add (f64x2.mul (local.get $x2) (local.get $s)) (f64x2.mul (local.get $w) (local.get $f02)))))
+            (v128.store offset=48 (local.get $gp) (f64x2.add (v128.load offset=48 (local.get $gp)) (local.get $s)))
+            ;; component y
+            (local.set $ap (i32.add (local.get $gp) (local.get $m16)))
+            (local.set $s (f64x2.add (f64x2.add (f64x2.mul (local.get $f10) (local.get $gx)) (f64x2.mul (local.get $f11) (local.get $gy))) (f64x2.mul (local.get $f12) (local.get $gz))))
+            (v128.store (local.get $ap) (f64x2.add (v128.load (local.get $ap)) (f64x2.add (f64x2.mul (local.get $x0) (local.get $s)) (f64x2.mul (local.get $w) (local.get $f10)))))
+            (v128.store offset=16 (local.get $ap) (f64x2.add (v128.load offset=16 (local.get $ap)) (f64x2.add (f64x2.mul (local.get $x1) (local.get $s)) (f64x2.mul (local.get $w) (local.get $f11)))))
+            (v128.store offset=32 (local.get $ap) (f64x2.add (v128.load offset=32 (local.get $ap)) (f64x2.add (f64x2.mul (local.get $x2) (local.get $s)) (f64x2.mul (local.get $w) (local.get $f12)))))
+            (v128.store offset=48 (local.get $ap) (f64x2.add (v128.load offset=48 (local.get $ap)) (local.get $s)))
+            ;; component z
+            (local.set $ap (i32.add (local.get $ap) (local.get $m16)))
+            (local.set $s (f64x2.add (f64x2.add (f64x2.mul (local.get $f20) (local.get $gx)) (f64x2.mul (local.get $f21) (local.get $gy))) (f64x2.mul (local.get $f22) (local.get $gz))))
+            (v128.store (local.get $ap) (f64x2.add (v128.load (local.get $ap)) (f64x2.add (f64x2.mul (local.get $x0) (local.get $s)) (f64x2.mul (local.get $w) (local.get $f20)))))
+            (v128.store offset=16 (local.get $ap) (f64x2.add (v128.load offset=16 (local.get $ap)) (f64x2.add (f64x2.mul (local.get $x1) (local.get $s)) (f64x2.mul (local.get $w) (local.get $f21)))))
+            (v128.store offset=32 (local.get $ap) (f64x2.add (v128.load offset=32 (local.get $ap)) (f64x2.add (f64x2.mul (local.get $x2) (local.get $s)) (f64x2.mul (local.get $w) (local.get $f22)))))
+            (v128.store offset=48 (local.get $ap) (f64x2.add (v128.load offset=48 (local.get $ap)) (local.get $s)))
+            (local.set $hp (i32.add (local.get $hp) (i32.const 64)))
+            (local.set $gp (i32.add (local.get $gp) (i32.const 64)))
+            (local.set $h (i32.add (local.get $h) (i32.const 1)))
             (br $g)))
-        (local.set $rowStart (local.get $jp))
-        (local.set $vol (i32.add (local.get $vol) (i32.const 16)))
+        (local.set $pts (local.get $hp))
         (local.set $p (i32.add (local.get $p) (i32.const 1)))
         (br $pair)))
     ;; out[k] = both lanes of acc[k]; then the smallest J.
@@ -157,8 +194,8 @@
     (block $reduced
       (loop $reduce
         (br_if $reduced (i32.ge_u (local.get $gp) (local.get $end)))
-        (local.set $d0 (v128.load (local.get $gp)))
-        (f64.store (local.get $qp) (f64.add (f64x2.extract_lane 0 (local.get $d0)) (f64x2.extract_lane 1 (local.get $d0))))
+        (local.set $u (v128.load (local.get $gp)))
+        (f64.store (local.get $qp) (f64.add (f64x2.extract_lane 0 (local.get $u)) (f64x2.extract_lane 1 (local.get $u))))
         (local.set $gp (i32.add (local.get $gp) (i32.const 16)))
         (local.set $qp (i32.add (local.get $qp) (i32.const 8)))
         (br $reduce)))
