@@ -1,6 +1,6 @@
 ;; The reduced solver's hot loops in WebAssembly SIMD (f64x2): the elastic pass, dense products, the Cholesky
-;; solve and the positions of a point set. Each does the same sums as the JS loop it stands in for (the tests
-;; compare them); every address is a byte offset into the instance's memory (kernels.ts lays it out).
+;; solve and the positions of a point set. Each computes what the JS loop it stands in for computes, to rounding
+;; (the tests compare them); every address is a byte offset into the instance's memory (kernels.ts lays it out).
 ;; `npm run build:kernels` compiles this file into solver-wasm.ts; a test checks that the two agree.
 ;;
 ;; elastic: two cubature points per lane pair. The Jacobian dF/dq is never stored: handle h's four basis functions
@@ -226,49 +226,167 @@
       (then (local.set $total (f64.add (local.get $total) (f64.mul (f64.load (local.get $a)) (f64.load (local.get $b)))))))
     (local.get $total))
 
-  ;; y[i] = scale * A[i, :] . x for i < rows (A row-major, rows x cols).
-  (func (export "gemv") (param $rows i32) (param $cols i32) (param $a i32) (param $x i32) (param $y i32) (param $scale f64)
-    (local $i i32) (local $stride i32)
-    (local.set $stride (i32.mul (local.get $cols) (i32.const 8)))
-    (block $done
-      (loop $row
-        (br_if $done (i32.ge_u (local.get $i) (local.get $rows)))
-        (f64.store (local.get $y) (f64.mul (local.get $scale) (call $dot (local.get $a) (local.get $x) (local.get $cols))))
-        (local.set $a (i32.add (local.get $a) (local.get $stride)))
-        (local.set $y (i32.add (local.get $y) (i32.const 8)))
-        (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br $row))))
+  ;; Two sums sharing b: a[k] b[k] (returned) and c[k] b[k] (left in $second), k < count. Two accumulators a sum (an
+  ;; add waits on the one before it in the same accumulator), b loaded once for both.
+  (global $second (mut f64) (f64.const 0))
+  (func $dot2 (param $a i32) (param $c i32) (param $b i32) (param $count i32) (result f64)
+    (local $s0 v128) (local $s1 v128) (local $t0 v128) (local $t1 v128) (local $bv v128) (local $bw v128)
+    (local $u f64) (local $v f64)
+    (block $quadsDone
+      (loop $quad
+        (br_if $quadsDone (i32.lt_s (local.get $count) (i32.const 4)))
+        (local.set $bv (v128.load (local.get $b)))
+        (local.set $bw (v128.load offset=16 (local.get $b)))
+        (local.set $s0 (f64x2.add (local.get $s0) (f64x2.mul (v128.load (local.get $a)) (local.get $bv))))
+        (local.set $s1 (f64x2.add (local.get $s1) (f64x2.mul (v128.load offset=16 (local.get $a)) (local.get $bw))))
+        (local.set $t0 (f64x2.add (local.get $t0) (f64x2.mul (v128.load (local.get $c)) (local.get $bv))))
+        (local.set $t1 (f64x2.add (local.get $t1) (f64x2.mul (v128.load offset=16 (local.get $c)) (local.get $bw))))
+        (local.set $a (i32.add (local.get $a) (i32.const 32)))
+        (local.set $c (i32.add (local.get $c) (i32.const 32)))
+        (local.set $b (i32.add (local.get $b) (i32.const 32)))
+        (local.set $count (i32.sub (local.get $count) (i32.const 4)))
+        (br $quad)))
+    (local.set $s0 (f64x2.add (local.get $s0) (local.get $s1)))
+    (local.set $t0 (f64x2.add (local.get $t0) (local.get $t1)))
+    (local.set $u (f64.add (f64x2.extract_lane 0 (local.get $s0)) (f64x2.extract_lane 1 (local.get $s0))))
+    (local.set $v (f64.add (f64x2.extract_lane 0 (local.get $t0)) (f64x2.extract_lane 1 (local.get $t0))))
+    (block $tailDone
+      (loop $tail
+        (br_if $tailDone (i32.le_s (local.get $count) (i32.const 0)))
+        (local.set $u (f64.add (local.get $u) (f64.mul (f64.load (local.get $a)) (f64.load (local.get $b)))))
+        (local.set $v (f64.add (local.get $v) (f64.mul (f64.load (local.get $c)) (f64.load (local.get $b)))))
+        (local.set $a (i32.add (local.get $a) (i32.const 8)))
+        (local.set $c (i32.add (local.get $c) (i32.const 8)))
+        (local.set $b (i32.add (local.get $b) (i32.const 8)))
+        (local.set $count (i32.sub (local.get $count) (i32.const 1)))
+        (br $tail)))
+    (global.set $second (local.get $v))
+    (local.get $u))
 
-  ;; Solves L L^T x = b in place (b becomes x), L's transpose mirrored into the upper triangle (linalg.ts).
+  ;; y[i] = scale * A[i, :] . x for i < rows (A row-major, rows x cols), two rows at a time ($dot2's loop, inlined:
+  ;; through a call every two rows it took a fifth longer).
+  (func (export "gemv") (param $rows i32) (param $cols i32) (param $a i32) (param $x i32) (param $y i32) (param $scale f64)
+    (local $i i32) (local $stride i32) (local $b i32) (local $xp i32) (local $k i32)
+    (local $s0 v128) (local $s1 v128) (local $t0 v128) (local $t1 v128) (local $xv v128) (local $xw v128)
+    (local $u f64) (local $v f64)
+    (local.set $stride (i32.mul (local.get $cols) (i32.const 8)))
+    (block $pairsDone
+      (loop $pairRows
+        (br_if $pairsDone (i32.gt_u (i32.add (local.get $i) (i32.const 2)) (local.get $rows)))
+        (local.set $b (i32.add (local.get $a) (local.get $stride)))
+        (local.set $xp (local.get $x))
+        (local.set $k (local.get $cols))
+        (local.set $s0 (v128.const i64x2 0 0)) (local.set $s1 (v128.const i64x2 0 0))
+        (local.set $t0 (v128.const i64x2 0 0)) (local.set $t1 (v128.const i64x2 0 0))
+        (block $quadsDone
+          (loop $quad
+            (br_if $quadsDone (i32.lt_s (local.get $k) (i32.const 4)))
+            (local.set $xv (v128.load (local.get $xp)))
+            (local.set $xw (v128.load offset=16 (local.get $xp)))
+            (local.set $s0 (f64x2.add (local.get $s0) (f64x2.mul (v128.load (local.get $a)) (local.get $xv))))
+            (local.set $s1 (f64x2.add (local.get $s1) (f64x2.mul (v128.load offset=16 (local.get $a)) (local.get $xw))))
+            (local.set $t0 (f64x2.add (local.get $t0) (f64x2.mul (v128.load (local.get $b)) (local.get $xv))))
+            (local.set $t1 (f64x2.add (local.get $t1) (f64x2.mul (v128.load offset=16 (local.get $b)) (local.get $xw))))
+            (local.set $a (i32.add (local.get $a) (i32.const 32)))
+            (local.set $b (i32.add (local.get $b) (i32.const 32)))
+            (local.set $xp (i32.add (local.get $xp) (i32.const 32)))
+            (local.set $k (i32.sub (local.get $k) (i32.const 4)))
+            (br $quad)))
+        (local.set $s0 (f64x2.add (local.get $s0) (local.get $s1)))
+        (local.set $t0 (f64x2.add (local.get $t0) (local.get $t1)))
+        (local.set $u (f64.add (f64x2.extract_lane 0 (local.get $s0)) (f64x2.extract_lane 1 (local.get $s0))))
+        (local.set $v (f64.add (f64x2.extract_lane 0 (local.get $t0)) (f64x2.extract_lane 1 (local.get $t0))))
+        (block $tailDone
+          (loop $tail
+            (br_if $tailDone (i32.le_s (local.get $k) (i32.const 0)))
+            (local.set $u (f64.add (local.get $u) (f64.mul (f64.load (local.get $a)) (f64.load (local.get $xp)))))
+            (local.set $v (f64.add (local.get $v) (f64.mul (f64.load (local.get $b)) (f64.load (local.get $xp)))))
+            (local.set $a (i32.add (local.get $a) (i32.const 8)))
+            (local.set $b (i32.add (local.get $b) (i32.const 8)))
+            (local.set $xp (i32.add (local.get $xp) (i32.const 8)))
+            (local.set $k (i32.sub (local.get $k) (i32.const 1)))
+            (br $tail)))
+        (f64.store (local.get $y) (f64.mul (local.get $scale) (local.get $u)))
+        (f64.store offset=8 (local.get $y) (f64.mul (local.get $scale) (local.get $v)))
+        ;; $a has reached the second row's start, $b the next pair's.
+        (local.set $a (local.get $b))
+        (local.set $y (i32.add (local.get $y) (i32.const 16)))
+        (local.set $i (i32.add (local.get $i) (i32.const 2)))
+        (br $pairRows)))
+    (if (i32.lt_u (local.get $i) (local.get $rows))
+      (then (f64.store (local.get $y) (f64.mul (local.get $scale) (call $dot (local.get $a) (local.get $x) (local.get $cols)))))))
+
+  ;; Solves L L^T x = b in place (b becomes x), L's transpose mirrored into the upper triangle (linalg.ts). Rows go
+  ;; two at a time: both sums over what is already solved share its loads, then the second row takes the first's
+  ;; answer.
   (func (export "choleskySolve") (param $n i32) (param $l i32) (param $b i32)
-    (local $i i32) (local $row i32) (local $bi i32) (local $stride i32)
+    (local $i i32) (local $row i32) (local $next i32) (local $bi i32) (local $stride i32) (local $x f64) (local $rest i32)
     (local.set $stride (i32.mul (local.get $n) (i32.const 8)))
     (local.set $row (local.get $l))
     (local.set $bi (local.get $b))
+    ;; forward: b[i] = (b[i] - L[i, 0..i) . b[0..i)) / L[i, i]
     (block $forwardDone
       (loop $forward
         (br_if $forwardDone (i32.ge_u (local.get $i) (local.get $n)))
-        (f64.store (local.get $bi) (f64.div
-          (f64.sub (f64.load (local.get $bi)) (call $dot (local.get $row) (local.get $b) (local.get $i)))
-          (f64.load (i32.add (local.get $row) (i32.mul (local.get $i) (i32.const 8))))))
-        (local.set $row (i32.add (local.get $row) (local.get $stride)))
-        (local.set $bi (i32.add (local.get $bi) (i32.const 8)))
-        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (if (i32.lt_u (i32.add (local.get $i) (i32.const 1)) (local.get $n))
+          (then
+            (local.set $next (i32.add (local.get $row) (local.get $stride)))
+            (local.set $x (f64.div
+              (f64.sub (f64.load (local.get $bi)) (call $dot2 (local.get $row) (local.get $next) (local.get $b) (local.get $i)))
+              (f64.load (i32.add (local.get $row) (i32.mul (local.get $i) (i32.const 8))))))
+            (f64.store (local.get $bi) (local.get $x))
+            (f64.store offset=8 (local.get $bi) (f64.div
+              (f64.sub (f64.sub (f64.load offset=8 (local.get $bi)) (global.get $second))
+                (f64.mul (f64.load (i32.add (local.get $next) (i32.mul (local.get $i) (i32.const 8)))) (local.get $x)))
+              (f64.load offset=8 (i32.add (local.get $next) (i32.mul (local.get $i) (i32.const 8))))))
+            (local.set $row (i32.add (local.get $next) (local.get $stride)))
+            (local.set $bi (i32.add (local.get $bi) (i32.const 16)))
+            (local.set $i (i32.add (local.get $i) (i32.const 2))))
+          (else
+            (f64.store (local.get $bi) (f64.div
+              (f64.sub (f64.load (local.get $bi)) (call $dot (local.get $row) (local.get $b) (local.get $i)))
+              (f64.load (i32.add (local.get $row) (i32.mul (local.get $i) (i32.const 8))))))
+            (local.set $row (i32.add (local.get $row) (local.get $stride)))
+            (local.set $bi (i32.add (local.get $bi) (i32.const 8)))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))))
         (br $forward)))
+    ;; backward: b[i] = (b[i] - L^T[i, i+1..n) . b[i+1..n)) / L[i, i]
     (block $backwardDone
       (loop $backward
         (br_if $backwardDone (i32.eqz (local.get $i)))
         (local.set $i (i32.sub (local.get $i) (i32.const 1)))
         (local.set $row (i32.sub (local.get $row) (local.get $stride)))
         (local.set $bi (i32.sub (local.get $bi) (i32.const 8)))
-        ;; b[i] = (b[i] - L^T[i, i+1..n) . b[i+1..n)) / L[i, i]
-        (f64.store (local.get $bi) (f64.div
-          (f64.sub (f64.load (local.get $bi))
-            (call $dot
-              (i32.add (local.get $row) (i32.mul (i32.add (local.get $i) (i32.const 1)) (i32.const 8)))
-              (i32.add (local.get $bi) (i32.const 8))
-              (i32.sub (i32.sub (local.get $n) (local.get $i)) (i32.const 1))))
-          (f64.load (i32.add (local.get $row) (i32.mul (local.get $i) (i32.const 8))))))
+        (local.set $rest (i32.sub (i32.sub (local.get $n) (local.get $i)) (i32.const 1)))
+        (if (i32.gt_u (local.get $i) (i32.const 0))
+          (then
+            ;; rows i and i - 1 together over [i + 1, n)
+            (local.set $next (i32.sub (local.get $row) (local.get $stride)))
+            (local.set $x (f64.div
+              (f64.sub (f64.load (local.get $bi))
+                (call $dot2
+                  (i32.add (local.get $row) (i32.mul (i32.add (local.get $i) (i32.const 1)) (i32.const 8)))
+                  (i32.add (local.get $next) (i32.mul (i32.add (local.get $i) (i32.const 1)) (i32.const 8)))
+                  (i32.add (local.get $bi) (i32.const 8))
+                  (local.get $rest)))
+              (f64.load (i32.add (local.get $row) (i32.mul (local.get $i) (i32.const 8))))))
+            (f64.store (local.get $bi) (local.get $x))
+            (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+            (local.set $row (local.get $next))
+            (local.set $bi (i32.sub (local.get $bi) (i32.const 8)))
+            ;; b[i] here is row i's: less the second sum and its entry at the row just solved
+            (f64.store (local.get $bi) (f64.div
+              (f64.sub (f64.sub (f64.load (local.get $bi)) (global.get $second))
+                (f64.mul (f64.load offset=8 (i32.add (local.get $row) (i32.mul (local.get $i) (i32.const 8)))) (local.get $x)))
+              (f64.load (i32.add (local.get $row) (i32.mul (local.get $i) (i32.const 8)))))))
+          (else
+            (f64.store (local.get $bi) (f64.div
+              (f64.sub (f64.load (local.get $bi))
+                (call $dot
+                  (i32.add (local.get $row) (i32.mul (i32.add (local.get $i) (i32.const 1)) (i32.const 8)))
+                  (i32.add (local.get $bi) (i32.const 8))
+                  (local.get $rest)))
+              (f64.load (i32.add (local.get $row) (i32.mul (local.get $i) (i32.const 8))))))))
         (br $backward))))
 
   ;; out[0..2] = row . q_a (row: m numbers, q component-major 3m, m even): one point's displacement.
@@ -380,15 +498,23 @@
         (local.set $inv (f64.div (f64.const 1) (local.get $diag)))
         (local.set $i (i32.add (local.get $j) (i32.const 1)))
         (local.set $rowI (i32.add (local.get $rowJ) (local.get $stride)))
+        ;; Two rows at a time: their sums share the loads of row j.
         (block $rowsDone
           (loop $row
-            (br_if $rowsDone (i32.ge_u (local.get $i) (local.get $n)))
+            (br_if $rowsDone (i32.ge_u (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
             (local.set $at (i32.add (local.get $rowI) (i32.mul (local.get $j) (i32.const 8))))
             (f64.store (local.get $at) (f64.mul (local.get $inv)
-              (f64.sub (f64.load (local.get $at)) (call $dot (local.get $rowI) (local.get $rowJ) (local.get $j)))))
-            (local.set $rowI (i32.add (local.get $rowI) (local.get $stride)))
-            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+              (f64.sub (f64.load (local.get $at)) (call $dot2 (local.get $rowI) (i32.add (local.get $rowI) (local.get $stride)) (local.get $rowJ) (local.get $j)))))
+            (local.set $at (i32.add (local.get $at) (local.get $stride)))
+            (f64.store (local.get $at) (f64.mul (local.get $inv) (f64.sub (f64.load (local.get $at)) (global.get $second))))
+            (local.set $rowI (i32.add (local.get $rowI) (i32.shl (local.get $stride) (i32.const 1))))
+            (local.set $i (i32.add (local.get $i) (i32.const 2)))
             (br $row)))
+        (if (i32.lt_u (local.get $i) (local.get $n))
+          (then
+            (local.set $at (i32.add (local.get $rowI) (i32.mul (local.get $j) (i32.const 8))))
+            (f64.store (local.get $at) (f64.mul (local.get $inv)
+              (f64.sub (f64.load (local.get $at)) (call $dot (local.get $rowI) (local.get $rowJ) (local.get $j)))))))
         (local.set $j (i32.add (local.get $j) (i32.const 1)))
         (br $column)))
     (i32.const 1))
