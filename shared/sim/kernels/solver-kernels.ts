@@ -65,7 +65,7 @@ export class SolverKernels {
     // The surface samples' rows, and one list of samples (contacts or grabs: surface-points.ts), each an index, a
     // displacement and a force; q and the gradient.
     const points = s.surfaceCount * s.m + surfacePointCapacity(s.surfaceCount) * 7 + s.n + s.n;
-    // 26 allocations today; each may lose up to 8 bytes to alignment.
+    // 25 allocations today; each may lose up to 8 bytes to alignment.
     return { numbers: elastic + damping + inertia + preconditioner + gather + points, allocations: 32 };
   }
 

@@ -1,14 +1,16 @@
 ;; The reduced solver's hot loops in WebAssembly SIMD (f64x2): the elastic pass, dense products, the Cholesky
 ;; solve and the positions of a point set. Each computes what the JS loop it stands in for computes, to rounding
-;; (the tests compare them); every address is a byte offset into the instance's memory (kernels.ts lays it out).
+;; (the tests compare them); every address is a byte offset into the instance's memory (solver-kernels.ts and the
+;; callers that allocate there lay it out).
 ;; `npm run build:kernels` compiles this file into solver-wasm.ts; a test checks that the two agree.
 ;;
 ;; elastic: two cubature points per lane pair. The Jacobian dF/dq is never stored: handle h's four basis functions
-;; are w_h X~_j (X~ = [X, 1]), so their gradients are w_h e_j + X~_j grad w_h, and each pair holds only X, its
-;; volumes and each handle's w and grad w (a third of the numbers, and a quarter fewer products than a stored
-;; m x 3 block). For each pair it forms F = I + sum_h [w_h q_a[4h..4h+2] + (q_a[4h..4h+3] . X~) grad w_h], the
-;; stable Neo-Hookean energy density and stress P (material.ts), and adds scale * V * P D^T into the gradient:
-;; for handle h, s_a = P_a . grad w_h, then q_a[4h + j] gets X~_j s_a + w_h P_aj.
+;; are w_h X~_j (X~ = [X, 1]), so the gradient of basis 4h + j is w_h e_j + X~_j grad w_h (e_3 = 0), and each pair
+;; holds only X, its volumes and each handle's w and grad w (a third of the numbers, and a quarter fewer products
+;; than a stored m x 3 block). For each pair it forms F = I + sum_h [w_h q_a[4h..4h+2] + (q_a[4h..4h+3] . X~) grad w_h],
+;; the stable Neo-Hookean energy density and stress P (material.ts), and adds scale * V times P's share into the
+;; gradient: for handle h, s_a = P_a . grad w_h, then the gradient's entry (a, 4h + j) gets X~_j s_a + w_h P_aj
+;; (P_a3 = 0).
 ;; Its memory layout (16-byte aligned; lane k = cubature point 2p + k, an odd count's last lane repeating the last
 ;; point with volume 0):
 ;;   pts:  pairs x [X0 X1 X2 V, then per handle w gx gy gz] as f64x2: 64 (handles + 1) bytes a pair
