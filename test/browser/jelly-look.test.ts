@@ -29,9 +29,9 @@ const INSET = 4;
  * How sharp what shows through the cow may be, as a share of the same things seen directly (as through clear glass)
  * at the same mean strength: of the 20th-largest luminance step between neighbouring pixels (showThrough's lineStep:
  * a ghost edge is a line of many such steps) and of the 99.5th percentile of all steps. A ghost blended over the
- * scene is as sharp as the scene (1); refraction's blur measured 0.25-0.32 and 0.30-0.34. Absolute limits on the
- * steps failed on refraction's noise from run to run (the 99.5th percentile 2.7 to 3.07 against 3) while the
- * sharp reference stayed put (26.2-26.5 and 8.9-9.0). The single largest step is one pixel's refraction noise
+ * scene is as sharp as the scene (1); refraction's blur measured 0.25-0.33 and 0.30-0.34 (5 runs). Absolute limits
+ * on the steps failed on refraction's noise from run to run (the 99.5th percentile 2.7 to 3.07 against 3) while the
+ * sharp reference stayed put (26.0-26.7 and 8.9-9.2). The single largest step is one pixel's refraction noise
  * (9.6 to 16.2), so it is reported, not judged.
  */
 const MAX_SHARPNESS = 0.5;
