@@ -132,6 +132,13 @@ export function shownSurfacePoint(client: PliantRoomClient, bodyId: string, i: n
   return [out[0], out[1], out[2]];
 }
 
+/** World position of surface sample i of a body as the server has it now. */
+export function serverSurfacePoint(room: PlaygroundRoom, bodyId: string, i: number): Float64Array {
+  const entity = room.sceneWorld.bodies.find((e) => e.id === bodyId)!, out = new Float64Array(3);
+  entity.body.pointPosition(entity.subspace.surfaceRows, entity.subspace.surfaceRest, i, out, 0);
+  return out;
+}
+
 /** The surface sample highest up as the client shows it. */
 export function topSample(client: PliantRoomClient, bodyId: string): number {
   const s = client.bodies.get(bodyId)!.body.subspace;

@@ -10,7 +10,7 @@
 import { expect, it } from "vitest";
 import { INTERPOLATION_DELAY_MS, SNAPSHOT_RATE, type NetworkConditions, type PliantRoomClient, type ReconcileEvent } from "../../shared/net";
 import { PLAYGROUND } from "../../shared/scene";
-import { joinClient, serverRoom, shownSurfacePoint, useTestServer } from "./helpers";
+import { joinClient, serverRoom, serverSurfacePoint, shownSurfacePoint, useTestServer } from "./helpers";
 import { advance, advanceUntil, until, untilDisposed, withSimulatedTime } from "./simulated-time";
 
 const server = useTestServer();
@@ -22,12 +22,6 @@ type Vec = [number, number, number];
 type Room = ReturnType<typeof serverRoom>;
 
 const distance = (a: ArrayLike<number>, b: ArrayLike<number>) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
-
-function serverPoint(room: Room, bodyId: string, i: number): Float64Array {
-  const entity = room.sceneWorld.bodies.find((e) => e.id === bodyId)!, out = new Float64Array(3);
-  entity.body.pointPosition(entity.subspace.surfaceRows, entity.subspace.surfaceRest, i, out, 0);
-  return out;
-}
 
 /** The surface sample of a body that lies furthest along a direction (as the client shows it). */
 function extremeSample(client: PliantRoomClient, bodyId: string, direction: Vec): number {
@@ -83,7 +77,7 @@ async function pullScenario(pull: Pull): Promise<{ events: ReconcileEvent[]; roo
     try {
       // The bodies drop 2 mm onto the table and fall asleep, the props rest, and the player sees it.
       await advanceUntil(() => world.bodies.every((_, i) => world.isAsleep(i)) && world.props.every((p) => p.body.isSleeping()) && a.rtt > 0 &&
-        [...a.bodies.keys()].every((id) => distance(shownSurfacePoint(a, id, 0), serverPoint(room, id, 0)) < 5e-3));
+        [...a.bodies.keys()].every((id) => distance(shownSurfacePoint(a, id, 0), serverSurfacePoint(room, id, 0)) < 5e-3));
       const events: ReconcileEvent[] = [];
       a.onReconcile = (event) => {
         if (event.body === pull.bodyId) events.push(event);
@@ -165,14 +159,14 @@ it("the grabber's prediction stays within 1 cm of the server (95% of snapshots, 
       const timeline: Float64Array[] = [];
       remoteGap = 0;
       await advance(800, () => {
-        timeline.push(serverPoint(room, "spot", sample));
+        timeline.push(serverSurfacePoint(room, "spot", sample));
         if (timeline.length < 200 + BAD_NETWORK.latencyMs) return;
         const seen = shownSurfacePoint(b, "spot", sample);
         let nearest = Infinity;
         for (let k = Math.max(0, timeline.length - 1 - lagLimit); k < timeline.length; k++) nearest = Math.min(nearest, distance(seen, timeline[k]));
         remoteGap = Math.max(remoteGap, nearest);
       });
-      lifted = serverPoint(room, "spot", sample)[1] - start[1];
+      lifted = serverSurfacePoint(room, "spot", sample)[1] - start[1];
     },
   });
   expectCloseToServer(figures("free pull", events));
@@ -228,9 +222,9 @@ it("pushing a held body into another soft body: the prediction meets the other b
   const { events } = await pullScenario({
     bodyId: "rubber-block", grabAt: [1, 1, 0], frames: 120, hold: 60,
     path: (s, t) => [s[0] - 0.34 * t, s[1], s[2] + 0.12 * t],
-    before: (room) => { spotBefore = Float64Array.from(serverPoint(room, "spot", 0)); },
+    before: (room) => { spotBefore = Float64Array.from(serverSurfacePoint(room, "spot", 0)); },
     after: async (room) => {
-      pushed = distance(serverPoint(room, "spot", 0), spotBefore);
+      pushed = distance(serverSurfacePoint(room, "spot", 0), spotBefore);
     },
   });
   const f = figures("push into a soft body", events);
