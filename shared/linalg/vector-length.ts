@@ -6,3 +6,8 @@
 export function length3(x: number, y: number, z: number): number {
   return Math.sqrt(x * x + y * y + z * z);
 }
+
+/** The length of a 4-vector (a quaternion's norm), likewise. */
+export function length4(x: number, y: number, z: number, w: number): number {
+  return Math.sqrt(x * x + y * y + z * z + w * w);
+}

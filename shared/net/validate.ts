@@ -3,6 +3,7 @@
 
 import { isMaterialName } from "../scene/materials";
 import { CHARACTER_MODES, HANDS, LIMITS, SEQ_MODULUS, type AdminMessage, type CharacterMode, type DirectCharacterMessage, type GrabEndMessage, type GrabMoveMessage, type GrabStartMessage, type Hand, type PokeMessage, type Pose, type PoseMessage, type Role, type SetMaterialMessage } from "./protocol";
+import { length4 } from "../linalg/vector-length";
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -21,15 +22,18 @@ function vector(value: unknown, name: string): [number, number, number] | string
   return [value[0], value[1], value[2]];
 }
 
+// Poses come from every player at the headset's rate: this parses one without temporary arrays.
 function pose(value: unknown, name: string): Pose | string {
   if (!Array.isArray(value) || value.length !== 7) return `${name} must be [x, y, z, qx, qy, qz, qw]`;
-  if (!value.every((v) => typeof v === "number" && Number.isFinite(v))) return `${name} must hold finite numbers`;
-  const position = vector(value.slice(0, 3), `${name} position`);
-  if (typeof position === "string") return position;
-  const [x, y, z, w] = value.slice(3) as number[];
-  const length = Math.hypot(x, y, z, w);
+  for (let i = 0; i < 7; i++) {
+    const v = value[i];
+    if (typeof v !== "number" || !Number.isFinite(v)) return `${name} must hold finite numbers`;
+  }
+  for (let i = 0; i < 3; i++) if (Math.abs(value[i]) > LIMITS.reach) return `${name} position must lie within ${LIMITS.reach} m of the room centre`;
+  const x = value[3] as number, y = value[4] as number, z = value[5] as number, w = value[6] as number;
+  const length = length4(x, y, z, w);
   if (Math.abs(length - 1) > 0.05) return `${name} quaternion must have unit length`;
-  return [position[0], position[1], position[2], x / length, y / length, z / length, w / length];
+  return [value[0], value[1], value[2], x / length, y / length, z / length, w / length];
 }
 
 function hand(value: unknown): Hand | { error: string } {

@@ -1,24 +1,37 @@
 // A world obstacle as a character's flesh feels it: the character's solver works in its frame (rig-motion.ts), so
-// a point is taken to the world, measured there, and the obstacle's normal turned back into the frame.
+// points are taken to the world, measured there, and the obstacle's normals turned back into the frame.
 
 import type { ContactSurface } from "../sim/contacts";
 import type { RigMotion } from "./rig-motion";
 
 export class FramedSurface implements ContactSurface {
-  private readonly world = new Float64Array(3);
-  private readonly normal = new Float64Array(3);
+  /** The points in the world (made for the first query's count: the body's surface samples, the same every step). */
+  private world = new Float64Array(0);
+  private normals = new Float64Array(0);
 
   constructor(private readonly inner: ContactSurface, private readonly motion: RigMotion) {}
 
-  signedDistance(x: number, y: number, z: number, maxDistance: number, normalOut: Float64Array): number {
-    const p = this.world, n = this.normal;
-    this.motion.toWorld(x, y, z, p);
-    const distance = this.inner.signedDistance(p[0], p[1], p[2], maxDistance, n);
-    // R^T n for a turn about +y (toFrame without the translation).
+  signedDistances(count: number, points: Float64Array, margins: Float64Array, distances: Float64Array, normalsOut: Float64Array): void {
+    if (this.world.length < 3 * count) {
+      this.world = new Float64Array(3 * count);
+      this.normals = new Float64Array(3 * count);
+    }
+    const world = this.world, n = this.normals, f = this.motion.framePosition;
     const c = Math.cos(this.motion.frameYaw), s = Math.sin(this.motion.frameYaw);
-    normalOut[0] = c * n[0] - s * n[2];
-    normalOut[1] = n[1];
-    normalOut[2] = s * n[0] + c * n[2];
-    return distance;
+    for (let i = 0; i < count; i++) {
+      // RigMotion.toWorld, with the turn's sine and cosine taken once.
+      const x = points[3 * i], y = points[3 * i + 1], z = points[3 * i + 2];
+      world[3 * i] = f[0] + c * x + s * z;
+      world[3 * i + 1] = f[1] + y;
+      world[3 * i + 2] = f[2] - s * x + c * z;
+    }
+    this.inner.signedDistances(count, world, margins, distances, n);
+    // R^T n for a turn about +y (toFrame without the translation).
+    for (let i = 0; i < count; i++) {
+      const nx = n[3 * i], ny = n[3 * i + 1], nz = n[3 * i + 2];
+      normalsOut[3 * i] = c * nx - s * nz;
+      normalsOut[3 * i + 1] = ny;
+      normalsOut[3 * i + 2] = s * nx + c * nz;
+    }
   }
 }

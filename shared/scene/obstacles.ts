@@ -1,21 +1,24 @@
-// Rigid obstacles as signed distances for the soft-body solver's contacts (shared/sim ContactSurface): static
-// scene boxes, rigid props that Rapier moves, and the proxy spheres of other soft bodies. Nothing here allocates
-// per query; poses are written in place by the world once per tick. Each obstacle answers `nearest` with its numbers
-// in arrays: the near obstacles are of several classes, so the call from NearbyObstacles is not inlined, and a call
-// that is not inlined boxes the numbers it passes and returns (5 a query: about 20 MiB of garbage a second in a full room).
+// Rigid obstacles as signed distances for the soft-body solver's contacts (shared/sim ContactSurface, through
+// NearbyObstacles): static scene boxes, rigid props that Rapier moves, and the proxy spheres of other soft bodies.
+// Nothing here allocates per query; poses are written in place by the world once per tick. Each obstacle answers
+// `nearest` with its numbers in arrays: the near obstacles are of several classes, so the call from NearbyObstacles
+// is not inlined, and a call that is not inlined boxes the numbers it passes and returns (5 a query: about 20 MiB
+// of garbage a second in a full room).
 
 import { quaternionToMatrix, type ContactSurface } from "../sim";
 import type { PropSpec, StaticBoxSpec } from "./layout";
 import { length3 } from "../linalg/vector-length";
 
 /** An obstacle that can say roughly where it is: a bounding sphere (x, y, z, r) for the broad phase. */
-export interface BoundedObstacle extends ContactSurface {
+export interface BoundedObstacle {
   boundingSphere(out: Float64Array): void;
   /**
-   * signedDistance with its numbers in arrays: the point and the farthest distance wanted in query[0..3]; the outward
-   * normal into out[0..2] and the distance (+Infinity past the farthest) into out[3].
+   * Its signed distance with the numbers in arrays: the point and the farthest distance wanted in query[0..3]; the
+   * outward normal into out[0..2] and the distance (+Infinity past the farthest) into out[3].
    */
   nearest(query: Float64Array, out: Float64Array): void;
+  /** The same for one point, returned (ContactSurface.signedDistances for a whole body goes through NearbyObstacles). */
+  signedDistance(x: number, y: number, z: number, maxDistance: number, normalOut: Float64Array): number;
 }
 
 const QUERY = new Float64Array(4), ANSWER = new Float64Array(4);
@@ -184,6 +187,7 @@ export class NearbyObstacles implements ContactSurface {
   private readonly sphere = new Float64Array(4);
   private readonly query = new Float64Array(4);
   private readonly answer = new Float64Array(4);
+  private readonly candidate = new Float64Array(4);
 
   constructor(private readonly all: BoundedObstacle[]) {
     for (let i = 0; i < all.length; i++) this.active.push(all[i]);
@@ -218,15 +222,33 @@ export class NearbyObstacles implements ContactSurface {
     return this.count;
   }
 
+  /** The nearest of the selected obstacles to one point (BoundedObstacle.signedDistance). */
   signedDistance(x: number, y: number, z: number, maxDistance: number, normalOut: Float64Array): number {
-    let best = Infinity;
     const query = this.query, answer = this.answer;
     query[0] = x; query[1] = y; query[2] = z; query[3] = maxDistance;
+    this.nearestSelected(query, answer);
+    normalOut[0] = answer[0]; normalOut[1] = answer[1]; normalOut[2] = answer[2];
+    return answer[3];
+  }
+
+  signedDistances(count: number, points: Float64Array, margins: Float64Array, distances: Float64Array, normals: Float64Array): void {
+    const query = this.query, answer = this.answer;
+    for (let i = 0; i < count; i++) {
+      query[0] = points[3 * i]; query[1] = points[3 * i + 1]; query[2] = points[3 * i + 2]; query[3] = margins[i];
+      this.nearestSelected(query, answer);
+      normals[3 * i] = answer[0]; normals[3 * i + 1] = answer[1]; normals[3 * i + 2] = answer[2];
+      distances[i] = answer[3];
+    }
+  }
+
+  /** The nearest selected obstacle's answer to `query` (BoundedObstacle.nearest); the first of equals wins. */
+  private nearestSelected(query: Float64Array, out: Float64Array): void {
+    const answer = this.candidate;
+    out[3] = Infinity;
     for (let i = 0; i < this.count; i++) {
       this.active[i].nearest(query, answer);
-      if (answer[3] < best) { best = answer[3]; normalOut[0] = answer[0]; normalOut[1] = answer[1]; normalOut[2] = answer[2]; }
+      if (answer[3] < out[3]) { out[0] = answer[0]; out[1] = answer[1]; out[2] = answer[2]; out[3] = answer[3]; }
     }
-    return best;
   }
 }
 

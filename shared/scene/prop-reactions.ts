@@ -6,6 +6,7 @@ import type RAPIER from "@dimforge/rapier3d-compat";
 import type { BoxObstacle, SphereObstacle } from "./obstacles";
 import { PROXY_SPHERES, type SoftEntity } from "./soft-entity";
 import { spliced } from "./spliced";
+import { length3 } from "../linalg/vector-length";
 
 /** A rigid prop as the reactions see it: its Rapier body and collider, and its obstacle's bounding sphere. */
 export interface ReactingProp {
@@ -63,14 +64,14 @@ export class PropReactions {
         // A prop caught between a body's (kinematic, unyielding) proxies and the scene can take any impulse Rapier
         // needs; what it can really pass on is bounded by its own momentum and weight (x2 for a bounce).
         const v = prop.body.linvel();
-        const limit = prop.body.mass() * (2 * Math.hypot(v.x, v.y, v.z) + 2 * 9.81 * this.dt);
+        const limit = prop.body.mass() * (2 * length3(v.x, v.y, v.z) + 2 * 9.81 * this.dt);
         const scale = total > limit ? limit / total : 1;
         const entity = this.bodies[b], centres = entity.proxies.centers, impulses = this.proxyImpulse[b];
         for (let p = 0; p < impulses.length; p++) {
           if (impulses[p] <= 0) continue;
           // Along the line from the prop's centre to the proxy's: exact for balls, close enough for blocks.
           const dx = centres[3 * p] - sphere[0], dy = centres[3 * p + 1] - sphere[1], dz = centres[3 * p + 2] - sphere[2];
-          const length = Math.hypot(dx, dy, dz) || 1, force = (scale * impulses[p]) / this.dt / length;
+          const length = length3(dx, dy, dz) || 1, force = (scale * impulses[p]) / this.dt / length;
           entity.body.applyForceAt(entity.proxyRows, p, force * dx, force * dy, force * dz);
         }
       }

@@ -4,6 +4,7 @@
 import { SimParameterError } from "./material";
 import type { Subspace } from "./subspace";
 import { pointPositionAt } from "./point-positions";
+import { length3 } from "../linalg/vector-length";
 
 /** Grabs one body holds at most (two hands for each of eight players). */
 export const MAX_GRABS = 16;
@@ -63,7 +64,7 @@ export class GrabSet {
     for (let j = 0; j < count; j++) {
       pointPositionAt(q, s.m, origin, s.surfaceRows, s.surfaceRest, this.sample(id, j), point, 0);
       this.anchor(id, j, anchor);
-      total += Math.hypot(point[0] - anchor[0], point[1] - anchor[1], point[2] - anchor[2]);
+      total += length3(point[0] - anchor[0], point[1] - anchor[1], point[2] - anchor[2]);
     }
     return total / count;
   }
@@ -78,7 +79,7 @@ export class GrabSet {
     const bestDistance = this.distances.fill(Infinity);
     let found = 0;
     for (let s = 0; s < this.subspace.surfaceCount; s++) {
-      const d = Math.hypot(positions[3 * s] - x, positions[3 * s + 1] - y, positions[3 * s + 2] - z);
+      const d = length3(positions[3 * s] - x, positions[3 * s + 1] - y, positions[3 * s + 2] - z);
       if (d > radius || d >= bestDistance[MAX_GRAB_POINTS - 1]) continue;
       // Insertion sort into the fixed-size list.
       let k = Math.min(found, MAX_GRAB_POINTS - 1);

@@ -2,6 +2,7 @@
 // the skin's joint matrices (world x inverse bind). Preallocated once per rig: a frame allocates nothing.
 
 import type { Rig, RigChannel, RigClip } from "./rig";
+import { length4 } from "../linalg/vector-length";
 
 export class RigPose {
   /** Local translation, rotation (x y z w) and scale per node, as last sampled. */
@@ -197,7 +198,7 @@ function multiplyInto(a: Float64Array, ao: number, b: Float64Array, bo: number, 
 }
 
 function normalise4(q: Float64Array, o: number): void {
-  const length = Math.hypot(q[o], q[o + 1], q[o + 2], q[o + 3]) || 1;
+  const length = length4(q[o], q[o + 1], q[o + 2], q[o + 3]) || 1;
   for (let k = 0; k < 4; k++) q[o + k] /= length;
 }
 

@@ -9,6 +9,7 @@ import type { SurfacePointKernels } from "../kernels/surface-points";
 import type { Subspace } from "../subspace";
 import type { StepState } from "../step-state";
 import { pointAt, type EnergyTerm } from "./term";
+import { length3 } from "../../linalg/vector-length";
 
 /** Below this sliding speed (m/s) friction acts as a stiff viscous force: smooth static friction. */
 export const FRICTION_SLIP_SPEED = 0.01;
@@ -211,21 +212,27 @@ export class ContactTerm implements EnergyTerm {
   private readonly predictedSlide: Float64Array;
   /** Per contact: signed distance at the prediction, m. */
   private readonly predictedGap: Float64Array;
-  private readonly normalScratch = new Float64Array(3);
   private readonly p = new Float64Array(3);
   /** With kernels: the two states and every surface sample's displacement at each, in their memory (`points` holds the rows). */
-  private readonly simd: { points: SurfacePointKernels; predicted: Float64Array; centre: Float64Array; atPredicted: Float64Array; atCentre: Float64Array } | null;
+  private readonly simd: { points: SurfacePointKernels; predicted: Float64Array; centre: Float64Array } | null;
+  /** Every surface sample's displacement at the prediction and at the step's centre (in the kernels' memory with kernels). */
+  private readonly atPredicted: Float64Array;
+  private readonly atCentre: Float64Array;
+  /** Every surface sample's predicted world position, and how far from it obstacles are looked for. */
+  private readonly samplePoints: Float64Array;
+  private readonly sampleMargins: Float64Array;
+  /** Each surface's answers for the samples (one entry a surface, made when the surface is first queried). */
+  private readonly answers: { distances: Float64Array; normals: Float64Array }[] = [];
 
   /** With `points` (the body's surface samples on its kernels), gathering and the forces run there. */
   constructor(private readonly subspace: Subspace, private readonly state: StepState, private readonly origin: Float64Array, private readonly size: number, points: SurfacePointKernels | null = null) {
     const capacity = subspace.surfaceCount * 2;
-    this.simd = points && {
-      points,
-      predicted: points.kernels.alloc(subspace.n),
-      centre: points.kernels.alloc(subspace.n),
-      atPredicted: points.kernels.alloc(3 * subspace.surfaceCount),
-      atCentre: points.kernels.alloc(3 * subspace.surfaceCount),
-    };
+    this.simd = points && { points, predicted: points.kernels.alloc(subspace.n), centre: points.kernels.alloc(subspace.n) };
+    const samples = subspace.surfaceCount;
+    this.atPredicted = points ? points.kernels.alloc(3 * samples) : new Float64Array(3 * samples);
+    this.atCentre = points ? points.kernels.alloc(3 * samples) : new Float64Array(3 * samples);
+    this.samplePoints = new Float64Array(3 * samples);
+    this.sampleMargins = new Float64Array(samples);
     this.contacts = new ContactSet(capacity);
     this.predicted = new Uint8Array(capacity);
     this.predictedSlide = new Float64Array(capacity);
@@ -237,48 +244,66 @@ export class ContactTerm implements EnergyTerm {
   gather(): void {
     const c = this.contacts;
     c.clear();
-    if (this.surfaces.length === 0) return;
-    const m = this.subspace.m, s = this.subspace, rows = s.surfaceRows, rest = s.surfaceRest, o = this.origin;
-    const xh = this.state.xHat, qc = this.state.qCentre, normal = this.normalScratch;
-    const baseMargin = 0.02 * this.size, maxReach = this.size, simd = this.simd;
+    const surfaces = this.surfaces;
+    if (surfaces.length === 0) return;
+    const count = this.subspace.surfaceCount, points = this.samplePoints, margins = this.sampleMargins;
+    this.predictSamples();
+    while (this.answers.length < surfaces.length) this.answers.push({ distances: new Float64Array(count), normals: new Float64Array(3 * count) });
+    for (let k = 0; k < surfaces.length; k++) surfaces[k].signedDistances(count, points, margins, this.answers[k].distances, this.answers[k].normals);
+    const rest = this.subspace.surfaceRest, o = this.origin, h = this.atPredicted, centre = this.atCentre;
+    for (let sample = 0; sample < count; sample++) {
+      const at = 3 * sample, px = points[at], py = points[at + 1], pz = points[at + 2], margin = margins[sample];
+      for (let k = 0; k < surfaces.length; k++) {
+        const answer = this.answers[k], distance = answer.distances[sample];
+        if (!(distance < margin)) continue;
+        const nx = answer.normals[at], ny = answer.normals[at + 1], nz = answer.normals[at + 2];
+        const i = c.count;
+        if (!c.add(sample, nx, ny, nz, nx * px + ny * py + nz * pz - distance)) return;
+        const cx = centre[at], cy = centre[at + 1], cz = centre[at + 2];
+        c.reference[3 * i] = o[0] + rest[at] + cx;
+        c.reference[3 * i + 1] = o[1] + rest[at + 1] + cy;
+        c.reference[3 * i + 2] = o[2] + rest[at + 2] + cz;
+        this.predicted[i] = distance < 0 ? 1 : 0;
+        this.predictedGap[i] = distance;
+        const mx = h[at] - cx, my = h[at + 1] - cy, mz = h[at + 2] - cz, along = mx * nx + my * ny + mz * nz;
+        this.predictedSlide[i] = length3(mx - along * nx, my - along * ny, mz - along * nz);
+      }
+    }
+  }
+
+  /**
+   * Every surface sample's displacement at the prediction and at the step's centre, its predicted world position,
+   * and how far from it an obstacle is looked for: far enough to catch what the sample meets during the step, capped
+   * at the body's size (a whipped body moves metres a frame, and would query and carry every obstacle in the room).
+   */
+  private predictSamples(): void {
+    const s = this.subspace, m = s.m, count = s.surfaceCount, rows = s.surfaceRows, rest = s.surfaceRest, o = this.origin;
+    const xh = this.state.xHat, qc = this.state.qCentre, h = this.atPredicted, centre = this.atCentre, simd = this.simd;
     if (simd) {
       simd.predicted.set(xh);
       simd.centre.set(qc);
-      simd.points.kernels.displacements(s.surfaceCount, m, simd.points.rows, simd.predicted, simd.atPredicted);
-      simd.points.kernels.displacements(s.surfaceCount, m, simd.points.rows, simd.centre, simd.atCentre);
-    }
-    for (let sample = 0; sample < s.surfaceCount; sample++) {
-      let hx = 0, hy = 0, hz = 0, cx = 0, cy = 0, cz = 0;
-      if (simd) {
-        const at = 3 * sample, h = simd.atPredicted, c0 = simd.atCentre;
-        hx = h[at]; hy = h[at + 1]; hz = h[at + 2];
-        cx = c0[at]; cy = c0[at + 1]; cz = c0[at + 2];
-      } else {
+      simd.points.kernels.displacements(count, m, simd.points.rows, simd.predicted, h);
+      simd.points.kernels.displacements(count, m, simd.points.rows, simd.centre, centre);
+    } else {
+      for (let sample = 0; sample < count; sample++) {
         const r = sample * m;
+        let hx = 0, hy = 0, hz = 0, cx = 0, cy = 0, cz = 0;
         for (let j = 0; j < m; j++) {
           const b = rows[r + j];
           hx += b * xh[j]; hy += b * xh[m + j]; hz += b * xh[2 * m + j];
           cx += b * qc[j]; cy += b * qc[m + j]; cz += b * qc[2 * m + j];
         }
+        h[3 * sample] = hx; h[3 * sample + 1] = hy; h[3 * sample + 2] = hz;
+        centre[3 * sample] = cx; centre[3 * sample + 1] = cy; centre[3 * sample + 2] = cz;
       }
-      const px = o[0] + rest[3 * sample] + hx, py = o[1] + rest[3 * sample + 1] + hy, pz = o[2] + rest[3 * sample + 2] + hz;
-      // Far enough to catch what the sample meets during the step; capped at the body's size, or a whipped body
-      // (metres a frame) would query and carry every obstacle in the room.
-      const margin = baseMargin + Math.min(maxReach, 2 * Math.sqrt((hx - cx) ** 2 + (hy - cy) ** 2 + (hz - cz) ** 2));
-      for (let k = 0; k < this.surfaces.length; k++) {
-        const distance = this.surfaces[k].signedDistance(px, py, pz, margin, normal);
-        if (!(distance < margin)) continue;
-        const nx = normal[0], ny = normal[1], nz = normal[2];
-        const i = c.count;
-        if (!c.add(sample, nx, ny, nz, nx * px + ny * py + nz * pz - distance)) return;
-        c.reference[3 * i] = o[0] + rest[3 * sample] + cx;
-        c.reference[3 * i + 1] = o[1] + rest[3 * sample + 1] + cy;
-        c.reference[3 * i + 2] = o[2] + rest[3 * sample + 2] + cz;
-        this.predicted[i] = distance < 0 ? 1 : 0;
-        this.predictedGap[i] = distance;
-        const mx = hx - cx, my = hy - cy, mz = hz - cz, along = mx * nx + my * ny + mz * nz;
-        this.predictedSlide[i] = Math.hypot(mx - along * nx, my - along * ny, mz - along * nz);
-      }
+    }
+    const baseMargin = 0.02 * this.size, maxReach = this.size, points = this.samplePoints, margins = this.sampleMargins;
+    for (let sample = 0; sample < count; sample++) {
+      const at = 3 * sample, hx = h[at], hy = h[at + 1], hz = h[at + 2];
+      points[at] = o[0] + rest[at] + hx;
+      points[at + 1] = o[1] + rest[at + 1] + hy;
+      points[at + 2] = o[2] + rest[at + 2] + hz;
+      margins[sample] = baseMargin + Math.min(maxReach, 2 * Math.sqrt((hx - centre[at]) ** 2 + (hy - centre[at + 1]) ** 2 + (hz - centre[at + 2]) ** 2));
     }
   }
 
