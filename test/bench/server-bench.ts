@@ -9,15 +9,22 @@
 // playground without its fox (what the fox costs the room). The server's log is kept: the table counts its lines, its
 // server errors and stack traces, and any uncaught exception or rejection in the server's process (a soak must have
 // none), and prints the first few of those.
+//
+// The bots run at a lower priority (nice 10; --bots-nice 0 for none): on a 2-core machine their 116 clients want a
+// core and more, and at the same priority the scheduler took the server's thread away for 8-12 ms at a time (steps
+// of 9-13 ms wall that used 1-3 ms of CPU), which a server on its own machine never sees. The table counts the poses
+// the room received a second from each player: the bots' pace is 72, and a figure well under it means they starved.
 
 import { spawn } from "node:child_process";
+import { setPriority } from "node:os";
 import path from "node:path";
 import { constants as perfConstants, PerformanceObserver } from "node:perf_hooks";
 import { matchMaker } from "@colyseus/core";
 import { startServer } from "../../server/app";
 import type { PlaygroundRoom } from "../../server/room/playground-room";
 import { integerFlag, parseFlags } from "../../server/cli/cli-support";
-import { MAX_PLAYERS, MAX_SPECTATORS, ROOM_NAME, TICK_RATE } from "../../shared/net";
+import { MAX_PLAYERS, MAX_SPECTATORS, MESSAGES, ROOM_NAME, TICK_RATE } from "../../shared/net";
+import { ClientGuard } from "../../server/room/client-guard";
 import { quantile } from "../../server/scenarios/run-scenario";
 import { configurePlayground } from "../../server/room/playground-config";
 import { PLAYGROUND } from "../../shared/scene";
@@ -28,10 +35,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const flags = parseFlags(process.argv.slice(2), {
   json: { type: "boolean", default: false }, seconds: { type: "string" }, players: { type: "string" }, spectators: { type: "string" },
   rough: { type: "boolean", default: false }, "no-characters": { type: "boolean", default: false }, "solver-flesh": { type: "boolean", default: false },
+  "bots-nice": { type: "string" },
 });
 const seconds = integerFlag(flags, "seconds", 30, 5, 7200);
 const players = integerFlag(flags, "players", 8, 0, MAX_PLAYERS);
 const spectators = integerFlag(flags, "spectators", 50, 0, MAX_SPECTATORS);
+const botsNice = integerFlag(flags, "bots-nice", 10, 0, 19);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 /** The server's own log, and what in it (or thrown past it) is a fault rather than a client's misbehaviour. */
 const serverLog: string[] = [], faults: string[] = [];
@@ -52,6 +61,14 @@ log(`room ${listing.roomId} on port ${server.port}; starting ${players} players 
 const warmup = 10;
 const bots = spawn(process.execPath, [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), path.join(ROOT, "test/bench/server-bots.ts"),
   `ws://127.0.0.1:${server.port}`, listing.roomId, String(players), String(spectators), String(seconds + warmup + 5), flags.rough ? "1" : "0"], { stdio: ["ignore", "inherit", "inherit"] });
+if (botsNice > 0 && bots.pid !== undefined) setPriority(bots.pid, botsNice);
+// Poses the room takes in (each one the guard let through or refused), counted here rather than in the room.
+let posesReceived = 0;
+const handle = ClientGuard.prototype.handle;
+ClientGuard.prototype.handle = function (this: ClientGuard, ...args: Parameters<typeof handle>) {
+  if (args[1] === MESSAGES.pose) posesReceived++;
+  return handle.apply(this, args);
+} as typeof handle;
 for (let i = 0; i < 600 && room.clients.length < players + spectators; i++) await sleep(100);
 if (room.clients.length < players + spectators) throw new Error(`only ${room.clients.length} bots joined`);
 log(`all joined; warming up ${warmup} s, then measuring ${seconds} s...`);
@@ -60,7 +77,7 @@ await sleep(warmup * 1000);
 const stats = room.stats;
 const ticksBefore = stats.ticks.count, overrunsBefore = stats.overruns, escapesBefore = room.sceneWorld.escapes;
 const world = room.sceneWorld, stepsBefore = { taken: world.bodySteps, putOff: world.putOffSteps, dropped: world.droppedSteps, iterations: world.bodyIterations, unconverged: world.unconvergedSteps, cut: world.cutSteps };
-const bytesBefore = server.clientBytes().total;
+const bytesBefore = server.clientBytes().total, posesBefore = posesReceived;
 const cpuBefore = process.cpuUsage();
 // The garbage collector's pauses in the server's process (a pause inside a tick is tick time).
 const gcPauses: { ms: number; major: boolean }[] = [];
@@ -93,6 +110,7 @@ durations.sort((a, b) => a - b);
 sendDurations.sort((a, b) => a - b);
 const cpu = process.cpuUsage(cpuBefore);
 const bytesPerClientSecond = (server.clientBytes().total - bytesBefore) / (players + spectators) / elapsed;
+const posesPerPlayerSecond = players > 0 ? (posesReceived - posesBefore) / players / elapsed : 0;
 const finite = room.sceneWorld.bodies.every((e) => e.body.q.every(Number.isFinite));
 const minute = Math.min(60, Math.floor(memory.length / 2));
 const meanHeap = (part: typeof memory) => part.reduce((a, b) => a + b.heap, 0) / Math.max(1, part.length);
@@ -112,6 +130,9 @@ const result = {
   sendMs: { p50: quantile(sendDurations, 0.5), p99: quantile(sendDurations, 0.99), max: sendDurations[sendDurations.length - 1] },
   ticksPerSecond: { min: Math.min(...ticksPerSecond), windowsUnder55: ticksPerSecond.filter((t) => t < 55).length, windows: ticksPerSecond.length },
   bytesPerClientPerSecond: bytesPerClientSecond,
+  /** Poses received a second from each player (the bots send 72). */
+  posesPerPlayerPerSecond: posesPerPlayerSecond,
+  botsNice,
   serverCpuPercentOfOneCore: (100 * (cpu.user + cpu.system)) / 1e6 / elapsed,
   rssMiB: memory[memory.length - 1].rss / 2 ** 20,
   heapMiB: { first: meanHeap(memory.slice(0, minute)) / 2 ** 20, last: meanHeap(memory.slice(-minute)) / 2 ** 20 },
@@ -127,9 +148,9 @@ if (flags.json) {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } else {
   const f = (v: number, d = 2) => v.toFixed(d);
-  process.stdout.write(`| players | spectators | seconds | ticks / expected | tick p50 ms | tick p99 ms | tick max ms | overruns | send p50 / p99 / max ms | body steps/s taken / put off / dropped | iterations a step / unconverged / cut by the budget | ticks/s min | 1 s windows < 55 ticks | bytes/client/s | server CPU % | RSS MiB | heap MiB first/last | GC pauses (major) / total ms / max ms / over 2 ms | finite | escapes | log lines | faults |\n`);
-  process.stdout.write(`|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n`);
-  process.stdout.write(`| ${players} | ${spectators} | ${f(elapsed, 0)} | ${result.ticks} / ${result.expectedTicks} | ${f(result.tickMs.p50)} | ${f(result.tickMs.p99)} | ${f(result.tickMs.max)} | ${result.overruns} | ${f(result.sendMs.p50)} / ${f(result.sendMs.p99)} / ${f(result.sendMs.max)} | ${f(result.bodyStepsPerSecond.taken, 0)} / ${f(result.bodyStepsPerSecond.putOff, 1)} / ${f(result.bodyStepsPerSecond.dropped, 1)} | ${f(result.bodyStepSolves.iterations)} / ${f(100 * result.bodyStepSolves.unconvergedShare, 0)}% / ${f(100 * result.bodyStepSolves.cutShare, 0)}% | ${f(result.ticksPerSecond.min, 1)} | ${result.ticksPerSecond.windowsUnder55} / ${result.ticksPerSecond.windows} | ${f(bytesPerClientSecond, 0)} | ${f(result.serverCpuPercentOfOneCore, 0)} | ${f(result.rssMiB, 0)} | ${f(result.heapMiB.first, 0)} / ${f(result.heapMiB.last, 0)} | ${result.gc.pauses} (${result.gc.major}) / ${f(result.gc.totalMs, 0)} / ${f(result.gc.maxMs)} / ${result.gc.over2Ms} | ${finite} | ${result.escapes} | ${result.logLines} | ${result.faults} |\n`);
+  process.stdout.write(`| players | spectators | seconds | ticks / expected | tick p50 ms | tick p99 ms | tick max ms | overruns | send p50 / p99 / max ms | body steps/s taken / put off / dropped | iterations a step / unconverged / cut by the budget | ticks/s min | 1 s windows < 55 ticks | bytes/client/s | poses/player/s | server CPU % | RSS MiB | heap MiB first/last | GC pauses (major) / total ms / max ms / over 2 ms | finite | escapes | log lines | faults |\n`);
+  process.stdout.write(`|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n`);
+  process.stdout.write(`| ${players} | ${spectators} | ${f(elapsed, 0)} | ${result.ticks} / ${result.expectedTicks} | ${f(result.tickMs.p50)} | ${f(result.tickMs.p99)} | ${f(result.tickMs.max)} | ${result.overruns} | ${f(result.sendMs.p50)} / ${f(result.sendMs.p99)} / ${f(result.sendMs.max)} | ${f(result.bodyStepsPerSecond.taken, 0)} / ${f(result.bodyStepsPerSecond.putOff, 1)} / ${f(result.bodyStepsPerSecond.dropped, 1)} | ${f(result.bodyStepSolves.iterations)} / ${f(100 * result.bodyStepSolves.unconvergedShare, 0)}% / ${f(100 * result.bodyStepSolves.cutShare, 0)}% | ${f(result.ticksPerSecond.min, 1)} | ${result.ticksPerSecond.windowsUnder55} / ${result.ticksPerSecond.windows} | ${f(bytesPerClientSecond, 0)} | ${f(posesPerPlayerSecond, 1)} | ${f(result.serverCpuPercentOfOneCore, 0)} | ${f(result.rssMiB, 0)} | ${f(result.heapMiB.first, 0)} / ${f(result.heapMiB.last, 0)} | ${result.gc.pauses} (${result.gc.major}) / ${f(result.gc.totalMs, 0)} / ${f(result.gc.maxMs)} / ${result.gc.over2Ms} | ${finite} | ${result.escapes} | ${result.logLines} | ${result.faults} |\n`);
 }
 for (const fault of faults.slice(0, 5)) process.stderr.write(`fault: ${fault.slice(0, 2000)}\n`);
 process.exit(0);
