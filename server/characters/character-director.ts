@@ -167,7 +167,7 @@ export class CharacterDirector {
     out.running2 = this.current.frozen === null && this.clips[this.current.clip].duration > 0;
     const [a, b] = this.spec.path.radii, [cx, cz] = this.spec.path.centre, angle = this.angleAt(this.distance);
     // The loop's outward normal there (b cos, a sin), normalised, and its unit tangent (-a sin, b cos).
-    const nx = b * Math.cos(angle), nz = a * Math.sin(angle), n = Math.hypot(nx, nz);
+    const nx = b * Math.cos(angle), nz = a * Math.sin(angle), n = Math.sqrt(nx * nx + nz * nz);
     if (!(n > 0)) {
       out.x = cx;
       out.z = cz;

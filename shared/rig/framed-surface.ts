@@ -5,18 +5,18 @@ import type { ContactSurface } from "../sim/contacts";
 import type { RigMotion } from "./rig-motion";
 
 export class FramedSurface implements ContactSurface {
-  /** The points in the world (made for the first query's count: the body's surface samples, the same every step). */
-  private world = new Float64Array(0);
-  private normals = new Float64Array(0);
+  /** The points and the obstacle's normals in the world (made for the first query's count: the body's surface samples, the same every step). */
+  private worldPoints = new Float64Array(0);
+  private worldNormals = new Float64Array(0);
 
   constructor(private readonly inner: ContactSurface, private readonly motion: RigMotion) {}
 
-  signedDistances(count: number, points: Float64Array, margins: Float64Array, distances: Float64Array, normalsOut: Float64Array): void {
-    if (this.world.length < 3 * count) {
-      this.world = new Float64Array(3 * count);
-      this.normals = new Float64Array(3 * count);
+  signedDistances(count: number, points: Float64Array, margins: Float64Array, distances: Float64Array, normals: Float64Array): void {
+    if (this.worldPoints.length < 3 * count) {
+      this.worldPoints = new Float64Array(3 * count);
+      this.worldNormals = new Float64Array(3 * count);
     }
-    const world = this.world, n = this.normals, f = this.motion.framePosition;
+    const world = this.worldPoints, n = this.worldNormals, f = this.motion.framePosition;
     const c = Math.cos(this.motion.frameYaw), s = Math.sin(this.motion.frameYaw);
     for (let i = 0; i < count; i++) {
       // RigMotion.toWorld, with the turn's sine and cosine taken once.
@@ -29,9 +29,9 @@ export class FramedSurface implements ContactSurface {
     // R^T n for a turn about +y (toFrame without the translation).
     for (let i = 0; i < count; i++) {
       const nx = n[3 * i], ny = n[3 * i + 1], nz = n[3 * i + 2];
-      normalsOut[3 * i] = c * nx - s * nz;
-      normalsOut[3 * i + 1] = ny;
-      normalsOut[3 * i + 2] = s * nx + c * nz;
+      normals[3 * i] = c * nx - s * nz;
+      normals[3 * i + 1] = ny;
+      normals[3 * i + 2] = s * nx + c * nz;
     }
   }
 }

@@ -222,7 +222,7 @@ export class NearbyObstacles implements ContactSurface {
     return this.count;
   }
 
-  /** The nearest of the selected obstacles to one point (BoundedObstacle.signedDistance). */
+  /** The nearest of the selected obstacles to one point (as BoundedObstacle.signedDistance answers). */
   signedDistance(x: number, y: number, z: number, maxDistance: number, normalOut: Float64Array): number {
     const query = this.query, answer = this.answer;
     query[0] = x; query[1] = y; query[2] = z; query[3] = maxDistance;

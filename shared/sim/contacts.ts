@@ -5,10 +5,11 @@
 export interface ContactSurface {
   /**
    * Signed distances (metres, positive outside, negative inside) of `count` world points (points[3i..3i+2]) to the
-   * obstacle into distances[i], with the unit outward normal there into normals[3i..3i+2]. A distance may be
-   * +Infinity where the point is farther than margins[i]. The solver asks once a step for all of a body's surface
-   * samples: a call a point that the engine does not inline boxes the numbers it passes and returns (about 5 MiB of
-   * garbage a second in a full room). Must not allocate.
+   * obstacle into distances[i], with the unit outward normal there into normals[3i..3i+2]. margins[i] is how far
+   * point i looks: past it the distance may be +Infinity, and the normal is then left unspecified. The solver asks
+   * once a step for all of a body's surface samples, because a call per point that the engine does not inline boxes
+   * the numbers it passes and returns (about 5 MiB of garbage a second in a full room). Allocates nothing once it
+   * has answered for this many points.
    */
   signedDistances(count: number, points: Float64Array, margins: Float64Array, distances: Float64Array, normals: Float64Array): void;
 }

@@ -250,7 +250,7 @@ export class ContactTerm implements EnergyTerm {
     this.predictSamples();
     while (this.answers.length < surfaces.length) this.answers.push({ distances: new Float64Array(count), normals: new Float64Array(3 * count) });
     for (let k = 0; k < surfaces.length; k++) surfaces[k].signedDistances(count, points, margins, this.answers[k].distances, this.answers[k].normals);
-    const rest = this.subspace.surfaceRest, o = this.origin, h = this.atPredicted, centre = this.atCentre;
+    const rest = this.subspace.surfaceRest, o = this.origin, atPredicted = this.atPredicted, centre = this.atCentre;
     for (let sample = 0; sample < count; sample++) {
       const at = 3 * sample, px = points[at], py = points[at + 1], pz = points[at + 2], margin = margins[sample];
       for (let k = 0; k < surfaces.length; k++) {
@@ -265,7 +265,7 @@ export class ContactTerm implements EnergyTerm {
         c.reference[3 * i + 2] = o[2] + rest[at + 2] + cz;
         this.predicted[i] = distance < 0 ? 1 : 0;
         this.predictedGap[i] = distance;
-        const mx = h[at] - cx, my = h[at + 1] - cy, mz = h[at + 2] - cz, along = mx * nx + my * ny + mz * nz;
+        const mx = atPredicted[at] - cx, my = atPredicted[at + 1] - cy, mz = atPredicted[at + 2] - cz, along = mx * nx + my * ny + mz * nz;
         this.predictedSlide[i] = length3(mx - along * nx, my - along * ny, mz - along * nz);
       }
     }
@@ -278,11 +278,11 @@ export class ContactTerm implements EnergyTerm {
    */
   private predictSamples(): void {
     const s = this.subspace, m = s.m, count = s.surfaceCount, rows = s.surfaceRows, rest = s.surfaceRest, o = this.origin;
-    const xh = this.state.xHat, qc = this.state.qCentre, h = this.atPredicted, centre = this.atCentre, simd = this.simd;
+    const xh = this.state.xHat, qc = this.state.qCentre, atPredicted = this.atPredicted, centre = this.atCentre, simd = this.simd;
     if (simd) {
       simd.predicted.set(xh);
       simd.centre.set(qc);
-      simd.points.kernels.displacements(count, m, simd.points.rows, simd.predicted, h);
+      simd.points.kernels.displacements(count, m, simd.points.rows, simd.predicted, atPredicted);
       simd.points.kernels.displacements(count, m, simd.points.rows, simd.centre, centre);
     } else {
       for (let sample = 0; sample < count; sample++) {
@@ -293,13 +293,13 @@ export class ContactTerm implements EnergyTerm {
           hx += b * xh[j]; hy += b * xh[m + j]; hz += b * xh[2 * m + j];
           cx += b * qc[j]; cy += b * qc[m + j]; cz += b * qc[2 * m + j];
         }
-        h[3 * sample] = hx; h[3 * sample + 1] = hy; h[3 * sample + 2] = hz;
+        atPredicted[3 * sample] = hx; atPredicted[3 * sample + 1] = hy; atPredicted[3 * sample + 2] = hz;
         centre[3 * sample] = cx; centre[3 * sample + 1] = cy; centre[3 * sample + 2] = cz;
       }
     }
     const baseMargin = 0.02 * this.size, maxReach = this.size, points = this.samplePoints, margins = this.sampleMargins;
     for (let sample = 0; sample < count; sample++) {
-      const at = 3 * sample, hx = h[at], hy = h[at + 1], hz = h[at + 2];
+      const at = 3 * sample, hx = atPredicted[at], hy = atPredicted[at + 1], hz = atPredicted[at + 2];
       points[at] = o[0] + rest[at] + hx;
       points[at + 1] = o[1] + rest[at + 1] + hy;
       points[at + 2] = o[2] + rest[at + 2] + hz;
