@@ -1,4 +1,4 @@
-// npm run bench:server [-- --json] [--seconds 30] [--players 8] [--spectators 50] [--rough] [--no-characters] [--solver-flesh]
+// npm run bench:server [-- --json] [--seconds 30] [--players 8] [--spectators 50] [--rough] [--no-characters] [--solver-flesh] [--bots-nice 10]
 // Load on a real server on loopback: bots (another process) with 8 players sending poses at 72 Hz and grabbing,
 // and 50 spectators. Reports the room's tick time (p50/p99/max, overruns of the 16.7 ms budget), the soft bodies'
 // steps (taken, put off, dropped) and how their solves went (iterations a step, shares unconverged and cut at the
