@@ -16,17 +16,11 @@ export class FramedSurface implements ContactSurface {
       this.worldPoints = new Float64Array(3 * count);
       this.worldNormals = new Float64Array(3 * count);
     }
-    const world = this.worldPoints, n = this.worldNormals, f = this.motion.framePosition;
-    const c = Math.cos(this.motion.frameYaw), s = Math.sin(this.motion.frameYaw);
-    for (let i = 0; i < count; i++) {
-      // RigMotion.toWorld, with the turn's sine and cosine taken once.
-      const x = points[3 * i], y = points[3 * i + 1], z = points[3 * i + 2];
-      world[3 * i] = f[0] + c * x + s * z;
-      world[3 * i + 1] = f[1] + y;
-      world[3 * i + 2] = f[2] - s * x + c * z;
-    }
+    const world = this.worldPoints, n = this.worldNormals;
+    this.motion.pointsToWorld(count, points, world);
     this.inner.signedDistances(count, world, margins, distances, n);
     // R^T n for a turn about +y (toFrame without the translation).
+    const c = Math.cos(this.motion.frameYaw), s = Math.sin(this.motion.frameYaw);
     for (let i = 0; i < count; i++) {
       const nx = n[3 * i], ny = n[3 * i + 1], nz = n[3 * i + 2];
       normals[3 * i] = c * nx - s * nz;

@@ -98,6 +98,17 @@ export class RigMotion {
     out[o + 2] = p[2] - s * x + c * z;
   }
 
+  /** toWorld for `count` frame points (points[3i..3i+2]) into out, the turn's sine and cosine taken once. */
+  pointsToWorld(count: number, points: Float64Array, out: Float64Array): void {
+    const c = Math.cos(this.frameYaw), s = Math.sin(this.frameYaw), p = this.framePosition;
+    for (let i = 0; i < 3 * count; i += 3) {
+      const x = points[i], y = points[i + 1], z = points[i + 2];
+      out[i] = p[0] + c * x + s * z;
+      out[i + 1] = p[1] + y;
+      out[i + 2] = p[2] - s * x + c * z;
+    }
+  }
+
   /** A world point in the frame (body metres), into out[o..o+2]. */
   toFrame(x: number, y: number, z: number, out: Float64Array, o = 0): void {
     const c = Math.cos(this.frameYaw), s = Math.sin(this.frameYaw), p = this.framePosition;
