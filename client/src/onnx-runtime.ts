@@ -64,18 +64,25 @@ export async function loadOnnxRuntime(wasmFor: (url: string) => Promise<ArrayBuf
   return ort;
 }
 
+let preloaded: Promise<void> | undefined;
+
 /**
  * Starts downloading the build's wasm now, while the page joins the room, rather than when a character's network
  * first asks for it; onnxruntime's own request for the file later takes this response. Low priority: the app's
- * scripts and the bodies come first.
+ * scripts and the bodies come first. Once per page (later calls return the first's promise, resolved once the
+ * preload has been asked for: which build is known only after the WebGPU adapter has answered).
  */
-export async function preloadOnnxRuntime(): Promise<void> {
-  const link = document.createElement("link");
-  link.rel = "preload";
-  link.as = "fetch";
-  // onnxruntime fetches it with credentials "same-origin", which is what an anonymous CORS preload matches.
-  link.crossOrigin = "anonymous";
-  link.setAttribute("fetchpriority", "low");
-  link.href = await runtimeWasmUrl();
-  document.head.append(link);
+export function preloadOnnxRuntime(): Promise<void> {
+  preloaded ??= runtimeWasmUrl().then((href) => {
+    if ([...document.head.querySelectorAll<HTMLLinkElement>("link[rel=preload]")].some((link) => link.href === new URL(href, location.href).href)) return;
+    const link = document.createElement("link");
+    link.rel = "preload";
+    link.as = "fetch";
+    // onnxruntime fetches it with credentials "same-origin", which is what an anonymous CORS preload matches.
+    link.crossOrigin = "anonymous";
+    link.setAttribute("fetchpriority", "low");
+    link.href = href;
+    document.head.append(link);
+  });
+  return preloaded;
 }

@@ -10,7 +10,7 @@
 import { JOIN_ATTEMPTS, KICK_CLOSE_CODE, PliantRoomClient, joinWithRetries, networkLoader, type JoinOptions, type JoinProblem } from "../../../shared/net";
 import type { BakeLoader } from "../bake/bake-loader";
 import type { OrtModule } from "../../../shared/skinning";
-import { loadOnnxRuntime as loadOnnxRuntimeBuild, pageExecutionProviders } from "../onnx-runtime";
+import { loadOnnxRuntime as loadOnnxRuntimeBuild, pageExecutionProviders, preloadOnnxRuntime } from "../onnx-runtime";
 import { springModelOnWorker } from "../springs/worker-springs";
 
 /**
@@ -49,6 +49,11 @@ export interface FrameHold {
 const SLOW_JOIN_NOTICE_MS = 8000;
 /** Wait before joining again after a connection was lost (not a failed join: those wait as join-attempts.ts says). */
 const REJOIN_MS = 2000;
+/**
+ * Most milliseconds the first join waits for the networks' runtime to be asked for (its build is chosen once the
+ * WebGPU adapter answers, slowly on software GL): the download then starts before the room's own, not behind them.
+ */
+const PRELOAD_WAIT_MS = 3000;
 
 export class RoomConnection {
   private state: ConnectionState = { status: "connecting", client: null, role: "spectator", error: null, attempts: 0, stage: null, joinMs: null };
@@ -120,6 +125,7 @@ export class RoomConnection {
   /** Joins as the page was (spectator, or player after a drop), trying until it is in or the page closes. */
   private async connect(): Promise<void> {
     const started = performance.now();
+    await Promise.race([preloadOnnxRuntime().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, PRELOAD_WAIT_MS))]);
     let notice: ReturnType<typeof setTimeout> | undefined;
     const onStage = (stage: "seat" | "loading") => {
       // In the room: whatever went wrong before is over.
