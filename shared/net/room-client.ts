@@ -43,6 +43,9 @@ export const KEEPALIVE_MS = (LIMITS.silentHoldSeconds * 1000) / 4;
 /** Notices a client keeps (PliantRoomClient.notices). */
 const MAX_NOTICES_KEPT = 100;
 
+/** The page's clock: the prediction's budget, and its steps' deadlines, run on it unless a test scripts one. */
+const performanceNow = () => performance.now();
+
 export class PliantRoomClient {
   readonly notices: NoticeMessage[] = [];
   /** Latest pose of every rigid prop that has moved, by PropState.index: position (3) then quaternion (4). */
@@ -75,7 +78,7 @@ export class PliantRoomClient {
   private readonly pendingGrabs = new Map<Hand, (result: GrabResultMessage) => void>();
   /** Other people's grabs, mirrored on the bodies this client predicts. */
   private readonly mirror = new GrabMirror(() => this.room.state, () => this.sessionId);
-  private readonly predictor = new BodyPredictor({ scene: () => this.roomBodies.scene, grabs: this.grabs, mirror: this.mirror, slipped: (hand) => this.queued.push({ kind: "end", hand }), now: () => this.predictionClock() });
+  private readonly predictor = new BodyPredictor({ scene: () => this.roomBodies.scene, grabs: this.grabs, mirror: this.mirror, slipped: (hand) => this.queued.push({ kind: "end", hand }), now: () => this.predictionClock(), realClock: () => this.predictionClock === performanceNow });
   private readonly clock = new InputClock(this.predictor.stats);
   private readonly fingertips = new Fingertips();
   private readonly queued: ({ kind: "start"; hand: Hand; body: string; point: [number, number, number] } | { kind: "end"; hand: Hand })[] = [];
@@ -113,7 +116,7 @@ export class PliantRoomClient {
     // once is still retried a bounded number of times.
     room.reconnection.minUptime = RECONNECT_AFTER_MS;
     settings.onSeated?.();
-    const self = new PliantRoomClient(room, settings.network ?? PERFECT_NETWORK, settings.predictionClock ?? (() => performance.now()));
+    const self = new PliantRoomClient(room, settings.network ?? PERFECT_NETWORK, settings.predictionClock ?? performanceNow);
     // Messages can arrive before the bodies are built: hold snapshots until then.
     const early: Uint8Array[] = [];
     let ready = false;

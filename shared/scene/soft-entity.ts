@@ -121,10 +121,13 @@ export class SoftEntity {
     this.nearby?.select(bound[0], bound[1], bound[2], bound[3] * CONTACT_BOUND_SCALE, CONTACT_REACH);
   }
 
-  /** Steps the solver body among its selected obstacles and moves its proxies after it. */
-  step(): void {
+  /**
+   * Steps the solver body among its selected obstacles and moves its proxies after it; past `deadline`
+   * (performance.now, ms) the step stops after its current iteration (SoftBody.step).
+   */
+  step(deadline = Infinity): void {
     this.selectObstacles();
-    this.body.step();
+    this.body.step(deadline);
     this.updateProxies();
   }
 

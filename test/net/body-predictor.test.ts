@@ -103,7 +103,7 @@ function run(pull: Pull, network: Network, stepMs = FAST_STEP_MS): { events: Rec
   const grabs = new OwnGrabs();
   const mirror = new GrabMirror(() => undefined, () => "client");
   // The budget's clock: every solver step takes stepMs.
-  const predictor: BodyPredictor = new BodyPredictor({ scene: () => scene, grabs, mirror, slipped: () => {}, now: (): number => predictor.stats.steps * stepMs });
+  const predictor: BodyPredictor = new BodyPredictor({ scene: () => scene, grabs, mirror, slipped: () => {}, now: (): number => predictor.stats.steps * stepMs, realClock: () => false });
   predictor.growScratch(body.body.n);
   const events: ReconcileEvent[] = [];
   predictor.onReconcile = (event) => events.push(event);

@@ -13,7 +13,7 @@ import { HANDS, TICK_RATE, type Hand } from "../protocol";
 import { interpolateBody, type ClientBody } from "./client-body";
 import type { GrabMirror } from "./grab-mirror";
 import { deactivateGrab, type OwnGrab, type OwnGrabs } from "./own-grabs";
-import { PredictionBudget } from "./prediction-budget";
+import { HELD_STEP_LEAST_MS, PredictionBudget } from "./prediction-budget";
 import { endCoasting, newPrediction, takeEntry, type Prediction } from "./prediction-history";
 import { newPredictionStats, type PredictionStats, type ReconcileEvent } from "./prediction-stats";
 import { Reconciler } from "./reconciler";
@@ -44,6 +44,8 @@ export interface PredictorHost {
   slipped(hand: Hand): void;
   /** The clock the budget measures steps with, ms (performance.now in pages; scripted in tests). */
   now(): number;
+  /** Whether `now` is performance.now (a step's deadline is on it): with a scripted clock steps are never cut. */
+  realClock(): boolean;
 }
 
 export class BodyPredictor {
@@ -59,7 +61,7 @@ export class BodyPredictor {
   private stepsAtStart = 0;
 
   constructor(private readonly host: PredictorHost) {
-    this.budget = new PredictionBudget(() => host.now());
+    this.budget = new PredictionBudget(() => host.now(), () => host.realClock());
     this.reconciler = new Reconciler({
       scene: () => host.scene(), grabs: host.grabs, budget: this.budget, stats: this.stats, corrections: this.corrections, reconciled: (event) => this.onReconcile?.(event),
     });
@@ -219,9 +221,9 @@ export class BodyPredictor {
     if (step) {
       endCoasting(body, prediction);
       const scene = this.host.scene();
-      this.budget.stepStarts();
+      const deadline = this.budget.stepStarts(grabs.holds(body) ? HELD_STEP_LEAST_MS : 0);
       scene.prepare(body.entity, tick);
-      body.entity.step();
+      body.entity.step(deadline);
       scene.pushProps(body.entity);
       this.stats.steps++;
       this.budget.stepDone(body);

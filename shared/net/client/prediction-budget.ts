@@ -24,6 +24,11 @@ export const PREDICTION_MS_BUDGET = 2;
  * short rather than long.
  */
 const FIRST_GUESS_MS = 1;
+/**
+ * Least milliseconds a held body's step may run when the budget has less left: it steps in every frame (the hand
+ * must not lose it), and stops after its first iteration past that (SoftBody.step's deadline).
+ */
+export const HELD_STEP_LEAST_MS = 1;
 /** Weight of a new measurement in a body's running step cost. */
 const SMOOTHING = 0.2;
 /** Least cost a step is counted at, ms: below it is a coarse or simulated clock's resolution, not the step. */
@@ -40,7 +45,11 @@ export class PredictionBudget {
   private stepStartedAt = 0;
   private readonly costs = new WeakMap<object, number>();
 
-  constructor(private readonly now: () => number) {}
+  /**
+   * `now`: the clock steps are measured with. `cutsSteps`: whether it is performance.now, the clock a step's deadline
+   * is on; a scripted clock (tests) cannot bound a real step, so its steps run to convergence.
+   */
+  constructor(private readonly now: () => number, private readonly cutsSteps: () => boolean = () => true) {}
 
   /** An update begins, `frames` 60 Hz frames of time after the last. */
   begin(frames: number): void {
@@ -74,9 +83,14 @@ export class PredictionBudget {
     return Math.max(0, Math.floor((this.left - reserve) / this.cost(body)));
   }
 
-  /** A step begins (pair with stepDone: no closure per step). */
-  stepStarts(): void {
-    this.stepStartedAt = this.now();
+  /**
+   * A step begins (pair with stepDone: no closure per step). Returns its deadline (performance.now, ms): when what
+   * is left of the budget (at least `leastMs`) has passed, the step stops after its current iteration, so that one
+   * slow step (an impact, a new factor) never makes a long frame.
+   */
+  stepStarts(leastMs = 0): number {
+    const now = (this.stepStartedAt = this.now());
+    return this.cutsSteps() ? now + Math.max(leastMs, this.left) : Infinity;
   }
 
   /** The step of `body` begun at stepStarts is done: its time is spent and teaches the body's cost. */

@@ -218,9 +218,9 @@ export class Reconciler {
         if (slot < 0) deactivateGrab(grab);
         else activateGrab(grab, entry.targets[3 * slot], entry.targets[3 * slot + 1], entry.targets[3 * slot + 2]);
       }
-      budget.stepStarts();
+      const deadline = budget.stepStarts();
       scene.prepare(body.entity, entry.tick);
-      body.entity.step();
+      body.entity.step(deadline);
       scene.pushProps(body.entity);
       stats.steps++;
       stats.replayed++;
