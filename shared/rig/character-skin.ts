@@ -1,6 +1,6 @@
 // A character's render mesh as it is shown: each vertex where the rig's pose puts it (linear blend skinning of the
 // bind pose), plus the soft part (the subspace's displacement, from its strongest influences), in the character's
-// frame, then into the world. Works on a page's render table (vertices split at texture seams), so each vertex
+// frame (a page's mesh carries the frame, RigMotion's framePosition and frameYaw, as its object transform). Works on a page's render table (vertices split at texture seams), so each vertex
 // finds its skin weights at the bake's vertex it came from. Preallocated: a frame allocates nothing.
 
 import type { BakedBody } from "../skinning/baked-body";
@@ -11,7 +11,6 @@ export class CharacterSkin {
   private readonly rest: Float64Array;
   private readonly joints: Uint16Array;
   private readonly weights: Float32Array;
-  private readonly local = new Float64Array(3);
 
   /**
    * `positions`: the render table's normalised rest positions (3 per vertex); `handles` and `weights`: its
@@ -24,9 +23,9 @@ export class CharacterSkin {
     for (let i = 0; i < 3 * count; i++) this.rest[i] = positions[i] * s;
   }
 
-  /** World positions of every vertex (3 per vertex) for the motion's pose and frame and the soft coordinates q. */
+  /** Every vertex (3 per vertex) in the character's frame for the motion's pose and the soft coordinates q. */
   write(motion: RigMotion, q: Float64Array, out: Float32Array): void {
-    const rest = this.rest, mat = motion.jointMatrices, m = q.length / 3, p = this.local, inf = this.influences;
+    const rest = this.rest, mat = motion.jointMatrices, m = q.length / 3, inf = this.influences;
     for (let v = 0; v < rest.length / 3; v++) {
       const x = rest[3 * v], y = rest[3 * v + 1], z = rest[3 * v + 2];
       // The soft part: the constant handle, then the vertex's strongest learned handles.
@@ -50,8 +49,7 @@ export class CharacterSkin {
         sy += w * (mat[o + 1] * x + mat[o + 5] * y + mat[o + 9] * z + mat[o + 13]);
         sz += w * (mat[o + 2] * x + mat[o + 6] * y + mat[o + 10] * z + mat[o + 14]);
       }
-      motion.toWorld(sx + ux, sy + uy, sz + uz, p);
-      out[3 * v] = p[0]; out[3 * v + 1] = p[1]; out[3 * v + 2] = p[2];
+      out[3 * v] = sx + ux; out[3 * v + 1] = sy + uy; out[3 * v + 2] = sz + uz;
     }
   }
 }

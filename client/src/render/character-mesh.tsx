@@ -1,5 +1,6 @@
-// A room's character on screen: its render mesh posed on the CPU each frame (rig pose and soft part, shared/rig/
-// character-skin.ts; a fox is a couple of thousand vertices), wearing its texture.
+// A room's character on screen: its render mesh posed on the CPU each frame in the character's frame (rig pose and
+// soft part, shared/rig/character-skin.ts; a fox is a couple of thousand vertices), the frame its object transform
+// (a turn about the vertical and a position), wearing its texture.
 
 import { useFrame } from "@react-three/fiber";
 import { useEffect, useMemo, useRef } from "react";
@@ -39,7 +40,10 @@ export function CharacterMesh({ character, bake, texture }: { character: ClientC
     if (!character.shown) return;
     const position = geometry.getAttribute("position") as THREE.BufferAttribute;
     character.posed();
-    skin.write(character.motion, character.displayQ, position.array as Float32Array);
+    const motion = character.motion, frame = motion.framePosition;
+    m.position.set(frame[0], frame[1], frame[2]);
+    m.rotation.set(0, motion.frameYaw, 0);
+    skin.write(motion, character.displayQ, position.array as Float32Array);
     position.needsUpdate = true;
     geometry.computeVertexNormals();
     geometry.computeBoundingSphere();
