@@ -8,6 +8,7 @@ import { useFrame, useThree } from "@react-three/fiber";
 import { useEffect, useLayoutEffect, useMemo, useRef } from "react";
 import * as THREE from "three";
 import { RoomEnvironment } from "three/examples/jsm/environments/RoomEnvironment.js";
+import { mergeGeometries } from "three/examples/jsm/utils/BufferGeometryUtils.js";
 import type { PliantRoomClient } from "../../../shared/net";
 import { PLAYGROUND, type PropSpec } from "../../../shared/scene";
 import { chooseRenderQuality } from "../render/render-quality";
@@ -27,23 +28,44 @@ export function RoomStatics({ passthrough, onRealTable = false }: { passthrough:
     floor: floorTexture(2 * (boxNamed("floor")?.half[0] ?? 4)), wall: wallTexture(2 * (boxNamed("wall-east")?.half[2] ?? 5)), backdrop: backdropTexture(),
   }), []);
   useEffect(() => () => { textures.floor.dispose(); textures.wall.dispose(); textures.backdrop.dispose(); }, [textures]);
+  const meshes = useMemo(() => staticMeshes(), []);
+  useEffect(() => () => meshes.forEach((m) => m.geometry.dispose()), [meshes]);
   return (
     <group name="statics">
-      {PLAYGROUND.statics.map((box) => {
-        const isWall = box.name.startsWith("wall");
-        const isFloor = box.name === "floor";
-        if (box.hidden || (passthrough && (isWall || isFloor || (onRealTable && box.name.startsWith("table"))))) return null;
-        const color = STATIC_COLORS[box.name] ?? "#7a5a3c";
-        const texture = isFloor ? textures.floor : box.name === "wall-north" ? textures.backdrop : isWall ? textures.wall : null;
+      {meshes.map(({ name, geometry }) => {
+        const isWall = name.startsWith("wall");
+        const isFloor = name === "floor";
+        if (passthrough && (isWall || isFloor || (onRealTable && name.startsWith("table")))) return null;
+        const color = STATIC_COLORS[name] ?? "#7a5a3c";
+        const texture = isFloor ? textures.floor : name === "wall-north" ? textures.backdrop : isWall ? textures.wall : null;
         return (
-          <mesh key={box.name} name={box.name} position={box.center} receiveShadow castShadow={!isWall && !isFloor}>
-            <boxGeometry args={[2 * box.half[0], 2 * box.half[1], 2 * box.half[2]]} />
+          <mesh key={name} name={name} geometry={geometry} receiveShadow castShadow={!isWall && !isFloor}>
             <meshStandardMaterial color={texture ? "#ffffff" : color} map={texture} roughness={isFloor ? 0.85 : isWall ? 0.9 : 0.7} />
           </mesh>
         );
       })}
     </group>
   );
+}
+
+/**
+ * The layout's shown boxes as meshes in room coordinates, those that look alike merged into one (the table's legs,
+ * the plain walls): every mesh is a draw call in each pass (shadow, refraction, each eye).
+ */
+function staticMeshes(): { name: string; geometry: THREE.BufferGeometry }[] {
+  const groups = new Map<string, THREE.BufferGeometry[]>();
+  for (const box of PLAYGROUND.statics) {
+    if (box.hidden) continue;
+    const name = box.name.startsWith("table-leg") ? "table-legs" : box.name.startsWith("wall") && box.name !== "wall-north" ? "walls" : box.name;
+    const geometry = new THREE.BoxGeometry(2 * box.half[0], 2 * box.half[1], 2 * box.half[2]).translate(...box.center);
+    groups.set(name, [...(groups.get(name) ?? []), geometry]);
+  }
+  return [...groups].map(([name, parts]) => {
+    if (parts.length === 1) return { name, geometry: parts[0] };
+    const geometry = mergeGeometries(parts);
+    parts.forEach((part) => part.dispose());
+    return { name, geometry };
+  });
 }
 
 export function Lights() {
