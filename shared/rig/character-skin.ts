@@ -1,7 +1,9 @@
 // A character's render mesh as it is shown: each vertex where the rig's pose puts it (linear blend skinning of the
 // bind pose), plus the soft part (the subspace's displacement, from its strongest influences), in the character's
-// frame (a page's mesh carries the frame, RigMotion's framePosition and frameYaw, as its object transform). Works on a page's render table (vertices split at texture seams), so each vertex
-// finds its skin weights at the bake's vertex it came from. Preallocated: a frame allocates nothing.
+// frame (a page's mesh carries the frame, RigMotion's framePosition and frameYaw, as its object transform). Pages
+// compute the same in their vertex shader (client/src/render/soft-skinning.ts); this CPU statement of it is what
+// tests judge the drawn flesh by (test/server/fox-pull.test.ts). Works on a page's render table (vertices split at
+// texture seams), so each vertex finds its skin weights at the bake's vertex it came from. Allocates nothing.
 
 import type { BakedBody } from "../skinning/baked-body";
 import type { RigMotion } from "./rig-motion";

@@ -1,53 +1,78 @@
-// A room's character on screen: its render mesh posed on the CPU each frame in the character's frame (rig pose and
-// soft part, shared/rig/character-skin.ts; a fox is a couple of thousand vertices), the frame its object transform
-// (a turn about the vertical and a position), wearing its texture.
+// A room's character on screen: its render mesh skinned on the GPU in the character's frame (the rig's pose and the
+// soft part: soft-skinning.ts; shared/rig/character-skin.ts is the same on the CPU), the frame its object transform
+// (a turn about the vertical and a position), wearing its texture. Per frame the CPU writes the joints' matrices
+// and the handles' rows.
 
-import { useFrame } from "@react-three/fiber";
+import { useFrame, useThree } from "@react-three/fiber";
 import { useEffect, useMemo, useRef } from "react";
 import * as THREE from "three";
 import type { ClientCharacter } from "../../../shared/net";
-import { CharacterSkin } from "../../../shared/rig";
+import { skinWeightsAt } from "../../../shared/rig";
 import type { LoadedBake } from "../bake/bake-loader";
 import { createBodyMaterial, useBaseColourTexture } from "./body-look";
+import { applySoftSkinning, createCharacterSkinningUniforms, createSkinnedGeometry, writeHandleRows } from "./soft-skinning";
 
 /** Its look: matte and soft, as fur is (the texture gives the colours). */
 const LOOK = "dough";
 
 export function CharacterMesh({ character, bake, texture }: { character: ClientCharacter; bake: LoadedBake; texture: string }) {
   const table = bake.influences;
-  const skin = useMemo(() => new CharacterSkin(character.baked, character.size, table.positions, table.handles, table.weights, table.influences), [character, table]);
-  const geometry = useMemo(() => {
-    const g = new THREE.BufferGeometry();
-    g.setAttribute("position", new THREE.BufferAttribute(new Float32Array(table.positions.length), 3).setUsage(THREE.DynamicDrawUsage));
-    g.setAttribute("normal", new THREE.BufferAttribute(new Float32Array(table.normals.length), 3).setUsage(THREE.DynamicDrawUsage));
-    if (table.uvs) g.setAttribute("uv", new THREE.BufferAttribute(table.uvs, 2));
-    if (table.colors) g.setAttribute("color", new THREE.BufferAttribute(table.colors, 3));
-    g.setIndex(new THREE.BufferAttribute(table.triangles, 1));
-    return g;
-  }, [table]);
+  const handles = character.displayQ.length / 12, joints = character.motion.jointMatrices.length / 16;
+  const uniforms = useMemo(() => {
+    const skin = skinWeightsAt(character.baked, table.positions);
+    return createCharacterSkinningUniforms(handles, joints, character.size / 2, skin.joints, skin.weights);
+  }, [character, table, handles, joints]);
+  useEffect(() => () => uniforms.pliantJointSkin.value.dispose(), [uniforms]);
+  const geometry = useMemo(() => createSkinnedGeometry(table), [table]);
   const textured = Boolean(texture && table.uvs), coloured = Boolean(table.colors);
-  const material = useMemo(() => createBodyMaterial(LOOK, textured, coloured), [textured, coloured]);
+  const material = useMemo(() => applySoftSkinning(createBodyMaterial(LOOK, textured, coloured), uniforms, handles, joints), [textured, coloured, uniforms, handles, joints]);
+  const depthMaterial = useMemo(() => applySoftSkinning(new THREE.MeshDepthMaterial({ depthPacking: THREE.RGBADepthPacking }), uniforms, handles, joints), [uniforms, handles, joints]);
   useBaseColourTexture(material, textured ? texture : "");
   useEffect(() => () => material.map?.dispose(), [material]);
   useEffect(() => () => geometry.dispose(), [geometry]);
   useEffect(() => () => material.dispose(), [material]);
+  useEffect(() => () => depthMaterial.dispose(), [depthMaterial]);
 
+  // Its shaders compile off the render loop (as a soft body's do); it is drawn once they are ready.
   const mesh = useRef<THREE.Mesh>(null);
+  const compiled = useRef(false);
+  const { gl, camera, scene } = useThree();
+  useEffect(() => {
+    const m = mesh.current;
+    if (!m) return;
+    let live = true;
+    compiled.current = false;
+    gl.compileAsync(m, camera, scene).catch(() => undefined).finally(() => {
+      if (live) compiled.current = true;
+    });
+    return () => { live = false; };
+  }, [gl, camera, scene, geometry, material]);
+
   useFrame(() => {
     const m = mesh.current;
     if (!m) return;
-    m.visible = character.shown;
-    if (!character.shown) return;
-    const position = geometry.getAttribute("position") as THREE.BufferAttribute;
+    m.visible = character.shown && compiled.current;
+    if (!m.visible) return;
     character.posed();
     const motion = character.motion, frame = motion.framePosition;
     m.position.set(frame[0], frame[1], frame[2]);
     m.rotation.set(0, motion.frameYaw, 0);
-    skin.write(motion, character.displayQ, position.array as Float32Array);
-    position.needsUpdate = true;
-    geometry.computeVertexNormals();
-    geometry.computeBoundingSphere();
+    uniforms.pliantJoints.value.set(motion.jointMatrices);
+    writeHandleRows(character.displayQ, uniforms.pliantRows.value);
   }, -1);
 
-  return <mesh ref={mesh} name={`character-${character.id}`} geometry={geometry} material={material} castShadow receiveShadow visible={false} />;
+  return (
+    <mesh
+      ref={mesh}
+      name={`character-${character.id}`}
+      geometry={geometry}
+      material={material}
+      customDepthMaterial={depthMaterial}
+      castShadow
+      receiveShadow
+      visible={false}
+      // The shader poses the vertices: the bind pose's bounds say little about where they are.
+      frustumCulled={false}
+    />
+  );
 }

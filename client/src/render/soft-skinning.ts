@@ -1,6 +1,9 @@
 // GPU skinning of a soft body's render mesh from its reduced coordinates q: the vertex shader moves every vertex
 // by u(x) = sum_h w_h(x) T_h [x; 1] (the solver's subspace, METHOD.md section 1) and transforms the tangent plane
 // with the deformation gradient for exact normals. Per frame the CPU only writes the (K + 1) 3x4 handle transforms.
+// A character's mesh adds its rig (applyCharacterSkinning): each vertex at sum_k w_k M_k x (linear blend skinning
+// of the bind pose, four joints a vertex, read from a texture) plus u(x), as shared/rig/character-skin.ts computes
+// it on the CPU; the CPU writes the joints' matrices too.
 
 import * as THREE from "three";
 import type { RenderInfluences } from "../../../shared/skinning";
@@ -17,6 +20,38 @@ export interface SkinningUniforms {
 
 export function createSkinningUniforms(handles: number, scale: number): SkinningUniforms {
   return { pliantRows: { value: new Float32Array(12 * handles) }, pliantScale: { value: scale } };
+}
+
+export interface CharacterSkinningUniforms extends SkinningUniforms {
+  /** The joints' skinning matrices in the character's frame (column-major 4x4, RigMotion.jointMatrices). */
+  pliantJoints: { value: Float32Array };
+  /** Each vertex's four joints and weights (characterSkinTexture). */
+  pliantJointSkin: { value: THREE.DataTexture };
+}
+
+/** Texels a row of the joint texture holds (a vertex's texel: its index modulo this, and its quotient). */
+const SKIN_TEXTURE_WIDTH = 1024;
+
+/**
+ * `joints`, `weights`: 4 per render vertex. A vertex's texel: its four joint numbers (8 bits each), then its weights
+ * as 16-bit fractions, two to a component. A texture, not attributes: the soft part's attributes already take the
+ * 16 a vertex shader may have.
+ */
+export function createCharacterSkinningUniforms(handles: number, jointCount: number, scale: number, joints: Uint16Array, weights: Float32Array): CharacterSkinningUniforms {
+  if (jointCount > 256) throw new Error(`at most 256 joints are drawn, got ${jointCount}`);
+  const vertices = joints.length / 4, height = Math.max(1, Math.ceil(vertices / SKIN_TEXTURE_WIDTH));
+  const texels = new Uint32Array(4 * SKIN_TEXTURE_WIDTH * height);
+  const fraction = (w: number) => Math.round(Math.min(1, Math.max(0, w)) * 65535);
+  for (let v = 0; v < vertices; v++) {
+    const j = 4 * v;
+    texels[j] = (joints[j] | (joints[j + 1] << 8) | (joints[j + 2] << 16) | (joints[j + 3] << 24)) >>> 0;
+    texels[j + 1] = (fraction(weights[j]) | (fraction(weights[j + 1]) << 16)) >>> 0;
+    texels[j + 2] = (fraction(weights[j + 2]) | (fraction(weights[j + 3]) << 16)) >>> 0;
+  }
+  const texture = new THREE.DataTexture(texels, SKIN_TEXTURE_WIDTH, height, THREE.RGBAIntegerFormat, THREE.UnsignedIntType);
+  texture.internalFormat = "RGBA32UI";
+  texture.needsUpdate = true;
+  return { ...createSkinningUniforms(handles, scale), pliantJoints: { value: new Float32Array(16 * jointCount) }, pliantJointSkin: { value: texture } };
 }
 
 /** Writes q (component-major, m = 4 handles per component) into the uniform rows: O(K), no allocation. */
@@ -102,7 +137,18 @@ vec3 pliantLinear(int h, vec3 t) {
 int pliantHandle(int s) {
   return int((pliantHandles[s >> 2] >> uint(8 * (s & 3))) & 255u);
 }
-// Body-frame position of this vertex in the deformed state.
+#ifdef PLIANT_JOINTS
+uniform mat4 pliantJoints[PLIANT_JOINTS];
+uniform highp usampler2D pliantJointSkin;
+// The rig's blended skinning matrix at this vertex (its weights sum to 1).
+mat4 pliantRig() {
+  uvec4 skin = texelFetch(pliantJointSkin, ivec2(gl_VertexID % ${SKIN_TEXTURE_WIDTH}, gl_VertexID / ${SKIN_TEXTURE_WIDTH}), 0);
+  uvec4 joint = (uvec4(skin.x) >> uvec4(0u, 8u, 16u, 24u)) & 255u;
+  vec4 weight = vec4((uvec4(skin.y, skin.y, skin.z, skin.z) >> uvec4(0u, 16u, 0u, 16u)) & 65535u) / 65535.0;
+  return weight.x * pliantJoints[joint.x] + weight.y * pliantJoints[joint.y] + weight.z * pliantJoints[joint.z] + weight.w * pliantJoints[joint.w];
+}
+#endif
+// Body-frame position of this vertex in the deformed state: where the rig (if any) puts it, plus the soft part.
 vec3 pliantPosition() {
   vec4 x = vec4(position * pliantScale, 1.0);
   vec3 u = pliantAffine(0, x);
@@ -110,17 +156,28 @@ vec3 pliantPosition() {
     float w = pliantWeights[s >> 2][s & 3];
     if (w != 0.0) u += w * pliantAffine(pliantHandle(s), x);
   }
+#ifdef PLIANT_JOINTS
+  return (pliantRig() * x).xyz + u;
+#else
   return x.xyz + u;
+#endif
 }
-// Deformed normal: F t1 x F t2, with the tangents the bake worker differentiated along (tangentOf in shared/skinning).
+// Deformed normal: F t1 x F t2, with the tangents the bake worker differentiated along (tangentOf in shared/skinning);
+// F = I + grad u, or the rig's blended linear part + grad u.
 vec3 pliantNormal() {
   vec3 n = normalize(normal);
   vec3 a = abs(n.y) >= 0.9 ? vec3(1.0, 0.0, 0.0) : vec3(0.0, 1.0, 0.0);
   vec3 t1 = normalize(cross(n, a));
   vec3 t2 = cross(n, t1);
   vec4 x = vec4(position * pliantScale, 1.0);
+#ifdef PLIANT_JOINTS
+  mat3 rig = mat3(pliantRig());
+  vec3 f1 = rig * t1 + pliantLinear(0, t1);
+  vec3 f2 = rig * t2 + pliantLinear(0, t2);
+#else
   vec3 f1 = t1 + pliantLinear(0, t1);
   vec3 f2 = t2 + pliantLinear(0, t2);
+#endif
   for (int s = 0; s < ${SLOTS}; s++) {
     float w = pliantWeights[s >> 2][s & 3];
     if (w == 0.0) continue;
@@ -135,16 +192,19 @@ vec3 pliantNormal() {
 }
 `;
 
-/** Makes a built-in material (standard, physical or depth) skin its vertices from the given uniforms. */
-export function applySoftSkinning<M extends THREE.Material>(material: M, uniforms: SkinningUniforms, handles: number): M {
+/**
+ * Makes a built-in material (standard, physical or depth) skin its vertices from the given uniforms; with `joints`,
+ * a character's (its uniforms from createCharacterSkinningUniforms; its geometry is a soft body's).
+ */
+export function applySoftSkinning<M extends THREE.Material>(material: M, uniforms: SkinningUniforms, handles: number, joints = 0): M {
   material.onBeforeCompile = (shader) => {
     Object.assign(shader.uniforms, uniforms);
-    shader.defines = { ...shader.defines, PLIANT_HANDLES: handles };
+    shader.defines = { ...shader.defines, PLIANT_HANDLES: handles, ...(joints > 0 ? { PLIANT_JOINTS: joints } : {}) };
     shader.vertexShader = shader.vertexShader
       .replace("#include <common>", `#include <common>\n${HEADER}`)
       .replace("#include <beginnormal_vertex>", "vec3 objectNormal = pliantNormal();\n#ifdef USE_TANGENT\nvec3 objectTangent = vec3( tangent.xyz );\n#endif")
       .replace("#include <begin_vertex>", "vec3 transformed = pliantPosition();");
   };
-  material.customProgramCacheKey = () => `pliant-skinning-${handles}`;
+  material.customProgramCacheKey = () => `pliant-skinning-${handles}-${joints}`;
   return material;
 }
