@@ -1,7 +1,8 @@
 // A desktop player pulls the fox with the mouse, in real Chromium: stopped by an admin, grabbed on its back and
 // drawn up, its flesh follows the hand a few centimetres and the page draws it within the flesh's limits (no
 // sample of its skin further from where the rig puts it than the flesh's reach, no neighbouring samples pulled
-// apart or together by more than its stretch); drawn on, the room lets go once the hand is 10 cm from the grabbed
+// apart or together by more than its stretch), and draws it where those samples are (its GPU skinning against the
+// CPU's pose of the skin: drawnWhereItsSkinIs); drawn on, the room lets go once the hand is 10 cm from the grabbed
 // point, and the page says the fox slipped out of the hand. The screenshot of the pull goes to out/browser/ (docs/
 // keeps a copy for the README).
 
@@ -16,6 +17,7 @@ import { MESSAGES } from "../../shared/net";
 import { CHARACTER_GRAB_SLIP, FLESH_LIMIT } from "../../shared/rig/character-defaults";
 import { PLAYGROUND } from "../../shared/scene";
 import { ARTIFACTS, inPage, launchBrowser, openPage, waitForPage, type Browser, type WatchedPage } from "./browser";
+import { keepShot, silhouette } from "./screen-pixels";
 
 type Vec = [number, number, number];
 interface ShownCharacter { drawn: boolean; frame: Vec; yaw: number; surface: number[]; rigSurface: number[] }
@@ -49,6 +51,36 @@ const shown = () => inPage<ShownCharacter | null>(player.page, "window.pliant.ch
 async function frames(count: number): Promise<void> {
   const before = await inPage<number>(player.page, "window.pliant.frameStats.count");
   await waitForPage(player.page, `window.pliant.frameStats.count >= ${before + count}`, 30_000);
+}
+
+/**
+ * The page skins the fox on the GPU: what it draws (the pixels that change when the fox is taken out of the view,
+ * its shadow left in) covers its skin's samples as the page poses them on the CPU (rig and flesh), spans no more than
+ * they do, and rises where the hand pulls its flesh up (the rig alone would draw the back lower there).
+ */
+async function drawnWhereItsSkinIs(): Promise<void> {
+  const fox = (await shown())!, page = player.page;
+  await keepShot(page, "fox", await page.screenshot());
+  await inPage(page, "window.pliant.setObjectShadowOnly('character-fox', true)");
+  await frames(3);
+  await keepShot(page, "no-fox", await page.screenshot());
+  await inPage(page, "window.pliant.setObjectShadowOnly('character-fox', false)");
+  const project = (p: number[]) => inPage<[number, number][]>(page, `(() => { const p = ${JSON.stringify(p)}, out = []; for (let i = 0; i < p.length; i += 3) out.push(window.pliant.project(p[i], p[i + 1], p[i + 2])); return out; })()`);
+  const skin = await project(fox.surface), rig = await project(fox.rigSurface);
+  let pulled = 0;
+  for (let i = 0; i < skin.length; i++) if (rig[i][1] - skin[i][1] > rig[pulled][1] - skin[pulled][1]) pulled = i;
+  const inView = skin.filter(([x, y]) => x >= 0 && x < 960 && y >= 0 && y < 600);
+  const drawn = await silhouette(page, "fox", "no-fox", 30, inView, 2, [skin[pulled][0]]);
+  console.info(`the drawn fox covers ${(100 * drawn.covered).toFixed(1)}% of its ${inView.length} skin samples in view; its back drawn up to row ${drawn.tops[0]} where the pulled sample is at ${skin[pulled][1].toFixed(1)} (the rig's at ${rig[pulled][1].toFixed(1)})`);
+  expect(inView.length, "skin samples in view").toBeGreaterThan(0.5 * skin.length);
+  expect(drawn.covered, "share of the skin's samples on the drawn fox").toBeGreaterThan(0.95);
+  const [x0, y0, x1, y1] = drawn.pointBox, margin = 0.08 * Math.max(x1 - x0, y1 - y0);
+  expect(drawn.box[0]).toBeGreaterThan(x0 - margin);
+  expect(drawn.box[1]).toBeGreaterThan(y0 - margin);
+  expect(drawn.box[2]).toBeLessThan(x1 + margin);
+  expect(drawn.box[3]).toBeLessThan(y1 + margin);
+  expect(rig[pulled][1] - skin[pulled][1], "the pulled sample above the rig's, px").toBeGreaterThan(6);
+  expect(drawn.tops[0], "the drawn back's top where it is pulled, px").toBeLessThan(skin[pulled][1] + 3);
 }
 
 /** The flesh the page draws: its samples' largest displacement from the rig's (m) and largest neighbour strain. */
@@ -115,6 +147,7 @@ it("a mouse drags the stopped fox's back up: its flesh follows a few centimetres
     console.info(`pulled ${(100 * fox.stretch(key)).toFixed(1)} cm from the grabbed point: the page drew its flesh up to ${(1000 * seen.reach).toFixed(1)} mm from the rig, neighbour strain ${seen.strain.toFixed(2)}`);
     expect(seen.reach).toBeLessThan(1.05 * FLESH_LIMIT.reach * FOX.size);
     expect(seen.strain).toBeLessThan(1.05 * FLESH_LIMIT.stretch);
+    await drawnWhereItsSkinIs();
 
     // Drawn on: the room lets go once the hand is past the slip, and the page says so.
     let furthestHeld = 0;

@@ -133,3 +133,46 @@ export async function contactSheet(page: Page, names: string[], columns: number,
   })()`);
   return Buffer.from(base64, "base64");
 }
+
+/** What an object covers on screen (the pixels that differ between two kept shots) against points said to be on it. */
+export interface Silhouette {
+  /** Share of the points (page pixels) with a covered pixel within `radius`. */
+  covered: number;
+  /** The covered pixels' bounding box and the points' (x0, y0, x1, y1). */
+  box: [number, number, number, number];
+  pointBox: [number, number, number, number];
+  /** For each column asked about: the topmost covered pixel's row in it (Infinity where none). */
+  tops: number[];
+}
+
+/**
+ * The silhouette of what the shot `with` has and `without` lacks (a pixel differs by more than `threshold` summed
+ * over its three channels), measured against `points` and the columns `columns`.
+ */
+export function silhouette(page: Page, withName: string, withoutName: string, threshold: number, points: [number, number][], radius: number, columns: number[]): Promise<Silhouette> {
+  return inPage(page, `(() => {
+    const a = window.shots[${JSON.stringify(withName)}], b = window.shots[${JSON.stringify(withoutName)}].data, { width, height, data } = a;
+    const mask = new Uint8Array(width * height), box = [Infinity, Infinity, -Infinity, -Infinity];
+    for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) {
+      const i = 4 * (y * width + x);
+      if (Math.abs(data[i] - b[i]) + Math.abs(data[i + 1] - b[i + 1]) + Math.abs(data[i + 2] - b[i + 2]) <= ${threshold}) continue;
+      mask[y * width + x] = 1;
+      box[0] = Math.min(box[0], x); box[1] = Math.min(box[1], y); box[2] = Math.max(box[2], x); box[3] = Math.max(box[3], y);
+    }
+    const points = ${JSON.stringify(points)}, r = ${radius}, pointBox = [Infinity, Infinity, -Infinity, -Infinity];
+    let covered = 0;
+    for (const [px, py] of points) {
+      pointBox[0] = Math.min(pointBox[0], px); pointBox[1] = Math.min(pointBox[1], py); pointBox[2] = Math.max(pointBox[2], px); pointBox[3] = Math.max(pointBox[3], py);
+      let hit = false;
+      for (let y = Math.max(0, Math.round(py) - r); y <= Math.min(height - 1, Math.round(py) + r) && !hit; y++)
+        for (let x = Math.max(0, Math.round(px) - r); x <= Math.min(width - 1, Math.round(px) + r) && !hit; x++) hit = mask[y * width + x] === 1;
+      if (hit) covered++;
+    }
+    const tops = ${JSON.stringify(columns)}.map((column) => {
+      const x = Math.round(column);
+      for (let y = 0; y < height; y++) if (mask[y * width + x]) return y;
+      return Infinity;
+    });
+    return { covered: covered / Math.max(1, points.length), box, pointBox, tops };
+  })()`);
+}
