@@ -24,6 +24,7 @@ interface ShownCharacter { drawn: boolean; frame: Vec; yaw: number; surface: num
 const FOX = PLAYGROUND.characters![0];
 /** Where the pull is drawn from (above the grabbed point, m) for the screenshot; the grip slips past 10 cm. */
 const SHOWN_PULL = 0.08;
+const VIEWPORT = { width: 960, height: 600 };
 
 let server: RunningServer;
 let browser: Browser;
@@ -31,7 +32,7 @@ let player: WatchedPage;
 
 beforeAll(async () => {
   server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "browser-test", log: () => undefined });
-  browser = await launchBrowser({ viewport: { width: 960, height: 600 } });
+  browser = await launchBrowser({ viewport: VIEWPORT });
   player = await openPage(browser, `http://127.0.0.1:${server.port}`, "/");
   await waitForPage(player.page, "window.pliant && window.pliant.ready");
   await player.page.fill("input[aria-label=name]", "Fox puller");
@@ -69,7 +70,7 @@ async function drawnWhereItsSkinIs(): Promise<void> {
   const skin = await project(fox.surface), rig = await project(fox.rigSurface);
   let pulled = 0;
   for (let i = 0; i < skin.length; i++) if (rig[i][1] - skin[i][1] > rig[pulled][1] - skin[pulled][1]) pulled = i;
-  const inView = skin.filter(([x, y]) => x >= 0 && x < 960 && y >= 0 && y < 600);
+  const inView = skin.filter(([x, y]) => x >= 0 && x < VIEWPORT.width && y >= 0 && y < VIEWPORT.height);
   const drawn = await silhouette(page, "fox", "no-fox", 30, inView, 2, [skin[pulled][0]]);
   console.info(`the drawn fox covers ${(100 * drawn.covered).toFixed(1)}% of its ${inView.length} skin samples in view; its back drawn up to row ${drawn.tops[0]} where the pulled sample is at ${skin[pulled][1].toFixed(1)} (the rig's at ${rig[pulled][1].toFixed(1)})`);
   expect(inView.length, "skin samples in view").toBeGreaterThan(0.5 * skin.length);

@@ -170,6 +170,7 @@ export function silhouette(page: Page, withName: string, withoutName: string, th
     }
     const tops = ${JSON.stringify(columns)}.map((column) => {
       const x = Math.round(column);
+      if (!(x >= 0 && x < width)) return Infinity;
       for (let y = 0; y < height; y++) if (mask[y * width + x]) return y;
       return Infinity;
     });

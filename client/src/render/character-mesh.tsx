@@ -1,16 +1,17 @@
 // A room's character on screen: its render mesh skinned on the GPU in the character's frame (the rig's pose and the
 // soft part: soft-skinning.ts; shared/rig/character-skin.ts is the same on the CPU), the frame its object transform
 // (a turn about the vertical and a position), wearing its texture. Per frame the CPU writes the joints' matrices
-// and the handles' rows.
+// and the handles' rows, nothing per vertex.
 
-import { useFrame, useThree } from "@react-three/fiber";
+import { useFrame } from "@react-three/fiber";
 import { useEffect, useMemo, useRef } from "react";
 import * as THREE from "three";
 import type { ClientCharacter } from "../../../shared/net";
 import { skinWeightsAt } from "../../../shared/rig";
 import type { LoadedBake } from "../bake/bake-loader";
 import { createBodyMaterial, useBaseColourTexture } from "./body-look";
-import { applySoftSkinning, createCharacterSkinningUniforms, createSkinnedGeometry, writeHandleRows } from "./soft-skinning";
+import { useCompiledOffLoop } from "./compile-off-loop";
+import { applySoftSkinning, createCharacterSkinningUniforms, createSkinnedGeometry, writeHandleRows, writeJointRows } from "./soft-skinning";
 
 /** Its look: matte and soft, as fur is (the texture gives the colours). */
 const LOOK = "dough";
@@ -22,7 +23,7 @@ export function CharacterMesh({ character, bake, texture }: { character: ClientC
     const skin = skinWeightsAt(character.baked, table.positions);
     return createCharacterSkinningUniforms(handles, joints, character.size / 2, skin.joints, skin.weights);
   }, [character, table, handles, joints]);
-  useEffect(() => () => uniforms.pliantJointSkin.value.dispose(), [uniforms]);
+  useEffect(() => () => { uniforms.pliantJointSkin.value.dispose(); uniforms.pliantJointRows.value.dispose(); }, [uniforms]);
   const geometry = useMemo(() => createSkinnedGeometry(table), [table]);
   const textured = Boolean(texture && table.uvs), coloured = Boolean(table.colors);
   const material = useMemo(() => applySoftSkinning(createBodyMaterial(LOOK, textured, coloured), uniforms, handles, joints), [textured, coloured, uniforms, handles, joints]);
@@ -33,20 +34,10 @@ export function CharacterMesh({ character, bake, texture }: { character: ClientC
   useEffect(() => () => material.dispose(), [material]);
   useEffect(() => () => depthMaterial.dispose(), [depthMaterial]);
 
-  // Its shaders compile off the render loop (as a soft body's do); it is drawn once they are ready.
+  // Drawn once its shaders are compiled (and while the room shows it).
   const mesh = useRef<THREE.Mesh>(null);
   const compiled = useRef(false);
-  const { gl, camera, scene } = useThree();
-  useEffect(() => {
-    const m = mesh.current;
-    if (!m) return;
-    let live = true;
-    compiled.current = false;
-    gl.compileAsync(m, camera, scene).catch(() => undefined).finally(() => {
-      if (live) compiled.current = true;
-    });
-    return () => { live = false; };
-  }, [gl, camera, scene, geometry, material]);
+  useCompiledOffLoop(mesh, geometry, material, (_, ready) => { compiled.current = ready; });
 
   useFrame(() => {
     const m = mesh.current;
@@ -57,7 +48,7 @@ export function CharacterMesh({ character, bake, texture }: { character: ClientC
     const motion = character.motion, frame = motion.framePosition;
     m.position.set(frame[0], frame[1], frame[2]);
     m.rotation.set(0, motion.frameYaw, 0);
-    uniforms.pliantJoints.value.set(motion.jointMatrices);
+    writeJointRows(motion.jointMatrices, uniforms.pliantJointRows.value);
     writeHandleRows(character.displayQ, uniforms.pliantRows.value);
   }, -1);
 

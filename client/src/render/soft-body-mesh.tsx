@@ -1,6 +1,6 @@
 // One soft body on screen: the render mesh skinned on the GPU from the q the room client shows this frame.
 
-import { useFrame, useThree } from "@react-three/fiber";
+import { useFrame } from "@react-three/fiber";
 import { useXR } from "@react-three/xr";
 import { useEffect, useMemo, useRef } from "react";
 import * as THREE from "three";
@@ -9,7 +9,11 @@ import type { LoadedBake } from "../bake/bake-loader";
 import { HELD_GLOW, HOVER_GLOW, highlight } from "../interaction/highlight";
 import { createBodyMaterial, useBaseColourTexture, type JellyLook } from "./body-look";
 import { chooseRenderQuality } from "./render-quality";
+import { useCompiledOffLoop } from "./compile-off-loop";
 import { applySoftSkinning, createSkinnedGeometry, createSkinningUniforms, refreshSkinnedGeometry, writeHandleRows } from "./soft-skinning";
+
+/** A body is drawn once its shaders are compiled. */
+const showWhenCompiled = (mesh: THREE.Mesh, compiled: boolean) => { mesh.visible = compiled; };
 
 /** Seconds a leaving body takes to shrink away: a little less than the server waits before it removes it. */
 const LEAVE_SECONDS = 0.8 * UPLOAD_LIMITS.leavingSeconds;
@@ -38,20 +42,8 @@ export function SoftBodyMesh({ body, bake, size, texture, colour = "", leaving =
   useEffect(() => () => material.dispose(), [material]);
   useEffect(() => () => depthMaterial.dispose(), [depthMaterial]);
 
-  // Compile the body's shaders off the render loop (parallel compile where the browser has it) and show it once
-  // they are ready: a body arriving must not stall the frames of everyone already in the room.
   const mesh = useRef<THREE.Mesh>(null);
-  const { gl, camera, scene } = useThree();
-  useEffect(() => {
-    const m = mesh.current;
-    if (!m) return;
-    let live = true;
-    m.visible = false;
-    gl.compileAsync(m, camera, scene).catch(() => undefined).finally(() => {
-      if (live) m.visible = true;
-    });
-    return () => { live = false; };
-  }, [gl, camera, scene, geometry, material]);
+  useCompiledOffLoop(mesh, geometry, material, showWhenCompiled);
 
   // Hover and grab feedback: the body glows in its own colour, brighter while held.
   useEffect(() => void material.emissive.copy(material.color), [material]);

@@ -1,9 +1,11 @@
 // GPU skinning of a soft body's render mesh from its reduced coordinates q: the vertex shader moves every vertex
 // by u(x) = sum_h w_h(x) T_h [x; 1] (the solver's subspace, METHOD.md section 1) and transforms the tangent plane
 // with the deformation gradient for exact normals. Per frame the CPU only writes the (K + 1) 3x4 handle transforms.
-// A character's mesh adds its rig (applyCharacterSkinning): each vertex at sum_k w_k M_k x (linear blend skinning
-// of the bind pose, four joints a vertex, read from a texture) plus u(x), as shared/rig/character-skin.ts computes
-// it on the CPU; the CPU writes the joints' matrices too.
+// A character's mesh adds its rig (applySoftSkinning with joints, createCharacterSkinningUniforms): each vertex at
+// sum_k w_k M_k x (linear blend skinning of the bind pose, four joints a vertex) plus u(x), as
+// shared/rig/character-skin.ts computes it on the CPU; per frame the CPU writes the joints' matrices too (O(joints)).
+// Both the joints' matrices and each vertex's joints live in textures: uniforms for 64 joints would pass the 256
+// vectors a headset's vertex shader may have, and the soft part's attributes already take all 16 slots.
 
 import * as THREE from "three";
 import type { RenderInfluences } from "../../../shared/skinning";
@@ -23,35 +25,48 @@ export function createSkinningUniforms(handles: number, scale: number): Skinning
 }
 
 export interface CharacterSkinningUniforms extends SkinningUniforms {
-  /** The joints' skinning matrices in the character's frame (column-major 4x4, RigMotion.jointMatrices). */
-  pliantJoints: { value: Float32Array };
-  /** Each vertex's four joints and weights (characterSkinTexture). */
+  /** The joints' skinning matrices in the character's frame: a joint's three rows, a texel each (writeJointRows). */
+  pliantJointRows: { value: THREE.DataTexture };
+  /** Each vertex's four joints and weights (createCharacterSkinningUniforms). */
   pliantJointSkin: { value: THREE.DataTexture };
 }
 
-/** Texels a row of the joint texture holds (a vertex's texel: its index modulo this, and its quotient). */
+/** Texels a row of the vertices' joint texture holds (a vertex's texel: its index modulo this, and its quotient). */
 const SKIN_TEXTURE_WIDTH = 1024;
 
 /**
- * `joints`, `weights`: 4 per render vertex. A vertex's texel: its four joint numbers (8 bits each), then its weights
- * as 16-bit fractions, two to a component. A texture, not attributes: the soft part's attributes already take the
- * 16 a vertex shader may have.
+ * `vertexJoints`, `vertexWeights`: 4 per render vertex. A vertex's texel: its four joint numbers (8 bits each),
+ * then its weights as 16-bit fractions, two to a component.
  */
-export function createCharacterSkinningUniforms(handles: number, jointCount: number, scale: number, joints: Uint16Array, weights: Float32Array): CharacterSkinningUniforms {
-  if (jointCount > 256) throw new Error(`at most 256 joints are drawn, got ${jointCount}`);
-  const vertices = joints.length / 4, height = Math.max(1, Math.ceil(vertices / SKIN_TEXTURE_WIDTH));
+export function createCharacterSkinningUniforms(handles: number, jointCount: number, scale: number, vertexJoints: Uint16Array, vertexWeights: Float32Array): CharacterSkinningUniforms {
+  if (jointCount > 256) throw new Error(`at most 256 joints are drawn (8 bits a joint number), got ${jointCount}`);
+  const vertices = vertexJoints.length / 4, height = Math.max(1, Math.ceil(vertices / SKIN_TEXTURE_WIDTH));
   const texels = new Uint32Array(4 * SKIN_TEXTURE_WIDTH * height);
   const fraction = (w: number) => Math.round(Math.min(1, Math.max(0, w)) * 65535);
   for (let v = 0; v < vertices; v++) {
-    const j = 4 * v;
+    const j = 4 * v, joints = vertexJoints, weights = vertexWeights;
     texels[j] = (joints[j] | (joints[j + 1] << 8) | (joints[j + 2] << 16) | (joints[j + 3] << 24)) >>> 0;
     texels[j + 1] = (fraction(weights[j]) | (fraction(weights[j + 1]) << 16)) >>> 0;
     texels[j + 2] = (fraction(weights[j + 2]) | (fraction(weights[j + 3]) << 16)) >>> 0;
   }
-  const texture = new THREE.DataTexture(texels, SKIN_TEXTURE_WIDTH, height, THREE.RGBAIntegerFormat, THREE.UnsignedIntType);
-  texture.internalFormat = "RGBA32UI";
-  texture.needsUpdate = true;
-  return { ...createSkinningUniforms(handles, scale), pliantJoints: { value: new Float32Array(16 * jointCount) }, pliantJointSkin: { value: texture } };
+  const skin = new THREE.DataTexture(texels, SKIN_TEXTURE_WIDTH, height, THREE.RGBAIntegerFormat, THREE.UnsignedIntType);
+  skin.internalFormat = "RGBA32UI";
+  skin.needsUpdate = true;
+  const rows = new THREE.DataTexture(new Float32Array(12 * jointCount), 3 * jointCount, 1, THREE.RGBAFormat, THREE.FloatType);
+  rows.needsUpdate = true;
+  return { ...createSkinningUniforms(handles, scale), pliantJointRows: { value: rows }, pliantJointSkin: { value: skin } };
+}
+
+/** Writes the joints' matrices (column-major 4x4, RigMotion.jointMatrices) into their texture: no allocation. */
+export function writeJointRows(matrices: Float64Array, rows: THREE.DataTexture): void {
+  const data = rows.image.data as Float32Array, joints = data.length / 12;
+  for (let j = 0; j < joints; j++) {
+    for (let a = 0; a < 3; a++) {
+      const to = 12 * j + 4 * a, from = 16 * j + a;
+      data[to] = matrices[from]; data[to + 1] = matrices[from + 4]; data[to + 2] = matrices[from + 8]; data[to + 3] = matrices[from + 12];
+    }
+  }
+  rows.needsUpdate = true;
 }
 
 /** Writes q (component-major, m = 4 handles per component) into the uniform rows: O(K), no allocation. */
@@ -138,14 +153,22 @@ int pliantHandle(int s) {
   return int((pliantHandles[s >> 2] >> uint(8 * (s & 3))) & 255u);
 }
 #ifdef PLIANT_JOINTS
-uniform mat4 pliantJoints[PLIANT_JOINTS];
+uniform highp sampler2D pliantJointRows;
 uniform highp usampler2D pliantJointSkin;
-// The rig's blended skinning matrix at this vertex (its weights sum to 1).
+vec4 pliantJointRow(uint joint, int a) {
+  return texelFetch(pliantJointRows, ivec2(3 * int(joint) + a, 0), 0);
+}
+// The rig's blended skinning matrix at this vertex.
 mat4 pliantRig() {
   uvec4 skin = texelFetch(pliantJointSkin, ivec2(gl_VertexID % ${SKIN_TEXTURE_WIDTH}, gl_VertexID / ${SKIN_TEXTURE_WIDTH}), 0);
   uvec4 joint = (uvec4(skin.x) >> uvec4(0u, 8u, 16u, 24u)) & 255u;
-  vec4 weight = vec4((uvec4(skin.y, skin.y, skin.z, skin.z) >> uvec4(0u, 16u, 0u, 16u)) & 65535u) / 65535.0;
-  return weight.x * pliantJoints[joint.x] + weight.y * pliantJoints[joint.y] + weight.z * pliantJoints[joint.z] + weight.w * pliantJoints[joint.w];
+  vec4 weight = vec4((uvec4(skin.y, skin.y, skin.z, skin.z) >> uvec4(0u, 16u, 0u, 16u)) & 65535u);
+  weight /= max(1.0, dot(weight, vec4(1.0)));
+  vec4 rows[3];
+  for (int a = 0; a < 3; a++) {
+    rows[a] = weight.x * pliantJointRow(joint.x, a) + weight.y * pliantJointRow(joint.y, a) + weight.z * pliantJointRow(joint.z, a) + weight.w * pliantJointRow(joint.w, a);
+  }
+  return transpose(mat4(rows[0], rows[1], rows[2], vec4(0.0, 0.0, 0.0, 1.0)));
 }
 #endif
 // Body-frame position of this vertex in the deformed state: where the rig (if any) puts it, plus the soft part.
@@ -193,18 +216,18 @@ vec3 pliantNormal() {
 `;
 
 /**
- * Makes a built-in material (standard, physical or depth) skin its vertices from the given uniforms; with `joints`,
+ * Makes a built-in material (standard, physical or depth) skin its vertices from the given uniforms; with `jointCount`,
  * a character's (its uniforms from createCharacterSkinningUniforms; its geometry is a soft body's).
  */
-export function applySoftSkinning<M extends THREE.Material>(material: M, uniforms: SkinningUniforms, handles: number, joints = 0): M {
+export function applySoftSkinning<M extends THREE.Material>(material: M, uniforms: SkinningUniforms, handles: number, jointCount = 0): M {
   material.onBeforeCompile = (shader) => {
     Object.assign(shader.uniforms, uniforms);
-    shader.defines = { ...shader.defines, PLIANT_HANDLES: handles, ...(joints > 0 ? { PLIANT_JOINTS: joints } : {}) };
+    shader.defines = { ...shader.defines, PLIANT_HANDLES: handles, ...(jointCount > 0 ? { PLIANT_JOINTS: jointCount } : {}) };
     shader.vertexShader = shader.vertexShader
       .replace("#include <common>", `#include <common>\n${HEADER}`)
       .replace("#include <beginnormal_vertex>", "vec3 objectNormal = pliantNormal();\n#ifdef USE_TANGENT\nvec3 objectTangent = vec3( tangent.xyz );\n#endif")
       .replace("#include <begin_vertex>", "vec3 transformed = pliantPosition();");
   };
-  material.customProgramCacheKey = () => `pliant-skinning-${handles}-${joints}`;
+  material.customProgramCacheKey = () => `pliant-skinning-${handles}-${jointCount}`;
   return material;
 }
