@@ -43,7 +43,7 @@ export const KEEPALIVE_MS = (LIMITS.silentHoldSeconds * 1000) / 4;
 /** Notices a client keeps (PliantRoomClient.notices). */
 const MAX_NOTICES_KEPT = 100;
 
-/** The page's clock: the prediction's budget, and its steps' deadlines, run on it unless a test scripts one. */
+/** The page's clock: the prediction's budget runs on it unless a test scripts one. */
 const performanceNow = () => performance.now();
 
 export class PliantRoomClient {
@@ -78,7 +78,7 @@ export class PliantRoomClient {
   private readonly pendingGrabs = new Map<Hand, (result: GrabResultMessage) => void>();
   /** Other people's grabs, mirrored on the bodies this client predicts. */
   private readonly mirror = new GrabMirror(() => this.room.state, () => this.sessionId);
-  private readonly predictor = new BodyPredictor({ scene: () => this.roomBodies.scene, grabs: this.grabs, mirror: this.mirror, slipped: (hand) => this.queued.push({ kind: "end", hand }), now: () => this.predictionClock(), realClock: () => this.predictionClock === performanceNow });
+  private readonly predictor = new BodyPredictor({ scene: () => this.roomBodies.scene, grabs: this.grabs, mirror: this.mirror, slipped: (hand) => this.queued.push({ kind: "end", hand }), now: () => this.predictionClock(), stepDeadlines: () => this.stepDeadlines });
   private readonly clock = new InputClock(this.predictor.stats);
   private readonly fingertips = new Fingertips();
   private readonly queued: ({ kind: "start"; hand: Hand; body: string; point: [number, number, number] } | { kind: "end"; hand: Hand })[] = [];
@@ -88,7 +88,7 @@ export class PliantRoomClient {
   private readonly roundTrips: RoundTrips;
   private closed = false;
 
-  private constructor(readonly room: PliantRoom, network: NetworkConditions, private readonly predictionClock: () => number) {
+  private constructor(readonly room: PliantRoom, network: NetworkConditions, private readonly predictionClock: () => number, private readonly stepDeadlines: boolean) {
     this.network = new NetworkSimulator(network);
     this.roundTrips = new RoundTrips(room);
   }
@@ -116,7 +116,7 @@ export class PliantRoomClient {
     // once is still retried a bounded number of times.
     room.reconnection.minUptime = RECONNECT_AFTER_MS;
     settings.onSeated?.();
-    const self = new PliantRoomClient(room, settings.network ?? PERFECT_NETWORK, settings.predictionClock ?? performanceNow);
+    const self = new PliantRoomClient(room, settings.network ?? PERFECT_NETWORK, settings.predictionClock ?? performanceNow, Boolean(settings.stepDeadlines) && !settings.predictionClock);
     // Messages can arrive before the bodies are built: hold snapshots until then.
     const early: Uint8Array[] = [];
     let ready = false;

@@ -6,7 +6,7 @@
 
 import { boundsDiagonal, meshBounds } from "../geometry";
 import { NearestPointGrid } from "../geometry/nearest-point-grid";
-import { basisRows, grabRadius, MAX_GRABS, SoftBody, Subspace } from "../sim";
+import { basisRows, grabRadius, MAX_GRABS, SoftBody, Subspace, type StepStats } from "../sim";
 import { handleCount, proxyCandidates, toSubspaceSource, type BakedBody } from "../skinning";
 import { sharedBodyShape, type BodyShape, type ProxyCover } from "./body-shape-cache";
 import { NearbyObstacles, SphereSetObstacle, type BoundedObstacle } from "./obstacles";
@@ -123,12 +123,14 @@ export class SoftEntity {
 
   /**
    * Steps the solver body among its selected obstacles and moves its proxies after it; past `deadline`
-   * (performance.now, ms) the step stops after its current iteration (SoftBody.step).
+   * (performance.now, ms) the step stops after its current iteration (SoftBody.step). Returns the step's figures
+   * (the solver's object, reused).
    */
-  step(deadline = Infinity): void {
+  step(deadline = Infinity): StepStats {
     this.selectObstacles();
-    this.body.step(deadline);
+    const stats = this.body.step(deadline);
     this.updateProxies();
+    return stats;
   }
 
   /**

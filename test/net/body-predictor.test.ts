@@ -8,7 +8,7 @@
 // A display faster than 60 Hz (updates without a frame) must predict as a 60 Hz one does, and on a device where no
 // replay fits (every reconciliation shifted) the held block must stay within a few centimetres of the server.
 
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { HANDS, IDLE_DISTANCE, IDLE_TURN, TICK_RATE, TICKS_PER_SNAPSHOT } from "../../shared/net";
 import { BodyPredictor, PREDICTION_MS_BUDGET, type PredictionStats, type ReconcileEvent } from "../../shared/net/client/body-predictor";
 import { clientBody, keepSnapshot, type ClientBody } from "../../shared/net/client/client-body";
@@ -91,7 +91,7 @@ function extremeSample(entity: SoftEntity, direction: Vec): Vec {
  * Runs a pull: the server world and the client's predicted world settle for a second, then the client grabs and
  * drags the block. Returns every reconciliation, and where the server's ball ended.
  */
-function run(pull: Pull, network: Network, stepMs = FAST_STEP_MS): { events: ReconcileEvent[]; ballMoved: number; stats: PredictionStats } {
+function run(pull: Pull, network: Network, stepMs = FAST_STEP_MS, stepDeadlines = false): { events: ReconcileEvent[]; ballMoved: number; stats: PredictionStats } {
   let body: ClientBody;
   const server = entityAt();
   const world = new SceneWorld(rapier, LAYOUT, [server], 1 / TICK_RATE, Infinity);
@@ -102,8 +102,9 @@ function run(pull: Pull, network: Network, stepMs = FAST_STEP_MS): { events: Rec
   const scene = new PredictedScene(LAYOUT, props, [body.entity], HANDS.length);
   const grabs = new OwnGrabs();
   const mirror = new GrabMirror(() => undefined, () => "client");
-  // The budget's clock: every solver step takes stepMs.
-  const predictor: BodyPredictor = new BodyPredictor({ scene: () => scene, grabs, mirror, slipped: () => {}, now: (): number => predictor.stats.steps * stepMs, realClock: () => false });
+  // The budget's clock: every solver step takes stepMs (with deadlines, a page's: performance.now).
+  const now = stepDeadlines ? () => performance.now() : (): number => predictor.stats.steps * stepMs;
+  const predictor: BodyPredictor = new BodyPredictor({ scene: () => scene, grabs, mirror, slipped: () => {}, now, stepDeadlines: () => stepDeadlines });
   predictor.growScratch(body.body.n);
   const events: ReconcileEvent[] = [];
   predictor.onReconcile = (event) => events.push(event);
@@ -232,6 +233,26 @@ const NETWORKS: Record<string, Network> = {
 };
 
 describe("the body predictor against a scripted server", () => {
+  it("with step deadlines (a page's), every step it runs, new frame or replay, gets a deadline; without, none", () => {
+    const deadlines: number[] = [];
+    const step = SoftEntity.prototype.step;
+    const spy = vi.spyOn(SoftEntity.prototype, "step").mockImplementation(function (this: SoftEntity, deadline?: number) {
+      deadlines.push(deadline ?? Infinity);
+      return step.call(this, deadline);
+    });
+    try {
+      const { stats } = run(FREE_PULL, NETWORKS["a 100 ms round trip"], FAST_STEP_MS, true);
+      expect(deadlines.length).toBe(stats.steps);
+      expect(deadlines.every(Number.isFinite)).toBe(true);
+      deadlines.length = 0;
+      run(FREE_PULL, NETWORKS["a 100 ms round trip"]);
+      expect(deadlines.length).toBeGreaterThan(0);
+      expect(deadlines.every((d) => d === Infinity)).toBe(true);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   for (const [name, network] of Object.entries(NETWORKS)) {
     it(`a free pull over ${name}: 95% of snapshots within 1 cm, none 2 cm off`, () => {
       const f = figures(run(FREE_PULL, network).events);

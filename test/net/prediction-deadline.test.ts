@@ -1,17 +1,19 @@
-// The prediction's steps run to a deadline on the page's clock: what is left of the update's millisecond budget (a
-// held body's step at least HELD_STEP_LEAST_MS), so one slow step never makes a long frame; a scripted clock (tests)
-// cannot bound a real step, so its steps are never cut.
+// The prediction's steps run to a deadline on the page's clock when asked to (JoinSettings.stepDeadlines): what is
+// left of the update's millisecond budget beyond a reserve (a held body's step at least HELD_STEP_LEAST_MS), so one
+// slow step never makes a long frame; a cut step's time is spent but teaches nothing of a step's cost. Without
+// deadlines (the default, and always with a scripted clock) steps run to convergence.
 
 import { describe, expect, it } from "vitest";
 import { HELD_STEP_LEAST_MS, PREDICTION_MS_BUDGET, PredictionBudget } from "../../shared/net/client/prediction-budget";
 
 describe("a prediction step's deadline", () => {
-  it("is what is left of the budget, at least the held body's least, on the budget's clock", () => {
+  it("is what is left of the budget beyond the reserve, at least the least asked for, on the budget's clock", () => {
     let clock = 1000;
-    const budget = new PredictionBudget(() => clock);
+    const budget = new PredictionBudget(() => clock, () => true);
     const body = {};
     budget.begin(1);
     expect(budget.stepStarts()).toBe(1000 + PREDICTION_MS_BUDGET);
+    expect(budget.stepStarts(0, 0.5)).toBe(1000 + PREDICTION_MS_BUDGET - 0.5);
     clock += 1.5;
     budget.stepDone(body);
     // 0.5 ms left: a free body's step may use it, a held one's at least its least.
@@ -24,8 +26,24 @@ describe("a prediction step's deadline", () => {
     expect(budget.stepStarts(HELD_STEP_LEAST_MS)).toBe(1004.5 + HELD_STEP_LEAST_MS);
   });
 
-  it("is never, on a scripted clock", () => {
-    const budget = new PredictionBudget(() => 0, () => false);
+  it("a cut step spends its time but leaves the body's step cost as it was", () => {
+    let clock = 0;
+    const budget = new PredictionBudget(() => clock, () => true);
+    const body = {};
+    budget.begin(1);
+    budget.stepStarts();
+    clock += 0.5;
+    budget.stepDone(body);
+    expect(budget.cost(body)).toBe(0.5);
+    budget.stepStarts();
+    clock += 0.2;
+    budget.stepDone(body, true);
+    expect(budget.cost(body)).toBe(0.5);
+    expect(budget.spent).toBeCloseTo(0.7, 9);
+  });
+
+  it("is never, without deadlines (the default)", () => {
+    const budget = new PredictionBudget(() => 0);
     budget.begin(1);
     expect(budget.stepStarts(HELD_STEP_LEAST_MS)).toBe(Infinity);
   });

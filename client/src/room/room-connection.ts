@@ -52,6 +52,7 @@ const REJOIN_MS = 2000;
 /**
  * Most milliseconds the first join waits for the networks' runtime to be asked for (its build is chosen once the
  * WebGPU adapter answers, slowly on software GL): the download then starts before the room's own, not behind them.
+ * Later joins (after a drop) wait no more.
  */
 const PRELOAD_WAIT_MS = 3000;
 
@@ -62,6 +63,7 @@ export class RoomConnection {
   private closed = false;
   private readonly stop = new AbortController();
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private preloadWait: Promise<void> | undefined;
 
   /**
    * `kiosk`: the stand's big screen, which tells the room so (an idle room's bodies then bounce now and then).
@@ -117,15 +119,29 @@ export class RoomConnection {
     onStage?.("seat");
     return PliantRoomClient.join({
       endpoint: this.endpoint, options, roomId, fetchBake: this.fetchBake, ort: loadOnnxRuntime, executionProviders: pageExecutionProviders, findSpringModel: springModelOnWorker,
+      // A page's frames must not run long for one slow prediction step.
+      stepDeadlines: true,
       whileSeating: () => this.frames?.hold() ?? (() => undefined),
       onSeated: () => onStage?.("loading"),
     });
   }
 
+  /** Resolves once the networks' runtime preload has been asked for, or PRELOAD_WAIT_MS after the first call. */
+  private preloadAsked(): Promise<void> {
+    this.preloadWait ??= new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, PRELOAD_WAIT_MS);
+      void preloadOnnxRuntime().catch(() => undefined).then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    return this.preloadWait;
+  }
+
   /** Joins as the page was (spectator, or player after a drop), trying until it is in or the page closes. */
   private async connect(): Promise<void> {
+    await this.preloadAsked();
     const started = performance.now();
-    await Promise.race([preloadOnnxRuntime().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, PRELOAD_WAIT_MS))]);
     let notice: ReturnType<typeof setTimeout> | undefined;
     const onStage = (stage: "seat" | "loading") => {
       // In the room: whatever went wrong before is over.

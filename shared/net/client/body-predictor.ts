@@ -44,8 +44,8 @@ export interface PredictorHost {
   slipped(hand: Hand): void;
   /** The clock the budget measures steps with, ms (performance.now in pages; scripted in tests). */
   now(): number;
-  /** Whether `now` is performance.now (a step's deadline is on it): with a scripted clock steps are never cut. */
-  realClock(): boolean;
+  /** Whether steps run to deadlines (JoinSettings.stepDeadlines; `now` is then performance.now, the deadlines' clock). */
+  stepDeadlines(): boolean;
 }
 
 export class BodyPredictor {
@@ -61,7 +61,7 @@ export class BodyPredictor {
   private stepsAtStart = 0;
 
   constructor(private readonly host: PredictorHost) {
-    this.budget = new PredictionBudget(() => host.now(), () => host.realClock());
+    this.budget = new PredictionBudget(() => host.now(), () => host.stepDeadlines());
     this.reconciler = new Reconciler({
       scene: () => host.scene(), grabs: host.grabs, budget: this.budget, stats: this.stats, corrections: this.corrections, reconciled: (event) => this.onReconcile?.(event),
     });
@@ -221,16 +221,19 @@ export class BodyPredictor {
     if (step) {
       endCoasting(body, prediction);
       const scene = this.host.scene();
-      const deadline = this.budget.stepStarts(grabs.holds(body) ? HELD_STEP_LEAST_MS : 0);
+      // A held body's step runs at least to twice its usual cost: only an outlier (an impact, a new factor) is cut.
+      const deadline = this.budget.stepStarts(grabs.holds(body) ? Math.max(HELD_STEP_LEAST_MS, 2 * this.budget.cost(body)) : 0);
       scene.prepare(body.entity, tick);
-      body.entity.step(deadline);
+      const cut = body.entity.step(deadline).cutShort;
       scene.pushProps(body.entity);
       this.stats.steps++;
-      this.budget.stepDone(body);
+      if (cut) this.stats.cutSteps++;
+      this.budget.stepDone(body, cut);
       prediction.steppedInUpdate = true;
       // The server lets a grab slip when it pulls too hard: so does the prediction, in the same step.
+      // (Not after a cut step: its unconverged stretch is not the server's; the server's slip will show.)
       for (const held of grabs.held.values()) {
-        if (held.body !== body || held.grab < 0 || held.ending || !body.entity.slipping(held.grab)) continue;
+        if (cut || held.body !== body || held.grab < 0 || held.ending || !body.entity.slipping(held.grab)) continue;
         held.ending = true;
         this.stats.predictedSlips++;
         this.host.slipped(held.hand);

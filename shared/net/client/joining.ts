@@ -36,6 +36,12 @@ export interface JoinSettings {
   findSpringModel?: SpringModelFinder;
   /** The clock the prediction's millisecond budget measures its steps with (default performance.now; tests script one). */
   predictionClock?: () => number;
+  /**
+   * Whether the prediction's steps run to a deadline, what is left of the budget (prediction-budget.ts): a page's
+   * frame then never runs long for one slow step. Off by default: a cut step's result depends on the machine's load,
+   * which a test comparing the prediction with the server cannot allow. Needs the default clock.
+   */
+  stepDeadlines?: boolean;
   /** Most time the room may take to answer the seat request, ms (SEAT_DEADLINE_MS); then the join fails. */
   seatDeadlineMs?: number;
   /**

@@ -25,8 +25,8 @@ export const PREDICTION_MS_BUDGET = 2;
  */
 const FIRST_GUESS_MS = 1;
 /**
- * Least milliseconds a held body's step may run when the budget has less left: it steps in every frame (the hand
- * must not lose it), and stops after its first iteration past that (SoftBody.step's deadline).
+ * Least milliseconds a held body's step may run when the budget has less left (and at least twice its usual cost):
+ * it steps in every frame (the hand must not lose it), and stops after its current iteration past that.
  */
 export const HELD_STEP_LEAST_MS = 1;
 /** Weight of a new measurement in a body's running step cost. */
@@ -46,10 +46,10 @@ export class PredictionBudget {
   private readonly costs = new WeakMap<object, number>();
 
   /**
-   * `now`: the clock steps are measured with. `cutsSteps`: whether it is performance.now, the clock a step's deadline
-   * is on; a scripted clock (tests) cannot bound a real step, so its steps run to convergence.
+   * `now`: the clock steps are measured with. `stepDeadlines`: whether steps run to deadlines (then `now` must be
+   * performance.now, the deadlines' clock); otherwise they run to convergence.
    */
-  constructor(private readonly now: () => number, private readonly cutsSteps: () => boolean = () => true) {}
+  constructor(private readonly now: () => number, private readonly stepDeadlines: () => boolean = () => false) {}
 
   /** An update begins, `frames` 60 Hz frames of time after the last. */
   begin(frames: number): void {
@@ -84,20 +84,23 @@ export class PredictionBudget {
   }
 
   /**
-   * A step begins (pair with stepDone: no closure per step). Returns its deadline (performance.now, ms): when what
-   * is left of the budget (at least `leastMs`) has passed, the step stops after its current iteration, so that one
-   * slow step (an impact, a new factor) never makes a long frame.
+   * A step begins (pair with stepDone: no closure per step). Returns its deadline (performance.now, ms; Infinity
+   * without deadlines): when what is left of the budget beyond `reserve` ms (at least `leastMs`) has passed, the
+   * step stops after its current iteration, so that one slow step (an impact, a new factor) never makes a long frame.
    */
-  stepStarts(leastMs = 0): number {
+  stepStarts(leastMs = 0, reserve = 0): number {
     const now = (this.stepStartedAt = this.now());
-    return this.cutsSteps() ? now + Math.max(leastMs, this.left) : Infinity;
+    return this.stepDeadlines() ? now + Math.max(leastMs, this.left - reserve) : Infinity;
   }
 
-  /** The step of `body` begun at stepStarts is done: its time is spent and teaches the body's cost. */
-  stepDone(body: object): void {
+  /**
+   * The step of `body` begun at stepStarts is done: its time is spent, and teaches the body's cost unless the step
+   * was `cut` at its deadline (a cut step says nothing about what a whole one costs).
+   */
+  stepDone(body: object, cut = false): void {
     const ms = Math.max(LEAST_STEP_MS, this.now() - this.stepStartedAt), known = this.costs.get(body);
     this.left -= ms;
     this.spentInUpdate += ms;
-    this.costs.set(body, known === undefined ? ms : known + SMOOTHING * (ms - known));
+    if (!cut) this.costs.set(body, known === undefined ? ms : known + SMOOTHING * (ms - known));
   }
 }

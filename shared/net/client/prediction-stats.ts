@@ -5,6 +5,8 @@ export interface PredictionStats {
   /** Solver steps run by the prediction: new frames, and frames replayed. */
   steps: number;
   replayed: number;
+  /** Steps stopped at their deadline, unconverged (JoinSettings.stepDeadlines). */
+  cutSteps: number;
   /** Frames carried forward without the solver (over budget). */
   coasted: number;
   /**
@@ -26,7 +28,7 @@ export interface PredictionStats {
 }
 
 export function newPredictionStats(): PredictionStats {
-  return { steps: 0, replayed: 0, coasted: 0, replays: 0, shifts: 0, spread: 0, deferred: 0, mostStepsInUpdate: 0, mostMsInUpdate: 0, predictedSlips: 0, skippedFrames: 0 };
+  return { steps: 0, replayed: 0, cutSteps: 0, coasted: 0, replays: 0, shifts: 0, spread: 0, deferred: 0, mostStepsInUpdate: 0, mostMsInUpdate: 0, predictedSlips: 0, skippedFrames: 0 };
 }
 
 export interface ReconcileEvent {

@@ -218,13 +218,14 @@ export class Reconciler {
         if (slot < 0) deactivateGrab(grab);
         else activateGrab(grab, entry.targets[3 * slot], entry.targets[3 * slot + 1], entry.targets[3 * slot + 2]);
       }
-      const deadline = budget.stepStarts();
+      const deadline = budget.stepStarts(0, reserve);
       scene.prepare(body.entity, entry.tick);
-      body.entity.step(deadline);
+      const cut = body.entity.step(deadline).cutShort;
       scene.pushProps(body.entity);
       stats.steps++;
       stats.replayed++;
-      budget.stepDone(body);
+      if (cut) stats.cutSteps++;
+      budget.stepDone(body, cut);
       oldQ.set(entry.q);
       entry.q.set(solver.q);
       entry.v.set(solver.velocity);
