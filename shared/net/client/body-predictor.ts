@@ -221,10 +221,12 @@ export class BodyPredictor {
     if (step) {
       endCoasting(body, prediction);
       const scene = this.host.scene();
-      // A held body's step runs at least to twice its usual cost: only an outlier (an impact, a new factor) is cut.
-      const deadline = this.budget.stepStarts(grabs.holds(body) ? Math.max(HELD_STEP_LEAST_MS, 2 * this.budget.cost(body)) : 0);
+      // A held body steps in every frame, whatever the budget: its step runs to a deadline, at least twice its usual
+      // cost, so that only an outlier (an impact, a new factor) is cut. A free body steps only when its usual cost
+      // fits, and runs to convergence: cut free steps (a thrown body tumbling on the table) mispredicted it by metres.
+      const deadline = this.budget.stepStarts(Math.max(HELD_STEP_LEAST_MS, 2 * this.budget.cost(body)));
       scene.prepare(body.entity, tick);
-      const cut = body.entity.step(deadline).cutShort;
+      const cut = body.entity.step(grabs.holds(body) ? deadline : Infinity).cutShort;
       scene.pushProps(body.entity);
       this.stats.steps++;
       if (cut) this.stats.cutSteps++;

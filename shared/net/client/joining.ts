@@ -37,8 +37,8 @@ export interface JoinSettings {
   /** The clock the prediction's millisecond budget measures its steps with (default performance.now; tests script one). */
   predictionClock?: () => number;
   /**
-   * Whether the prediction's steps run to a deadline, what is left of the budget (prediction-budget.ts): a page's
-   * frame then never runs long for one slow step. Off by default: a cut step's result depends on the machine's load,
+   * Whether a held body's prediction steps run to a deadline, what is left of the budget (prediction-budget.ts):
+   * a page's frame then does not run long for one slow step of the body in hand. Off by default: a cut step's result depends on the machine's load,
    * which a test comparing the prediction with the server cannot allow. Needs the default clock.
    */
   stepDeadlines?: boolean;

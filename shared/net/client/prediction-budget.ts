@@ -84,13 +84,13 @@ export class PredictionBudget {
   }
 
   /**
-   * A step begins (pair with stepDone: no closure per step). Returns its deadline (performance.now, ms; Infinity
-   * without deadlines): when what is left of the budget beyond `reserve` ms (at least `leastMs`) has passed, the
-   * step stops after its current iteration, so that one slow step (an impact, a new factor) never makes a long frame.
+   * A step begins (pair with stepDone: no closure per step). Returns a deadline for it (performance.now, ms;
+   * Infinity without deadlines): what is left of the budget, at least `leastMs`; past it a step stops after its
+   * current iteration, so that one slow step (an impact, a new factor) does not make a long frame.
    */
-  stepStarts(leastMs = 0, reserve = 0): number {
+  stepStarts(leastMs = 0): number {
     const now = (this.stepStartedAt = this.now());
-    return this.stepDeadlines() ? now + Math.max(leastMs, this.left - reserve) : Infinity;
+    return this.stepDeadlines() ? now + Math.max(leastMs, this.left) : Infinity;
   }
 
   /**

@@ -5,7 +5,7 @@ export interface PredictionStats {
   /** Solver steps run by the prediction: new frames, and frames replayed. */
   steps: number;
   replayed: number;
-  /** Steps stopped at their deadline, unconverged (JoinSettings.stepDeadlines). */
+  /** Held bodies' steps stopped at their deadline, unconverged (JoinSettings.stepDeadlines). */
   cutSteps: number;
   /** Frames carried forward without the solver (over budget). */
   coasted: number;

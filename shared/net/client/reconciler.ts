@@ -218,14 +218,13 @@ export class Reconciler {
         if (slot < 0) deactivateGrab(grab);
         else activateGrab(grab, entry.targets[3 * slot], entry.targets[3 * slot + 1], entry.targets[3 * slot + 2]);
       }
-      const deadline = budget.stepStarts(0, reserve);
+      budget.stepStarts();
       scene.prepare(body.entity, entry.tick);
-      const cut = body.entity.step(deadline).cutShort;
+      body.entity.step();
       scene.pushProps(body.entity);
       stats.steps++;
       stats.replayed++;
-      if (cut) stats.cutSteps++;
-      budget.stepDone(body, cut);
+      budget.stepDone(body);
       oldQ.set(entry.q);
       entry.q.set(solver.q);
       entry.v.set(solver.velocity);
