@@ -43,9 +43,6 @@ export const KEEPALIVE_MS = (LIMITS.silentHoldSeconds * 1000) / 4;
 /** Notices a client keeps (PliantRoomClient.notices). */
 const MAX_NOTICES_KEPT = 100;
 
-/** The page's clock: the prediction's budget runs on it unless a test scripts one. */
-const performanceNow = () => performance.now();
-
 export class PliantRoomClient {
   readonly notices: NoticeMessage[] = [];
   /** Latest pose of every rigid prop that has moved, by PropState.index: position (3) then quaternion (4). */
@@ -116,7 +113,7 @@ export class PliantRoomClient {
     // once is still retried a bounded number of times.
     room.reconnection.minUptime = RECONNECT_AFTER_MS;
     settings.onSeated?.();
-    const self = new PliantRoomClient(room, settings.network ?? PERFECT_NETWORK, settings.predictionClock ?? performanceNow, Boolean(settings.stepDeadlines) && !settings.predictionClock);
+    const self = new PliantRoomClient(room, settings.network ?? PERFECT_NETWORK, settings.predictionClock ?? (() => performance.now()), Boolean(settings.stepDeadlines) && !settings.predictionClock);
     // Messages can arrive before the bodies are built: hold snapshots until then.
     const early: Uint8Array[] = [];
     let ready = false;
