@@ -27,7 +27,7 @@ const DRAG_FRAMES = 120;
 const LANDING_FRAMES = 30;
 const DRAWN_FRAMES = 40;
 
-interface Prediction { steps: number; replayed: number; coasted: number; replays: number; shifts: number; spread: number; deferred: number; mostStepsInUpdate: number; mostMsInUpdate: number }
+interface Prediction { steps: number; replayed: number; cutSteps: number; coasted: number; replays: number; shifts: number; spread: number; deferred: number; mostStepsInUpdate: number; mostMsInUpdate: number }
 
 const server = await startServer({ port: 0, host: "127.0.0.1", adminToken: "bench", log: () => undefined, uploadRate: { perMinute: 600, burst: 100 } });
 const origin = `http://127.0.0.1:${server.port}`;
@@ -130,6 +130,6 @@ else {
   process.stdout.write(`Without draws: ${result.frames} frames at ${result.fps.toFixed(1)} fps; the draws' submission from ${result.drawnFrames} drawn frames (software GL)\n`);
   process.stdout.write("| ms a frame (p50 / p95 / max) | simulation | 60 Hz steps a frame | simulation per step | scene update | update + scene | render submit | at headset rate |\n|---|---|---|---|---|---|---|---|\n");
   process.stdout.write(`| | ${f(result.simulation)} | ${f(result.steps)} | ${f(result.simulationPerStep)} | ${f(result.scene)} | ${f(result.updateAndScene)} | ${f(result.render)} | ${f(result.atHeadsetRate)} |\n`);
-  process.stdout.write(`\nPrediction (without draws): ${p.steps} steps (${p.replayed} replayed), ${p.coasted} frames coasted, ${p.replays} replays (${p.spread} spread over updates), ${p.shifts} shifted, ${p.deferred} server states passed over; most in one update ${p.mostMsInUpdate?.toFixed(2) ?? "?"} ms, ${p.mostStepsInUpdate} steps; its error at a reconciliation ${f(result.reconcileErrorMm)} mm (p50 / p95 / max)\n`);
+  process.stdout.write(`\nPrediction (without draws): ${p.steps} steps (${p.replayed} replayed, ${p.cutSteps} held ones cut at their deadline), ${p.coasted} frames coasted, ${p.replays} replays (${p.spread} spread over updates), ${p.shifts} shifted, ${p.deferred} server states passed over; most in one update ${p.mostMsInUpdate?.toFixed(2) ?? "?"} ms, ${p.mostStepsInUpdate} steps; its error at a reconciliation ${f(result.reconcileErrorMm)} mm (p50 / p95 / max)\n`);
 }
 process.exit(0);
