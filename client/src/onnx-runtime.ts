@@ -74,7 +74,6 @@ let preloaded: Promise<void> | undefined;
  */
 export function preloadOnnxRuntime(): Promise<void> {
   preloaded ??= runtimeWasmUrl().then((href) => {
-    if ([...document.head.querySelectorAll<HTMLLinkElement>("link[rel=preload]")].some((link) => link.href === new URL(href, location.href).href)) return;
     const link = document.createElement("link");
     link.rel = "preload";
     link.as = "fetch";

@@ -19,13 +19,6 @@ export class FramedSurface implements ContactSurface {
     const world = this.worldPoints, n = this.worldNormals;
     this.motion.pointsToWorld(count, points, world);
     this.inner.signedDistances(count, world, margins, distances, n);
-    // R^T n for a turn about +y (toFrame without the translation).
-    const c = Math.cos(this.motion.frameYaw), s = Math.sin(this.motion.frameYaw);
-    for (let i = 0; i < count; i++) {
-      const nx = n[3 * i], ny = n[3 * i + 1], nz = n[3 * i + 2];
-      normals[3 * i] = c * nx - s * nz;
-      normals[3 * i + 1] = ny;
-      normals[3 * i + 2] = s * nx + c * nz;
-    }
+    this.motion.directionsToFrame(count, n, normals);
   }
 }

@@ -109,6 +109,17 @@ export class RigMotion {
     }
   }
 
+  /** `count` world directions (directions[3i..3i+2]) turned into the frame (toFrame without the translation). */
+  directionsToFrame(count: number, directions: Float64Array, out: Float64Array): void {
+    const c = Math.cos(this.frameYaw), s = Math.sin(this.frameYaw);
+    for (let i = 0; i < 3 * count; i += 3) {
+      const x = directions[i], y = directions[i + 1], z = directions[i + 2];
+      out[i] = c * x - s * z;
+      out[i + 1] = y;
+      out[i + 2] = s * x + c * z;
+    }
+  }
+
   /** A world point in the frame (body metres), into out[o..o+2]. */
   toFrame(x: number, y: number, z: number, out: Float64Array, o = 0): void {
     const c = Math.cos(this.frameYaw), s = Math.sin(this.frameYaw), p = this.framePosition;

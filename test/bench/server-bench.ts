@@ -30,6 +30,7 @@ import { ClientGuard } from "../../server/room/client-guard";
 import { quantile } from "../../server/scenarios/run-scenario";
 import { configurePlayground } from "../../server/room/playground-config";
 import { PLAYGROUND } from "../../shared/scene";
+import { ROUGH_PLAYER_SEATS } from "./bots-rough";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -118,8 +119,7 @@ durations.sort((a, b) => a - b);
 sendDurations.sort((a, b) => a - b);
 const cpu = process.cpuUsage(cpuBefore);
 const bytesPerClientSecond = (server.clientBytes().total - bytesBefore) / (players + spectators) / elapsed;
-// Under --rough two player seats send no poses (server-bots.ts: the dropping and the misbehaving client).
-const posingPlayers = players - (flags.rough ? Math.min(2, players) : 0);
+const posingPlayers = players - (flags.rough ? Math.min(ROUGH_PLAYER_SEATS, players) : 0);
 const posesPerPlayerSecond = posingPlayers > 0 ? (posesReceived - posesBefore) / posingPlayers / elapsed : 0;
 const finite = room.sceneWorld.bodies.every((e) => e.body.q.every(Number.isFinite));
 const minute = Math.min(60, Math.floor(memory.length / 2));

@@ -11,6 +11,7 @@
 
 import { Client, type Room } from "@colyseus/sdk";
 import { decodeSnapshot, type RoomState } from "../../shared/net";
+import { ROUGH_PLAYER_SEATS } from "./bots-rough";
 
 const [endpoint, roomId, players, spectators, seconds, rough] = process.argv.slice(2);
 const until = Date.now() + Number(seconds) * 1000;
@@ -134,7 +135,7 @@ async function misbehaving(client: Client): Promise<void> {
 
 const client = new Client(endpoint);
 const jobs: Promise<void>[] = [];
-const roughSeats = rough === "1" ? Math.min(2, Number(players)) : 0;
+const roughSeats = rough === "1" ? Math.min(ROUGH_PLAYER_SEATS, Number(players)) : 0;
 for (let i = 0; i < Number(players) - roughSeats; i++) jobs.push(player(client, i));
 for (let i = 0; i < Number(spectators); i++) jobs.push(spectator(client, i));
 if (rough === "1") jobs.push(churn(client), flaky(client), misbehaving(client));

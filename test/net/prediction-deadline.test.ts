@@ -41,6 +41,22 @@ describe("a prediction step's deadline", () => {
     expect(budget.spent).toBeCloseTo(0.7, 9);
   });
 
+  it("a held body's step runs at least HELD_STEP_LEAST_MS, and at least twice its usual cost", () => {
+    let clock = 0;
+    const budget = new PredictionBudget(() => clock, () => true);
+    const body = {};
+    budget.begin(1);
+    budget.stepStarts();
+    clock += 0.4;
+    budget.stepDone(body);
+    expect(budget.heldStepLeastMs(body)).toBe(HELD_STEP_LEAST_MS);
+    budget.stepStarts();
+    clock += 2.4;
+    budget.stepDone(body);
+    // The running cost: 0.4 + 0.2 (2.4 - 0.4) = 0.8 ms.
+    expect(budget.heldStepLeastMs(body)).toBeCloseTo(1.6, 9);
+  });
+
   it("is never, without deadlines (the default)", () => {
     const budget = new PredictionBudget(() => 0);
     budget.begin(1);

@@ -43,8 +43,9 @@ export function createCharacterSkinningUniforms(handles: number, jointCount: num
   const vertices = vertexJoints.length / 4, height = Math.max(1, Math.ceil(vertices / SKIN_TEXTURE_WIDTH));
   const texels = new Uint32Array(4 * SKIN_TEXTURE_WIDTH * height);
   const fraction = (w: number) => Math.round(Math.min(1, Math.max(0, w)) * 65535);
+  const joints = vertexJoints, weights = vertexWeights;
   for (let v = 0; v < vertices; v++) {
-    const j = 4 * v, joints = vertexJoints, weights = vertexWeights;
+    const j = 4 * v;
     texels[j] = (joints[j] | (joints[j + 1] << 8) | (joints[j + 2] << 16) | (joints[j + 3] << 24)) >>> 0;
     texels[j + 1] = (fraction(weights[j]) | (fraction(weights[j + 1]) << 16)) >>> 0;
     texels[j + 2] = (fraction(weights[j + 2]) | (fraction(weights[j + 3]) << 16)) >>> 0;
@@ -158,8 +159,11 @@ uniform highp usampler2D pliantJointSkin;
 vec4 pliantJointRow(uint joint, int a) {
   return texelFetch(pliantJointRows, ivec2(3 * int(joint) + a, 0), 0);
 }
-// The rig's blended skinning matrix at this vertex.
+// The rig's blended skinning matrix at this vertex, worked out once (the position and the normal both ask).
+mat4 pliantRigMatrix;
+bool pliantRigKnown = false;
 mat4 pliantRig() {
+  if (pliantRigKnown) return pliantRigMatrix;
   uvec4 skin = texelFetch(pliantJointSkin, ivec2(gl_VertexID % ${SKIN_TEXTURE_WIDTH}, gl_VertexID / ${SKIN_TEXTURE_WIDTH}), 0);
   uvec4 joint = (uvec4(skin.x) >> uvec4(0u, 8u, 16u, 24u)) & 255u;
   vec4 weight = vec4((uvec4(skin.y, skin.y, skin.z, skin.z) >> uvec4(0u, 16u, 0u, 16u)) & 65535u);
@@ -168,7 +172,9 @@ mat4 pliantRig() {
   for (int a = 0; a < 3; a++) {
     rows[a] = weight.x * pliantJointRow(joint.x, a) + weight.y * pliantJointRow(joint.y, a) + weight.z * pliantJointRow(joint.z, a) + weight.w * pliantJointRow(joint.w, a);
   }
-  return transpose(mat4(rows[0], rows[1], rows[2], vec4(0.0, 0.0, 0.0, 1.0)));
+  pliantRigMatrix = transpose(mat4(rows[0], rows[1], rows[2], vec4(0.0, 0.0, 0.0, 1.0)));
+  pliantRigKnown = true;
+  return pliantRigMatrix;
 }
 #endif
 // Body-frame position of this vertex in the deformed state: where the rig (if any) puts it, plus the soft part.

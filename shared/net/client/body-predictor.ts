@@ -13,7 +13,7 @@ import { HANDS, TICK_RATE, type Hand } from "../protocol";
 import { interpolateBody, type ClientBody } from "./client-body";
 import type { GrabMirror } from "./grab-mirror";
 import { deactivateGrab, type OwnGrab, type OwnGrabs } from "./own-grabs";
-import { HELD_STEP_LEAST_MS, PredictionBudget } from "./prediction-budget";
+import { PredictionBudget } from "./prediction-budget";
 import { endCoasting, newPrediction, takeEntry, type Prediction } from "./prediction-history";
 import { newPredictionStats, type PredictionStats, type ReconcileEvent } from "./prediction-stats";
 import { Reconciler } from "./reconciler";
@@ -221,12 +221,13 @@ export class BodyPredictor {
     if (step) {
       endCoasting(body, prediction);
       const scene = this.host.scene();
-      // A held body steps in every frame, whatever the budget: its step runs to a deadline, at least twice its usual
-      // cost, so that only an outlier (an impact, a new factor) is cut. A free body steps only when its usual cost
-      // fits, and runs to convergence: cut free steps (a thrown body tumbling on the table) mispredicted it by metres.
-      const deadline = this.budget.stepStarts(Math.max(HELD_STEP_LEAST_MS, 2 * this.budget.cost(body)));
+      // A held body steps in every frame, whatever the budget: its step runs to a deadline (heldStepLeastMs), so that
+      // only an outlier is cut. A free body steps only when its usual cost fits, and runs to convergence: cut free
+      // steps (a thrown body tumbling on the table) mispredicted it by metres.
+      const held = grabs.holds(body);
+      const deadline = this.budget.stepStarts(held ? this.budget.heldStepLeastMs(body) : 0);
       scene.prepare(body.entity, tick);
-      const cut = body.entity.step(grabs.holds(body) ? deadline : Infinity).cutShort;
+      const cut = body.entity.step(held ? deadline : Infinity).cutShort;
       scene.pushProps(body.entity);
       this.stats.steps++;
       if (cut) this.stats.cutSteps++;

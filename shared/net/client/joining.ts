@@ -38,8 +38,9 @@ export interface JoinSettings {
   predictionClock?: () => number;
   /**
    * Whether a held body's prediction steps run to a deadline, what is left of the budget (prediction-budget.ts):
-   * a page's frame then does not run long for one slow step of the body in hand. Off by default: a cut step's result depends on the machine's load,
-   * which a test comparing the prediction with the server cannot allow. Needs the default clock.
+   * a page's frame then does not run long for one slow step of the body in hand. Off by default: a cut step's
+   * result depends on the machine's load, which a test comparing the prediction with the server cannot allow.
+   * Needs the default clock.
    */
   stepDeadlines?: boolean;
   /** Most time the room may take to answer the seat request, ms (SEAT_DEADLINE_MS); then the join fails. */

@@ -25,10 +25,11 @@ export const PREDICTION_MS_BUDGET = 2;
  */
 const FIRST_GUESS_MS = 1;
 /**
- * Least milliseconds a held body's step may run when the budget has less left (and at least twice its usual cost):
- * it steps in every frame (the hand must not lose it), and stops after its current iteration past that.
+ * Least milliseconds a held body's step may run when the budget has less left, and least multiple of its usual cost:
+ * it steps in every frame (the hand must not lose it), so only an outlier (an impact, a new factor) is cut.
  */
 export const HELD_STEP_LEAST_MS = 1;
+const HELD_STEP_LEAST_COSTS = 2;
 /** Weight of a new measurement in a body's running step cost. */
 const SMOOTHING = 0.2;
 /** Least cost a step is counted at, ms: below it is a coarse or simulated clock's resolution, not the step. */
@@ -71,6 +72,11 @@ export class PredictionBudget {
   /** A step of `body` costs about this much, ms. */
   cost(body: object): number {
     return this.costs.get(body) ?? FIRST_GUESS_MS;
+  }
+
+  /** Least milliseconds a held body's step may run (stepStarts' `leastMs`). */
+  heldStepLeastMs(body: object): number {
+    return Math.max(HELD_STEP_LEAST_MS, HELD_STEP_LEAST_COSTS * this.cost(body));
   }
 
   /** Whether a step of `body` fits in what is left beyond `reserve` ms. */
