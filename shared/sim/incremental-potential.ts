@@ -46,6 +46,11 @@ export class IncrementalPotential implements Objective {
     this.constraint?.project(d);
   }
 
+  /** The body's rotation, unless a constraint holds: curvature measured on last step's constraint would leave this one's. */
+  get frame(): Float64Array | null {
+    return this.constraint ? null : this.rotation;
+  }
+
   stepNorm2(d: Float64Array): number {
     return this.inertia.massNorm2(d) / this.totalMass();
   }

@@ -331,7 +331,10 @@ describe("the body predictor on a slow headset's clock", () => {
       expect(stats.mostMsInUpdate, report).toBeLessThanOrEqual(PREDICTION_MS_BUDGET + SLOW_STEP_MS + 1e-9);
       expect(stats.spread, report).toBeGreaterThan(0);
       expect(f.p95, report).toBeLessThan(0.02);
-      expect(f.largestCorrection, report).toBeLessThan(0.03);
+      // 200 ms ahead, the block meets the ball before the snapshot that shows it moving: the replay with it moves the
+      // shown block once, by 44 mm in the push. Solved to convergence (200 iterations a step) the push gives 41 mm;
+      // 25 mm, the most before the solver carried its curvature between steps, came from steps that stopped short.
+      expect(f.largestCorrection, report).toBeLessThan(0.05);
     });
   }
 });
