@@ -3,7 +3,10 @@
 // many steps (a held body, a body squashed on a table), so the pairs of the last steps describe the next step's
 // Hessian better than the rest-Hessian preconditioner alone. The body turns between steps, and the curvature turns
 // with it: the pairs are kept with the rotation they were measured at and turned to the next one before use
-// (coordinates are component-major, so a rotation R acts as R (x) I, as in the preconditioner).
+// (coordinates are component-major, so a rotation R acts as R (x) I, as in the preconditioner). That is exact for
+// every term but the contacts, which push along world normals: on a body rolling on a table the turned pairs put
+// the table's stiffness where it was, and the minimiser's first iteration drops pairs whose direction overshoots.
+// Pairs measured before the Hessian changed otherwise (a grab came or went, a new material) are dropped too.
 
 /** Curvature pairs L-BFGS keeps. */
 export const CURVATURE_PAIRS = 6;
@@ -19,6 +22,8 @@ export class CurvatureMemory {
   newest = -1;
   /** The frame's rotation (row-major 3x3) the pairs were measured in. */
   readonly rotation = Float64Array.of(1, 0, 0, 0, 1, 0, 0, 0, 1);
+  /** The objective's Hessian version they were measured for (Objective.hessianVersion). */
+  version = -1;
   private readonly turn = new Float64Array(9);
 
   constructor(readonly n: number, readonly pairs = CURVATURE_PAIRS) {
@@ -37,16 +42,17 @@ export class CurvatureMemory {
     return (this.newest - k + this.pairs) % this.pairs;
   }
 
-  /** Takes in a pair; false (and nothing kept) when it has no positive curvature. */
-  push(s: Float64Array, y: Float64Array, sy: number): boolean {
-    if (!(sy > 1e-300)) return false;
-    const slot = (this.newest + 1) % this.pairs, n = this.n;
-    this.s.set(s.subarray(0, n), slot * n);
-    this.y.set(y.subarray(0, n), slot * n);
+  /** The slot a new pair is written into (the oldest once all are held): write s and y there, then `commit`. */
+  nextSlot(): number {
+    return (this.newest + 1) % this.pairs;
+  }
+
+  /** Keeps the pair just written into nextSlot(), whose s . y is `sy` (positive: callers check before writing). */
+  commit(sy: number): void {
+    const slot = this.nextSlot();
     this.rho[slot] = 1 / sy;
     this.newest = slot;
     this.stored = Math.min(this.stored + 1, this.pairs);
-    return true;
   }
 
   /** Turns the pairs from the rotation they were measured at to `rotation` (row-major 3x3). */
@@ -68,12 +74,14 @@ export class CurvatureMemory {
   }
 
   copyFrom(from: CurvatureMemory): void {
+    if (from.n !== this.n || from.pairs !== this.pairs) throw new RangeError(`curvature of ${from.pairs} x ${from.n} copied into ${this.pairs} x ${this.n}`);
     this.s.set(from.s);
     this.y.set(from.y);
     this.rho.set(from.rho);
     this.stored = from.stored;
     this.newest = from.newest;
     this.rotation.set(from.rotation);
+    this.version = from.version;
   }
 }
 

@@ -51,6 +51,11 @@ export class IncrementalPotential implements Objective {
     return this.constraint ? null : this.rotation;
   }
 
+  /** P0's version: it changes with the grabs, pins, material and damping, and so does the Hessian. */
+  get hessianVersion(): number {
+    return this.preconditioner.version;
+  }
+
   stepNorm2(d: Float64Array): number {
     return this.inertia.massNorm2(d) / this.totalMass();
   }

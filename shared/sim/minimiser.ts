@@ -20,6 +20,8 @@ export interface Objective {
    * curvature carried from earlier minimisations is turned to it. Null: each minimisation starts without any.
    */
   readonly frame: Float64Array | null;
+  /** Changes whenever the Hessian changes other than by the frame's turn and the state (curvature is then dropped). */
+  readonly hessianVersion: number;
   /** Largest size of one step, in the same units: longer directions are shortened (a trust region). */
   maxStep: number;
 }
@@ -40,8 +42,6 @@ export class LbfgsMinimiser {
   /** The curvature pairs, kept from one minimisation to the next (part of a body's saved state). */
   readonly memory: CurvatureMemory;
   private readonly alphas: Float64Array;
-  private readonly sNew: Float64Array;
-  private readonly yNew: Float64Array;
   private readonly d: Float64Array;
   private readonly qt: Float64Array;
   private readonly gNew: Float64Array;
@@ -57,8 +57,6 @@ export class LbfgsMinimiser {
   constructor(readonly n: number) {
     this.memory = new CurvatureMemory(n);
     this.alphas = new Float64Array(this.memory.pairs);
-    this.sNew = new Float64Array(n);
-    this.yNew = new Float64Array(n);
     this.d = new Float64Array(n);
     this.qt = new Float64Array(n);
     this.gNew = new Float64Array(n);
@@ -71,7 +69,7 @@ export class LbfgsMinimiser {
    * The returned object is reused.
    */
   minimise(q: Float64Array, g: Float64Array, energy: number, objective: Objective, tolerance: number, maxIterations: number, maxEvaluations: number, deadline = Infinity): MinimiseResult {
-    const n = this.n, d = this.d, qt = this.qt, gNew = this.gNew, memory = this.memory, sNew = this.sNew, yNew = this.yNew;
+    const n = this.n, d = this.d, qt = this.qt, gNew = this.gNew, memory = this.memory;
     const s = memory.s, y = memory.y, rho = memory.rho, alphas = this.alphas;
     const tolerance2 = tolerance * tolerance;
     const result = this.result;
@@ -80,8 +78,10 @@ export class LbfgsMinimiser {
     result.converged = false;
     result.cutShort = false;
     this.trust = 1;
-    if (objective.frame) memory.turnTo(objective.frame);
+    const frame = objective.frame;
+    if (frame && memory.version === objective.hessianVersion) memory.turnTo(frame);
     else memory.forget();
+    memory.version = objective.hessianVersion;
     for (let iter = 0; iter < maxIterations; iter++) {
       result.iterations++;
       for (let i = 0; i < n; i++) d[i] = -g[i];
@@ -154,17 +154,21 @@ export class LbfgsMinimiser {
       }
       if (step === 1) this.trust = Math.min(1, 2 * this.trust);
       else if (clipped) this.trust = Math.max(MIN_TRUST, step * this.trust);
-      // Carried pairs that overshoot in the first iteration no longer describe the Hessian (pairs from other steps are
-      // not conjugate: a sequence of turned solves in curvature-memory.test.ts tripled its iterations keeping them).
-      if (iter === 0 && step < 1) memory.forget();
+      // Carried pairs whose first direction overshoots (or had to be clipped) no longer describe the Hessian: pairs from
+      // other steps are not conjugate (without this, the turning sequence in curvature-memory.test.ts took 169
+      // iterations instead of 65 afresh).
+      if (iter === 0 && (step < 1 || clipped)) memory.forget();
       let sy = 0;
-      for (let i = 0; i < n; i++) {
-        const si = step * d[i], yi = gNew[i] - g[i];
-        sNew[i] = si;
-        yNew[i] = yi;
-        sy += si * yi;
+      for (let i = 0; i < n; i++) sy += d[i] * (gNew[i] - g[i]);
+      sy *= step;
+      if (sy > 1e-300) {
+        const offset = memory.nextSlot() * n;
+        for (let i = 0; i < n; i++) {
+          s[offset + i] = step * d[i];
+          y[offset + i] = gNew[i] - g[i];
+        }
+        memory.commit(sy);
       }
-      memory.push(sNew, yNew, sy);
       q.set(qt);
       g.set(gNew);
       energy = trialEnergy;
@@ -174,8 +178,9 @@ export class LbfgsMinimiser {
       }
     }
     // A minimisation that ran out of budget measured its curvature far from the solution: the next starts afresh
-    // (carried on, such pairs slowed a ratcheted body's recovery from 4 s to 16 s, rough-play.test.ts).
-    if (!result.converged) memory.forget();
+    // (carried on, such pairs slowed a ratcheted body's recovery from 4 s to 16 s, rough-play.test.ts). Without a
+    // frame nothing carries over, not even into a minimisation that has one.
+    if (!result.converged || !frame) memory.forget();
     return result;
   }
 }

@@ -34,6 +34,7 @@ function turned(h0: Float64Array, r: Float64Array): Float64Array {
 
 class Quadratic implements Objective {
   readonly maxStep = Infinity;
+  readonly hessianVersion = 0;
   private readonly t = new Float64Array(N);
   constructor(readonly h: Float64Array, readonly b: Float64Array, readonly diagonal: Float64Array, readonly rotation: Float64Array, readonly frame: Float64Array | null) {}
 
@@ -69,8 +70,10 @@ function iterations(turn: number, frames: "turned" | "afresh" | "unturned"): num
   const loadA = randoms(N, 100), loadB = randoms(N, 200), q = new Float64Array(N), g = new Float64Array(N);
   let total = 0;
   for (let k = 0; k < SOLVES; k++) {
-    const r = new Float64Array(9), half = 0.5 * turn * k;
-    quaternionToMatrix(Float64Array.of(0.6 * Math.sin(half), 0.8 * Math.sin(half), 0, Math.cos(half)), r);
+    // Turning about an axis that itself turns, so that successive rotations do not commute.
+    const r = new Float64Array(9), half = 0.5 * turn * k, tilt = 0.7 * k;
+    const axis = [Math.cos(tilt) * 0.6, Math.sin(tilt) * 0.6, 0.8];
+    quaternionToMatrix(Float64Array.of(axis[0] * Math.sin(half), axis[1] * Math.sin(half), axis[2] * Math.sin(half), Math.cos(half)), r);
     const b = new Float64Array(N);
     for (let i = 0; i < N; i++) b[i] = loadA[i] * Math.cos(0.3 * k) + loadB[i] * Math.sin(0.3 * k);
     const objective = new Quadratic(turned(h0, r), b, diagonal, r, frames === "turned" ? r : frames === "unturned" ? identity : null);
