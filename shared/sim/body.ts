@@ -125,12 +125,12 @@ export class SoftBody {
     this.springs = new SpringTerm(subspace, state, this.grabs, this.origin, surfacePoints);
     this.contact = new ContactTerm(subspace, state, this.origin, this.size, surfacePoints);
     this.terms = [this.inertia, this.elastic, this.external, this.damping, this.springs, this.contact];
-    this.minimiser = new LbfgsMinimiser(n);
-    this.stepStart = { q: this.q, velocity: this.velocity, normalForce: this.contact.normalForce, lastCorrection: this.lastCorrection, quat: this.quat, curvature: this.minimiser.memory };
+    this.stepStart = { q: this.q, velocity: this.velocity, normalForce: this.contact.normalForce, lastCorrection: this.lastCorrection, quat: this.quat };
     const capacity = this.contact.contacts.capacity;
     this.contactSnapshot = new ContactSnapshot(capacity);
     this.preconditioner = new Preconditioner(n, this.m, subspace.surfaceRows, capacity, this.options.factorWorkPerStep > 0 ? this.options.factorWorkPerStep : Infinity, kernels);
     this.baseMatrix = new BaseMatrix(n, this.preconditionerStep, [this.inertia, this.elastic, this.damping], this.springs, this.grabs, this.preconditioner);
+    this.minimiser = new LbfgsMinimiser(n);
     this.foldRelease = new FoldRelease(subspace);
     this.objective = new IncrementalPotential(this.terms, this.elastic, this.inertia, this.preconditioner, state.rotation, () => this.totalMass, this.size);
     this.applyMaterial();
@@ -304,10 +304,9 @@ export class SoftBody {
     this.forgetSolverHistory();
   }
 
-  /** What the solver learnt from past steps (warm start, curvature, BDF2 history) no longer applies. */
+  /** What the solver learnt from past steps (warm start, BDF2 history) no longer applies. */
   private forgetSolverHistory(): void {
     this.lastCorrection.fill(0);
-    this.minimiser.memory.forget();
     this.lastConverged = true;
     this.foldRelease.restart();
     this.history.restart();

@@ -46,16 +46,6 @@ export class IncrementalPotential implements Objective {
     this.constraint?.project(d);
   }
 
-  /** The body's rotation, unless a constraint holds: curvature measured on last step's constraint would leave this one's. */
-  get frame(): Float64Array | null {
-    return this.constraint ? null : this.rotation;
-  }
-
-  /** P0's version: it changes with the grabs, pins, material and damping, and so does the Hessian. */
-  get hessianVersion(): number {
-    return this.preconditioner.version;
-  }
-
   stepNorm2(d: Float64Array): number {
     return this.inertia.massNorm2(d) / this.totalMass();
   }

@@ -2,10 +2,8 @@
 // interpolates the step quadratically (one or two evaluations even when the first guess is far off), on
 // preallocated arrays. Stops when the full step would move the body by less than the tolerance (in the norm the
 // objective chooses: RMS over the mass), or when its iteration or evaluation budget is spent, or its deadline has
-// passed (a room's solver budget for the tick: performance.now clock). The curvature pairs carry over from one
-// minimisation to the next, turned with the objective's frame (curvature-memory.ts).
+// passed (a room's solver budget for the tick: performance.now clock).
 
-import { CurvatureMemory } from "./curvature-memory";
 import { dot } from "./linalg";
 
 export interface Objective {
@@ -15,13 +13,6 @@ export interface Objective {
   precondition(d: Float64Array): void;
   /** Squared size of a step, in the units of the tolerance. */
   stepNorm2(d: Float64Array): number;
-  /**
-   * The rotation (row-major 3x3) of the frame the coordinates turn with (component-major, curvature-memory.ts):
-   * curvature carried from earlier minimisations is turned to it. Null: each minimisation starts without any.
-   */
-  readonly frame: Float64Array | null;
-  /** Changes whenever the Hessian changes other than by the frame's turn and the state (curvature is then dropped). */
-  readonly hessianVersion: number;
   /** Largest size of one step, in the same units: longer directions are shortened (a trust region). */
   maxStep: number;
 }
@@ -39,8 +30,9 @@ const MIN_TRUST = 1e-3;
 const ARMIJO = 1e-4;
 
 export class LbfgsMinimiser {
-  /** The curvature pairs, kept from one minimisation to the next (part of a body's saved state). */
-  readonly memory: CurvatureMemory;
+  private readonly s: Float64Array;
+  private readonly y: Float64Array;
+  private readonly rho: Float64Array;
   private readonly alphas: Float64Array;
   private readonly d: Float64Array;
   private readonly qt: Float64Array;
@@ -50,13 +42,16 @@ export class LbfgsMinimiser {
    * Share of the objective's largest step that the next iteration may take: shrunk when a clipped direction
    * needed backtracking, grown back after full steps, so a body stretched far from rest (where the rest-Hessian
    * preconditioner overshoots) keeps its iterations short instead of spending the evaluation budget backtracking
-   * in each. It starts afresh every step: unlike the curvature pairs it is not part of a body's saved state.
+   * in each. It starts afresh every step: a step's result depends on the body's state, not on hidden history
+   * (a predicting client replays from the server's state).
    */
   private trust = 1;
 
-  constructor(readonly n: number) {
-    this.memory = new CurvatureMemory(n);
-    this.alphas = new Float64Array(this.memory.pairs);
+  constructor(readonly n: number, readonly memory = 6) {
+    this.s = new Float64Array(memory * n);
+    this.y = new Float64Array(memory * n);
+    this.rho = new Float64Array(memory);
+    this.alphas = new Float64Array(memory);
     this.d = new Float64Array(n);
     this.qt = new Float64Array(n);
     this.gNew = new Float64Array(n);
@@ -70,7 +65,7 @@ export class LbfgsMinimiser {
    */
   minimise(q: Float64Array, g: Float64Array, energy: number, objective: Objective, tolerance: number, maxIterations: number, maxEvaluations: number, deadline = Infinity): MinimiseResult {
     const n = this.n, d = this.d, qt = this.qt, gNew = this.gNew, memory = this.memory;
-    const s = memory.s, y = memory.y, rho = memory.rho, alphas = this.alphas;
+    const s = this.s, y = this.y, rho = this.rho, alphas = this.alphas;
     const tolerance2 = tolerance * tolerance;
     const result = this.result;
     result.iterations = 0;
@@ -78,29 +73,26 @@ export class LbfgsMinimiser {
     result.converged = false;
     result.cutShort = false;
     this.trust = 1;
-    const frame = objective.frame;
-    if (frame && memory.version === objective.hessianVersion) memory.turnTo(frame);
-    else memory.forget();
-    memory.version = objective.hessianVersion;
+    let stored = 0, newest = -1;
     for (let iter = 0; iter < maxIterations; iter++) {
       result.iterations++;
       for (let i = 0; i < n; i++) d[i] = -g[i];
-      for (let k = 0; k < memory.stored; k++) {
-        const slot = memory.slot(k);
+      for (let k = 0; k < stored; k++) {
+        const slot = (newest - k + memory) % memory;
         const a = rho[slot] * dotAt(s, slot * n, d, n);
         alphas[slot] = a;
         axpyAt(-a, y, slot * n, d, n);
       }
       objective.precondition(d);
-      for (let k = memory.stored - 1; k >= 0; k--) {
-        const slot = memory.slot(k);
+      for (let k = stored - 1; k >= 0; k--) {
+        const slot = (newest - k + memory) % memory;
         const b = rho[slot] * dotAt(y, slot * n, d, n);
         axpyAt(alphas[slot] - b, s, slot * n, d, n);
       }
       let slope = dot(g, d, n);
       if (!(slope < 0)) {
         // Not a descent direction (stale curvature pairs): restart from the preconditioned gradient.
-        memory.forget();
+        stored = 0;
         for (let i = 0; i < n; i++) d[i] = -g[i];
         objective.precondition(d);
         slope = dot(g, d, n);
@@ -154,20 +146,18 @@ export class LbfgsMinimiser {
       }
       if (step === 1) this.trust = Math.min(1, 2 * this.trust);
       else if (clipped) this.trust = Math.max(MIN_TRUST, step * this.trust);
-      // Carried pairs whose first direction overshoots (or had to be clipped) no longer describe the Hessian: pairs from
-      // other steps are not conjugate (without this, the turning sequence in curvature-memory.test.ts took 169
-      // iterations instead of 65 afresh).
-      if (iter === 0 && (step < 1 || clipped)) memory.forget();
+      const slot = (newest + 1) % memory;
       let sy = 0;
-      for (let i = 0; i < n; i++) sy += d[i] * (gNew[i] - g[i]);
-      sy *= step;
+      for (let i = 0; i < n; i++) {
+        const si = step * d[i], yi = gNew[i] - g[i];
+        s[slot * n + i] = si;
+        y[slot * n + i] = yi;
+        sy += si * yi;
+      }
       if (sy > 1e-300) {
-        const offset = memory.nextSlot() * n;
-        for (let i = 0; i < n; i++) {
-          s[offset + i] = step * d[i];
-          y[offset + i] = gNew[i] - g[i];
-        }
-        memory.commit(sy);
+        rho[slot] = 1 / sy;
+        newest = slot;
+        stored = Math.min(stored + 1, memory);
       }
       q.set(qt);
       g.set(gNew);
@@ -177,10 +167,6 @@ export class LbfgsMinimiser {
         break;
       }
     }
-    // A minimisation that ran out of budget measured its curvature far from the solution: the next starts afresh
-    // (carried on, such pairs slowed a ratcheted body's recovery from 4 s to 16 s, rough-play.test.ts). Without a
-    // frame nothing carries over, not even into a minimisation that has one.
-    if (!result.converged || !frame) memory.forget();
     return result;
   }
 }

@@ -84,11 +84,6 @@ export class Preconditioner {
     this.assembler = new ContactHessianAssembler(m, capacity, rows);
   }
 
-  /** P0's version (setBase's). */
-  get version(): number {
-    return this.baseVersion;
-  }
-
   /** Call after writing a new P0 into `base`; `version` must grow with every change. */
   setBase(version: number): void {
     this.baseVersion = version;

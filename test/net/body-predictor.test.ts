@@ -318,12 +318,7 @@ describe("the body predictor on a device where no replay fits", () => {
 });
 
 describe("the body predictor on a slow headset's clock", () => {
-  // 200 ms ahead, the pushed block meets the ball before the snapshot that shows it moving, and the replay from that
-  // snapshot moves the shown block once (faded in). How far is chaotic: solved to convergence (100 iterations a
-  // step), pushes of 0.36-0.40 m gave 41-84 mm; within the solver's budget of 12, 39-111 mm (0.38 m: 111). Before
-  // the solver carried its curvature between steps, 35 of its 846 steps here stopped short (19 now), which damped
-  // the push's sensitivity to 11-30 mm.
-  for (const [name, pull, largestCorrection] of [["a free pull", FREE_PULL, 0.03], ["a push into a rigid prop", PUSH_INTO_BALL, 0.12]] as const) {
+  for (const [name, pull] of Object.entries({ "a free pull": FREE_PULL, "a push into a rigid prop": PUSH_INTO_BALL })) {
     it(`${name} over a 200 ms round trip: every update within the millisecond budget, replays spread over updates`, () => {
       // 12 frames to replay at 0.4 ms each: 4.8 ms, where the budget holds 2.
       const { events, stats } = run(pull, { up: 6, down: 6 }, SLOW_STEP_MS);
@@ -336,7 +331,7 @@ describe("the body predictor on a slow headset's clock", () => {
       expect(stats.mostMsInUpdate, report).toBeLessThanOrEqual(PREDICTION_MS_BUDGET + SLOW_STEP_MS + 1e-9);
       expect(stats.spread, report).toBeGreaterThan(0);
       expect(f.p95, report).toBeLessThan(0.02);
-      expect(f.largestCorrection, report).toBeLessThan(largestCorrection);
+      expect(f.largestCorrection, report).toBeLessThan(0.03);
     });
   }
 });

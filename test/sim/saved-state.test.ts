@@ -1,9 +1,9 @@
 // A body's whole state kept aside and put back (SoftBody.saveState / restoreState, what a client's replay spread
-// over several frames swaps with its live prediction): the integrator's history, the warm starts (the solve's and its
-// curvature pairs') and the lagged normal forces come back with q and the velocity, so the steps after a restore are
-// the steps the body would have taken. setState restarts the integrator and does not give them. The
-// preconditioner's contact factors are not part of the state (they follow the contacts a slice a step), so on a
-// floor the path comes back only as closely as the steps that end unconverged allow.
+// over several frames swaps with its live prediction): the integrator's history, the warm start and the lagged
+// normal forces come back with q and the velocity, so the steps after a restore are the steps the body would have
+// taken. setState restarts the integrator and does not give them. The preconditioner's contact factors are not
+// part of the state (they follow the contacts a slice a step), so on a floor the path comes back only as closely
+// as the steps that end unconverged allow.
 
 import { expect, it } from "vitest";
 import { FloorContact, type SoftBody } from "../../shared/sim";
@@ -29,11 +29,9 @@ it("restoreState gives back the steps a held, swinging body would have taken, bi
   body.pointPosition(loaded.subspace.surfaceRows, loaded.subspace.surfaceRest, 0, p, 0);
   const grab = body.grab(p[0], p[1], p[2]);
   body.moveGrab(grab, p[0] + 0.1, p[1] + 0.05, p[2]);
-  // Long enough that its steps converge: the next one starts from the curvature pairs the last one measured.
-  for (let i = 0; i < 40; i++) body.step();
+  for (let i = 0; i < 20; i++) body.step();
   const saved = savedBodyState(body.n, body.subspace.surfaceCount);
   body.saveState(saved);
-  expect(saved.curvature.stored, "curvature pairs saved").toBeGreaterThan(0);
   const first = pathAfter(body, () => {}).states;
   // Something else runs in between (another replay's steps).
   for (let i = 0; i < 7; i++) body.step();
