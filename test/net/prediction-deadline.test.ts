@@ -6,6 +6,20 @@
 import { describe, expect, it } from "vitest";
 import { HELD_STEP_LEAST_MS, PREDICTION_MS_BUDGET, PredictionBudget } from "../../shared/net/client/prediction-budget";
 
+/** A budget with deadlines on a scripted clock, and one body whose steps take `ms` each (`cut`: stopped at its deadline). */
+function clockedBudget() {
+  const clock = { now: 0 };
+  const budget = new PredictionBudget(() => clock.now, () => true);
+  const body = {};
+  budget.begin(1);
+  const step = (ms: number, cut = false) => {
+    budget.stepStarts();
+    clock.now += ms;
+    budget.stepDone(body, cut);
+  };
+  return { budget, body, step };
+}
+
 describe("a prediction step's deadline", () => {
   it("is what is left of the budget, at least the least asked for, on the budget's clock", () => {
     let clock = 1000;
@@ -26,33 +40,19 @@ describe("a prediction step's deadline", () => {
   });
 
   it("a cut step spends its time but leaves the body's step cost as it was", () => {
-    let clock = 0;
-    const budget = new PredictionBudget(() => clock, () => true);
-    const body = {};
-    budget.begin(1);
-    budget.stepStarts();
-    clock += 0.5;
-    budget.stepDone(body);
+    const { budget, body, step } = clockedBudget();
+    step(0.5);
     expect(budget.cost(body)).toBe(0.5);
-    budget.stepStarts();
-    clock += 0.2;
-    budget.stepDone(body, true);
+    step(0.2, true);
     expect(budget.cost(body)).toBe(0.5);
     expect(budget.spent).toBeCloseTo(0.7, 9);
   });
 
   it("a held body's step runs at least HELD_STEP_LEAST_MS, and at least twice its usual cost", () => {
-    let clock = 0;
-    const budget = new PredictionBudget(() => clock, () => true);
-    const body = {};
-    budget.begin(1);
-    budget.stepStarts();
-    clock += 0.4;
-    budget.stepDone(body);
+    const { budget, body, step } = clockedBudget();
+    step(0.4);
     expect(budget.heldStepLeastMs(body)).toBe(HELD_STEP_LEAST_MS);
-    budget.stepStarts();
-    clock += 2.4;
-    budget.stepDone(body);
+    step(2.4);
     // The running cost: 0.4 + 0.2 (2.4 - 0.4) = 0.8 ms.
     expect(budget.heldStepLeastMs(body)).toBeCloseTo(1.6, 9);
   });
