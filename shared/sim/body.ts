@@ -128,7 +128,7 @@ export class SoftBody {
     this.stepStart = { q: this.q, velocity: this.velocity, normalForce: this.contact.normalForce, lastCorrection: this.lastCorrection, quat: this.quat };
     const capacity = this.contact.contacts.capacity;
     this.contactSnapshot = new ContactSnapshot(capacity);
-    this.preconditioner = new Preconditioner(n, this.m, subspace.surfaceRows, capacity, this.options.factorWorkPerStep > 0 ? this.options.factorWorkPerStep : Infinity, kernels);
+    this.preconditioner = new Preconditioner(n, this.m, surfacePoints?.rows ?? subspace.surfaceRows, capacity, this.options.factorWorkPerStep > 0 ? this.options.factorWorkPerStep : Infinity, kernels);
     this.baseMatrix = new BaseMatrix(n, this.preconditionerStep, [this.inertia, this.elastic, this.damping], this.springs, this.grabs, this.preconditioner);
     this.minimiser = new LbfgsMinimiser(n);
     this.foldRelease = new FoldRelease(subspace);

@@ -15,7 +15,8 @@
 import { AffineContactCorrection } from "./affine-correction";
 import { allocate, type SolverKernels } from "./kernels/solver-kernels";
 import { choleskyColumns, choleskyMirror, choleskySolve } from "./linalg";
-import { ContactHessianAssembler, ContactSnapshot } from "./energy/contact";
+import { ContactSnapshot } from "./energy/contact";
+import { ContactHessianAssembler } from "./contact-hessian";
 
 type Kind = "base" | "contact";
 
@@ -68,7 +69,10 @@ export class Preconditioner {
   /** linalg.choleskyColumns, on the kernels when there are. */
   private readonly factorColumns: (a: Float64Array, from: number, to: number) => boolean;
 
-  /** With `kernels`, the factors live in their memory and solves run there. */
+  /**
+   * `rows`: the surface samples' basis rows. With `kernels`, the factors live in their memory and solves and the
+   * contacts' sums run there (`rows` must then be in their memory too).
+   */
   constructor(readonly n: number, readonly m: number, rows: Float64Array, capacity: number, readonly workPerStep: number, kernels: SolverKernels | null = null) {
     const make = (): Factor => ({ matrix: allocate(kernels, n * n), version: -1, contacts: new ContactSnapshot(capacity) });
     this.base = new Float64Array(n * n);
@@ -81,7 +85,7 @@ export class Preconditioner {
     this.factorColumns = kernels ? (a, from, to) => kernels.choleskyColumns(n, a, from, to) : (a, from, to) => choleskyColumns(a, n, from, to);
     this.correction = new AffineContactCorrection(n, m, rows, kernels);
     this.correctedContacts = new ContactSnapshot(capacity);
-    this.assembler = new ContactHessianAssembler(m, capacity, rows);
+    this.assembler = new ContactHessianAssembler(m, capacity, rows, kernels);
   }
 
   /** Call after writing a new P0 into `base`; `version` must grow with every change. */

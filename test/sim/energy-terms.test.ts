@@ -6,7 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { FloorContact, lameParameters, neoHookeanEnergyAndStress, Subspace, type Material } from "../../shared/sim";
 import { AffineContactCorrection } from "../../shared/sim/affine-correction";
-import { ContactHessianAssembler, ContactSnapshot, ContactTerm } from "../../shared/sim/energy/contact";
+import { ContactSnapshot, ContactTerm } from "../../shared/sim/energy/contact";
+import { ContactHessianAssembler } from "../../shared/sim/contact-hessian";
 import { DampingTerm } from "../../shared/sim/energy/damping";
 import { ElasticTerm } from "../../shared/sim/energy/elastic";
 import { ExternalForceTerm } from "../../shared/sim/energy/gravity";

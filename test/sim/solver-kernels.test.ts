@@ -6,6 +6,8 @@ import { describe, expect, it } from "vitest";
 import { compiledModule, generatedPath } from "../../server/cli/build-kernels";
 import { readFileSync } from "node:fs";
 import { FloorContact } from "../../shared/sim";
+import { ContactHessianAssembler } from "../../shared/sim/contact-hessian";
+import { ContactSnapshot } from "../../shared/sim/energy/contact";
 import { ElasticTerm } from "../../shared/sim/energy/elastic";
 import { SpringTerm } from "../../shared/sim/energy/springs";
 import { GrabSet } from "../../shared/sim/grabs";
@@ -127,6 +129,39 @@ describe("solver kernels", () => {
       expect(Math.abs(eSimd - eJs) / eJs).toBeLessThan(1e-12);
       expect(relativeDifference(gSimd, gJs)).toBeLessThan(1e-12);
     }
+  });
+
+  it("the contacts' Hessian sums: the same bits on the kernels as in JS, over several normal groups and slices", async () => {
+    const loaded = await bodyFor("box:0.2x0.12x0.1", 4, 47);
+    const subspace = loaded.subspace, m = subspace.m, n = subspace.n, count = 9;
+    const kernels = SolverKernels.create(subspace)!;
+    const rows = kernels.alloc(subspace.surfaceRows.length);
+    rows.set(subspace.surfaceRows);
+    const snapshot = new ContactSnapshot(count), weights = randoms(2 * count, 31);
+    // Floor, wall and slope normals: three groups; odd and even samples, so that rows start at every parity.
+    const normals = [[0, 1, 0], [1, 0, 0], [0, 0.6, 0.8]];
+    for (let i = 0; i < count; i++) {
+      snapshot.sample[i] = (7 * i + 3) % subspace.surfaceCount;
+      snapshot.normal.set(normals[i % 3], 3 * i);
+      snapshot.normalWeight[i] = 1000 * (2 + weights[i]);
+      snapshot.tangentWeight[i] = 100 * (1.5 + weights[count + i]);
+    }
+    snapshot.count = count;
+    const start = randoms(n * n, 32);
+    const finished = [];
+    for (const k of [null, kernels]) {
+      const assembler = new ContactHessianAssembler(m, count, k ? rows : subspace.surfaceRows, k);
+      const matrix = k ? k.alloc(n * n) : new Float64Array(n * n);
+      matrix.set(start);
+      assembler.begin(snapshot);
+      assembler.add(snapshot, 0, 4);
+      assembler.add(snapshot, 4, count);
+      assembler.finish(matrix);
+      finished.push(matrix);
+    }
+    const [js, simd] = finished;
+    expect(relativeDifference(js, start)).toBeGreaterThan(1e-3);
+    for (let i = 0; i < n * n; i++) expect(simd[i]).toBe(js[i]);
   });
 
   it("refuses to allocate past its reservation", () => {

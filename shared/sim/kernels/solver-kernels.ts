@@ -6,6 +6,7 @@
 import { reserveMemory, SimdModule, type WasmMemory } from "../../linalg/simd-module";
 import { SOLVER_WASM_BASE64 } from "./solver-wasm";
 import { surfacePointCapacity } from "./surface-points";
+import { CONTACT_NORMAL_GROUPS } from "../contact-hessian";
 
 interface SolverExports {
   memory: WasmMemory;
@@ -16,6 +17,8 @@ interface SolverExports {
   displacements(count: number, m: number, rows: number, q: number, out: number): void;
   displacementsOf(count: number, indices: number, m: number, rows: number, q: number, out: number): void;
   scatterForces(count: number, indices: number, m: number, rows: number, forces: number, out: number): void;
+  contactGrams(m: number, b: number, wt: number, wd: number, tangent: number, difference: number): void;
+  addScaledPair(m: number, n: number, dst: number, t: number, a: number, d: number, b: number): void;
 }
 
 /** What a body's kernels must hold room for (a Subspace has these). */
@@ -52,7 +55,7 @@ export class SolverKernels {
   /**
    * Numbers (f64) one body allocates, by owner: the elastic pass (cubature point pairs, q, accumulators,
    * gradient), the damping product (K, two vectors), the inertia product (two vectors), the preconditioner
-   * (three n x n factors, two vectors), the contact gathering (two states, two outputs), the surface points (basis
+   * (three n x n factors, two vectors, the contacts' Hessian sums), the contact gathering (two states, two outputs), the surface points (basis
    * rows; indices, displacements, forces, q, gradient of contacts or grabs).
    */
   static numbersFor(s: KernelSizes): { numbers: number; allocations: number } {
@@ -60,12 +63,13 @@ export class SolverKernels {
     const elastic = pairs * (2 * s.m + 8) + 3 * s.m + 6 * s.m + 3 * s.m + 1;
     const damping = s.n * s.n + 2 * s.n;
     const inertia = s.m * s.m + 2 * s.n;
-    const preconditioner = 3 * s.n * s.n + 2 * s.n;
+    // The contacts' Hessian sums: two m x m matrices a normal group (contact-hessian.ts).
+    const preconditioner = 3 * s.n * s.n + 2 * s.n + 2 * CONTACT_NORMAL_GROUPS * s.m * s.m;
     const gather = 2 * s.n + 6 * s.surfaceCount;
     // The surface samples' rows, and one list of samples (contacts or grabs: surface-points.ts), each an index, a
     // displacement and a force; q and the gradient.
     const points = s.surfaceCount * s.m + surfacePointCapacity(s.surfaceCount) * 7 + s.n + s.n;
-    // 25 allocations today; each may lose up to 8 bytes to alignment.
+    // 27 allocations today; each may lose up to 8 bytes to alignment.
     return { numbers: elastic + damping + inertia + preconditioner + gather + points, allocations: 32 };
   }
 
@@ -136,6 +140,22 @@ export class SolverKernels {
   /** out_a = sum_i forces[3i + a] rows[s_i, :] over the listed points (out: 3m, overwritten). */
   scatterForces(count: number, indices: Float64Array, m: number, rows: Float64Array, forces: Float64Array, out: Float64Array): void {
     this.exports.scatterForces(count, indices.byteOffset, m, rows.byteOffset, forces.byteOffset, out.byteOffset);
+  }
+
+  /**
+   * One contact's share of the contacts' Hessian sums: tangent[j, k] += wt b_j b_k and difference[j, k] += wd b_j b_k
+   * over the upper triangle, b = rows[sample, :] (m even; each m x m matrix starts at element `at` of its array).
+   */
+  contactGrams(m: number, rows: Float64Array, sample: number, wt: number, wd: number, tangent: Float64Array, difference: Float64Array, at: number): void {
+    this.exports.contactGrams(m, rows.byteOffset + 8 * sample * m, wt, wd, tangent.byteOffset + 8 * at, difference.byteOffset + 8 * at);
+  }
+
+  /**
+   * dst[(row + j) n + column + k] += t a[at + j m + k] + d b[at + j m + k] for j, k < m (a and b full m x m; m even): a
+   * contact group's sums into one block of an n x n matrix.
+   */
+  addScaledPair(m: number, n: number, dst: Float64Array, row: number, column: number, t: number, a: Float64Array, d: number, b: Float64Array, at: number): void {
+    this.exports.addScaledPair(m, n, dst.byteOffset + 8 * (row * n + column), t, a.byteOffset + 8 * at, d, b.byteOffset + 8 * at);
   }
 }
 

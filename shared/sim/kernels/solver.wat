@@ -1,7 +1,7 @@
 ;; The reduced solver's hot loops in WebAssembly SIMD (f64x2): the elastic pass, dense products, the Cholesky
-;; solve and the positions of a point set. Each computes what the JS loop it stands in for computes, to rounding
-;; (the tests compare them); every address is a byte offset into the instance's memory (solver-kernels.ts and the
-;; callers that allocate there lay it out).
+;; solve, the positions of a point set and the contacts' Hessian sums. Each computes what the JS loop it stands in
+;; for computes, to rounding (the tests compare them); every address is a byte offset into the instance's memory
+;; (solver-kernels.ts and the callers that allocate there lay it out).
 ;; `npm run build:kernels` compiles this file into solver-wasm.ts; a test checks that the two agree.
 ;;
 ;; elastic: two cubature points per lane pair. The Jacobian dF/dq is never stored: handle h's four basis functions
@@ -480,6 +480,63 @@
         (local.set $forces (i32.add (local.get $forces) (i32.const 24)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $point))))
+
+  ;; contactGrams: one contact's share of the contacts' Hessian sums (energy/contact.ts, ContactHessianAssembler.add):
+  ;; tangent[j, k] += (wt b_j) b_k and difference[j, k] += (wd b_j) b_k, the JS loop's products in its order, for
+  ;; every j with b_j != 0 and k from j rounded down to even (the upper triangle, plus at most one entry below the
+  ;; diagonal a row, which nothing reads). tangent and difference: m x m row-major; b: the sample's basis row; m even.
+  (func (export "contactGrams") (param $m i32) (param $b i32) (param $wt f64) (param $wd f64) (param $tangent i32) (param $difference i32)
+    (local $j i32) (local $k i32) (local $at i32) (local $bj f64) (local $tj v128) (local $dj v128) (local $bk v128) (local $t i32) (local $d i32)
+    (block $done
+      (loop $row
+        (br_if $done (i32.ge_u (local.get $j) (local.get $m)))
+        (local.set $bj (f64.load (i32.add (local.get $b) (i32.shl (local.get $j) (i32.const 3)))))
+        (if (f64.ne (local.get $bj) (f64.const 0))
+          (then
+            (local.set $tj (f64x2.splat (f64.mul (local.get $wt) (local.get $bj))))
+            (local.set $dj (f64x2.splat (f64.mul (local.get $wd) (local.get $bj))))
+            (local.set $k (i32.and (local.get $j) (i32.const -2)))
+            (local.set $at (i32.shl (i32.add (i32.mul (local.get $j) (local.get $m)) (local.get $k)) (i32.const 3)))
+            (block $rowDone
+              (loop $pair
+                (br_if $rowDone (i32.ge_u (local.get $k) (local.get $m)))
+                (local.set $bk (v128.load (i32.add (local.get $b) (i32.shl (local.get $k) (i32.const 3)))))
+                (local.set $t (i32.add (local.get $tangent) (local.get $at)))
+                (local.set $d (i32.add (local.get $difference) (local.get $at)))
+                (v128.store (local.get $t) (f64x2.add (v128.load (local.get $t)) (f64x2.mul (local.get $tj) (local.get $bk))))
+                (v128.store (local.get $d) (f64x2.add (v128.load (local.get $d)) (f64x2.mul (local.get $dj) (local.get $bk))))
+                (local.set $at (i32.add (local.get $at) (i32.const 16)))
+                (local.set $k (i32.add (local.get $k) (i32.const 2)))
+                (br $pair)))))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $row))))
+
+  ;; addScaledPair: dst[j n + k] += t a[j m + k] + d b[j m + k] for j, k < m (a, b: full m x m row-major; dst: an
+  ;; m x m block of a row-major matrix whose rows are n apart; m even): a contact group's sums into one of the nine
+  ;; blocks of the contacts' Hessian, the JS loop's products and sums in its order.
+  (func (export "addScaledPair") (param $m i32) (param $n i32) (param $dst i32) (param $t f64) (param $a i32) (param $d f64) (param $b i32)
+    (local $j i32) (local $k i32) (local $row i32) (local $tv v128) (local $dv v128) (local $skip i32)
+    (local.set $tv (f64x2.splat (local.get $t)))
+    (local.set $dv (f64x2.splat (local.get $d)))
+    ;; From one row's end to the next row's start in dst.
+    (local.set $skip (i32.shl (i32.sub (local.get $n) (local.get $m)) (i32.const 3)))
+    (block $done
+      (loop $rows
+        (br_if $done (i32.ge_u (local.get $j) (local.get $m)))
+        (local.set $k (i32.const 0))
+        (block $rowDone
+          (loop $pair
+            (br_if $rowDone (i32.ge_u (local.get $k) (local.get $m)))
+            (v128.store (local.get $dst) (f64x2.add (v128.load (local.get $dst))
+              (f64x2.add (f64x2.mul (local.get $tv) (v128.load (local.get $a))) (f64x2.mul (local.get $dv) (v128.load (local.get $b))))))
+            (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
+            (local.set $a (i32.add (local.get $a) (i32.const 16)))
+            (local.set $b (i32.add (local.get $b) (i32.const 16)))
+            (local.set $k (i32.add (local.get $k) (i32.const 2)))
+            (br $pair)))
+        (local.set $dst (i32.add (local.get $dst) (local.get $skip)))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $rows))))
 
   ;; Columns [from, to) of an in-place left-looking Cholesky factorisation (linalg.choleskyColumns): 1, or 0 when
   ;; the matrix is not positive definite.
