@@ -13,7 +13,7 @@
 // The n x n products and solves (ten a step) run on the solver's WebAssembly SIMD kernels where the platform has
 // them: 2.6-3.9x faster than the JS loops at n = 204 (the same sums, in another order: results agree to rounding).
 
-import { choleskyFactor, choleskyMirror, dotRange } from "../sim/linalg";
+import { choleskyFactor, dotRange } from "../sim/linalg";
 import { allocate, SolverKernels } from "../sim/kernels/solver-kernels";
 import { matrixTimesVector } from "../linalg/matrix-vector";
 import { backSubstitute, forwardSubstitute } from "../linalg/triangular-solves";
@@ -88,7 +88,6 @@ export class LinearFlesh {
     this.factor = allocate(kernels, n * n);
     this.factor.set(matrix);
     if (!choleskyFactor(this.factor, n)) throw new Error("the flesh's step matrix is not positive definite");
-    choleskyMirror(this.factor, n);
     this.q = new Float64Array(n);
     this.velocity = allocate(kernels, n);
     this.b = new Float64Array(n);

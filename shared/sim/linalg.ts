@@ -1,6 +1,8 @@
 // Small dense linear algebra on preallocated Float64Arrays (row-major, n x n).
 // The reduced systems are a few hundred unknowns, so dense Cholesky is the fastest robust choice.
 
+import { backSubstitute, forwardSubstitute } from "../linalg/triangular-solves";
+
 /** In-place Cholesky A = L L^T (lower triangle of `a` overwritten by L). Returns false if A is not positive definite. */
 export function choleskyFactor(a: Float64Array, n: number): boolean {
   return choleskyColumns(a, n, 0, n);
@@ -28,16 +30,10 @@ export function choleskyColumns(a: Float64Array, n: number, from: number, to: nu
   return true;
 }
 
-/** Copies L^T into the upper triangle of `a` (after choleskyFactor), so both solve sweeps read rows. */
-export function choleskyMirror(a: Float64Array, n: number): void {
-  for (let i = 0; i < n; i++) for (let k = i + 1; k < n; k++) a[i * n + k] = a[k * n + i];
-}
-
-/** Solves L L^T x = b in place (b becomes x) with a factor from choleskyFactor + choleskyMirror. */
+/** Solves L L^T x = b in place (b becomes x) with a factor from choleskyFactor: only L's lower triangle is read. */
 export function choleskySolve(l: Float64Array, n: number, b: Float64Array): void {
-  // Both sweeps read rows (the solve runs every quasi-Newton iteration).
-  for (let i = 0; i < n; i++) b[i] = (b[i] - dotRange(l, i * n, b, 0, i)) / l[i * n + i];
-  for (let i = n - 1; i >= 0; i--) b[i] = (b[i] - dotRange(l, i * n, b, i + 1, n)) / l[i * n + i];
+  forwardSubstitute(l, n, b, n);
+  backSubstitute(l, n, b, n);
 }
 
 /** sum_k a[offset + k] * b[k] for k in [from, to), with four accumulators (hot loops: the solve, the damping product). */

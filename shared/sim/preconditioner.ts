@@ -14,7 +14,7 @@
 
 import { AffineContactCorrection } from "./affine-correction";
 import { allocate, type SolverKernels } from "./kernels/solver-kernels";
-import { choleskyColumns, choleskyMirror, choleskySolve } from "./linalg";
+import { choleskyColumns, choleskySolve } from "./linalg";
 import { ContactSnapshot } from "./energy/contact";
 import { ContactHessianAssembler } from "./contact-hessian";
 
@@ -173,7 +173,6 @@ export class Preconditioner {
 
   private install(): void {
     const job = this.job, target = this.factors[job.kind];
-    choleskyMirror(job.matrix, this.n);
     const spare = target.matrix;
     target.matrix = job.matrix;
     job.matrix = spare;

@@ -7,7 +7,7 @@
 // which is F at every node (the same body the physics steps) and follows the network inside the cells.
 
 import type { GridFrame } from "./voxel-solid";
-import { choleskyFactor, choleskyMirror, choleskySolve } from "../sim/linalg";
+import { choleskyFactor, choleskySolve } from "../sim/linalg";
 import { SkinningError, type FieldDescription, type SkinningFields } from "./fields";
 import { MODEL_DESCRIPTION } from "./onnx-provider";
 
@@ -34,7 +34,6 @@ export function networkCombination(raw: Float64Array, finished: Float64Array, ma
   for (let a = 0; a < k; a++) trace += gram[a * k + a];
   for (let a = 0; a < k; a++) gram[a * k + a] += (RIDGE * trace) / k + 1e-300;
   if (!choleskyFactor(gram, k)) throw new SkinningError("the network's fields are degenerate on this shape's grid");
-  choleskyMirror(gram, k);
   const out = new Float64Array(k * count), column = new Float64Array(k);
   for (let c = 0; c < count; c++) {
     for (let a = 0; a < k; a++) column[a] = right[a * count + c];

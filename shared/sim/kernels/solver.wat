@@ -318,11 +318,33 @@
     (if (i32.lt_u (local.get $i) (local.get $rows))
       (then (f64.store (local.get $y) (f64.mul (local.get $scale) (call $dot (local.get $a) (local.get $x) (local.get $cols)))))))
 
-  ;; Solves L L^T x = b in place (b becomes x), L's transpose mirrored into the upper triangle (linalg.ts). Rows go
-  ;; two at a time: both sums over what is already solved share its loads, then the second row takes the first's
-  ;; answer.
+  ;; b[0..count) -= x L1[0..count) + y L0[0..count) (L1, L0: two rows of a factor): the backward sweep's update
+  ;; for two solved unknowns at once, b loaded and stored once for both.
+  (func $axpy2 (param $b i32) (param $l1 i32) (param $l0 i32) (param $x f64) (param $y f64) (param $count i32)
+    (local $xv v128) (local $yv v128)
+    (local.set $xv (f64x2.splat (local.get $x)))
+    (local.set $yv (f64x2.splat (local.get $y)))
+    (block $pairsDone
+      (loop $pair
+        (br_if $pairsDone (i32.lt_s (local.get $count) (i32.const 2)))
+        (v128.store (local.get $b) (f64x2.sub (v128.load (local.get $b))
+          (f64x2.add (f64x2.mul (local.get $xv) (v128.load (local.get $l1))) (f64x2.mul (local.get $yv) (v128.load (local.get $l0))))))
+        (local.set $b (i32.add (local.get $b) (i32.const 16)))
+        (local.set $l1 (i32.add (local.get $l1) (i32.const 16)))
+        (local.set $l0 (i32.add (local.get $l0) (i32.const 16)))
+        (local.set $count (i32.sub (local.get $count) (i32.const 2)))
+        (br $pair)))
+    (if (i32.gt_s (local.get $count) (i32.const 0))
+      (then
+        (f64.store (local.get $b) (f64.sub (f64.load (local.get $b))
+          (f64.add (f64.mul (local.get $x) (f64.load (local.get $l1))) (f64.mul (local.get $y) (f64.load (local.get $l0)))))))))
+
+  ;; Solves L L^T x = b in place (b becomes x), reading only L's lower triangle (linalg.ts). The forward sweep goes
+  ;; two rows at a time: both sums over what is already solved share its loads, then the second row takes the first's
+  ;; answer. The backward sweep solves rows n - 1, n - 2, ... two at a time and takes their share out of the rows
+  ;; above at once (rows of L, read in order): no transposed copy, and half the memory a solve reads.
   (func (export "choleskySolve") (param $n i32) (param $l i32) (param $b i32)
-    (local $i i32) (local $row i32) (local $next i32) (local $bi i32) (local $stride i32) (local $x f64) (local $rest i32)
+    (local $i i32) (local $row i32) (local $next i32) (local $bi i32) (local $stride i32) (local $x f64) (local $y f64)
     (local.set $stride (i32.mul (local.get $n) (i32.const 8)))
     (local.set $row (local.get $l))
     (local.set $bi (local.get $b))
@@ -352,43 +374,31 @@
             (local.set $bi (i32.add (local.get $bi) (i32.const 8)))
             (local.set $i (i32.add (local.get $i) (i32.const 1)))))
         (br $forward)))
-    ;; backward: b[i] = (b[i] - L^T[i, i+1..n) . b[i+1..n)) / L[i, i]
+    ;; backward, rows i - 1 and i - 2 together: x = b[i-1] / L[i-1, i-1], y = (b[i-2] - L[i-1, i-2] x) / L[i-2, i-2],
+    ;; then b[0..i-2) -= x L[i-1, 0..i-2) + y L[i-2, 0..i-2). Here $row is row i's start and $bi b[i]'s address.
     (block $backwardDone
       (loop $backward
         (br_if $backwardDone (i32.eqz (local.get $i)))
-        (local.set $i (i32.sub (local.get $i) (i32.const 1)))
         (local.set $row (i32.sub (local.get $row) (local.get $stride)))
-        (local.set $bi (i32.sub (local.get $bi) (i32.const 8)))
-        (local.set $rest (i32.sub (i32.sub (local.get $n) (local.get $i)) (i32.const 1)))
-        (if (i32.gt_u (local.get $i) (i32.const 0))
+        (if (i32.ge_u (local.get $i) (i32.const 2))
           (then
-            ;; rows i and i - 1 together over [i + 1, n)
             (local.set $next (i32.sub (local.get $row) (local.get $stride)))
-            (local.set $x (f64.div
+            (local.set $bi (i32.sub (local.get $bi) (i32.const 16)))
+            (local.set $x (f64.div (f64.load offset=8 (local.get $bi))
+              (f64.load offset=8 (i32.add (local.get $row) (i32.shl (i32.sub (local.get $i) (i32.const 2)) (i32.const 3))))))
+            (local.set $y (f64.div
               (f64.sub (f64.load (local.get $bi))
-                (call $dot2
-                  (i32.add (local.get $row) (i32.mul (i32.add (local.get $i) (i32.const 1)) (i32.const 8)))
-                  (i32.add (local.get $next) (i32.mul (i32.add (local.get $i) (i32.const 1)) (i32.const 8)))
-                  (i32.add (local.get $bi) (i32.const 8))
-                  (local.get $rest)))
-              (f64.load (i32.add (local.get $row) (i32.mul (local.get $i) (i32.const 8))))))
-            (f64.store (local.get $bi) (local.get $x))
-            (local.set $i (i32.sub (local.get $i) (i32.const 1)))
-            (local.set $row (local.get $next))
-            (local.set $bi (i32.sub (local.get $bi) (i32.const 8)))
-            ;; b[i] here is row i's: less the second sum and its entry at the row just solved
-            (f64.store (local.get $bi) (f64.div
-              (f64.sub (f64.sub (f64.load (local.get $bi)) (global.get $second))
-                (f64.mul (f64.load offset=8 (i32.add (local.get $row) (i32.mul (local.get $i) (i32.const 8)))) (local.get $x)))
-              (f64.load (i32.add (local.get $row) (i32.mul (local.get $i) (i32.const 8)))))))
+                (f64.mul (f64.load (i32.add (local.get $row) (i32.shl (i32.sub (local.get $i) (i32.const 2)) (i32.const 3)))) (local.get $x)))
+              (f64.load (i32.add (local.get $next) (i32.shl (i32.sub (local.get $i) (i32.const 2)) (i32.const 3))))))
+            (f64.store offset=8 (local.get $bi) (local.get $x))
+            (f64.store (local.get $bi) (local.get $y))
+            (local.set $i (i32.sub (local.get $i) (i32.const 2)))
+            (call $axpy2 (local.get $b) (local.get $row) (local.get $next) (local.get $x) (local.get $y) (local.get $i))
+            (local.set $row (local.get $next)))
           (else
-            (f64.store (local.get $bi) (f64.div
-              (f64.sub (f64.load (local.get $bi))
-                (call $dot
-                  (i32.add (local.get $row) (i32.mul (i32.add (local.get $i) (i32.const 1)) (i32.const 8)))
-                  (i32.add (local.get $bi) (i32.const 8))
-                  (local.get $rest)))
-              (f64.load (i32.add (local.get $row) (i32.mul (local.get $i) (i32.const 8))))))))
+            (local.set $bi (i32.sub (local.get $bi) (i32.const 8)))
+            (f64.store (local.get $bi) (f64.div (f64.load (local.get $bi)) (f64.load (local.get $row))))
+            (local.set $i (i32.const 0))))
         (br $backward))))
 
   ;; out[0..2] = row . q_a (row: m numbers, q component-major 3m, m even): one point's displacement.
