@@ -7,7 +7,9 @@ import { allocate, type SolverKernels } from "./kernels/solver-kernels";
 import { choleskyFactor, symmetricEigen } from "./linalg";
 import type { ContactSnapshot } from "./energy/contact";
 
-const RANK = 12;
+/** The constant channel's affine coordinates: 4 an axis. */
+export const AFFINE_RANK = 12;
+const RANK = AFFINE_RANK;
 
 export class AffineContactCorrection {
   /** C A (n x 12, column-major: column c at c * n), then U, then Z = P^-1 U. */
@@ -22,9 +24,9 @@ export class AffineContactCorrection {
   private readonly rhs: Float64Array;
   private rank = 0;
 
-  /** With kernels, the right-hand side lives in their memory (the solves with P may run there). */
-  constructor(readonly n: number, readonly m: number, private readonly rows: Float64Array, kernels: SolverKernels | null = null) {
-    this.v = new Float64Array(RANK * n);
+  /** With kernels, the right-hand side and C A live in their memory (`rows` must too): C A is summed there. */
+  constructor(readonly n: number, readonly m: number, private readonly rows: Float64Array, private readonly kernels: SolverKernels | null = null) {
+    this.v = allocate(kernels, RANK * n);
     this.u = new Float64Array(RANK * n);
     this.z = new Float64Array(RANK * n);
     this.rhs = allocate(kernels, n);
@@ -38,6 +40,10 @@ export class AffineContactCorrection {
     for (let i = 0; i < contacts.count; i++) {
       const r = contacts.sample[i] * m, wn = contacts.normalWeight[i], wt = contacts.tangentWeight[i];
       const nx = contacts.normal[3 * i], ny = contacts.normal[3 * i + 1], nz = contacts.normal[3 * i + 2];
+      if (this.kernels) {
+        this.kernels.contactAffineColumns(m, rows, contacts.sample[i], nx, ny, nz, wn, wt, v);
+        continue;
+      }
       for (let a = 0; a < 3; a++) {
         const na = a === 0 ? nx : a === 1 ? ny : nz;
         for (let c = 0; c < 3; c++) {

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { compiledModule, generatedPath } from "../../server/cli/build-kernels";
 import { readFileSync } from "node:fs";
 import { FloorContact } from "../../shared/sim";
+import { AffineContactCorrection } from "../../shared/sim/affine-correction";
 import { ContactHessianAssembler } from "../../shared/sim/contact-hessian";
 import { ContactSnapshot } from "../../shared/sim/energy/contact";
 import { ElasticTerm } from "../../shared/sim/energy/elastic";
@@ -131,7 +132,7 @@ describe("solver kernels", () => {
     }
   });
 
-  it("the contacts' Hessian sums: the same bits on the kernels as in JS, over several normal groups and slices", async () => {
+  it("the contacts' Hessian sums and low-rank correction: the same bits on the kernels as in JS, over several normal groups and slices", async () => {
     const loaded = await bodyFor("box:0.2x0.12x0.1", 4, 47);
     const subspace = loaded.subspace, m = subspace.m, n = subspace.n, count = 9;
     const kernels = SolverKernels.create(subspace)!;
@@ -162,6 +163,23 @@ describe("solver kernels", () => {
     const [js, simd] = finished;
     expect(relativeDifference(js, start)).toBeGreaterThan(1e-3);
     for (let i = 0; i < n * n; i++) expect(simd[i]).toBe(js[i]);
+
+    // The contacts' low-rank correction on the same contacts, set up on the kernels and in JS: the same solves.
+    const p = new Float64Array(n * n);
+    for (let i = 0; i < n; i++) p[i * n + i] = 1e4 * (1 + i / n);
+    choleskyColumns(p, n, 0, n);
+    const solveP = (b: Float64Array) => choleskySolve(p, n, b);
+    const solved = [];
+    for (const k of [null, kernels]) {
+      const correction = new AffineContactCorrection(n, m, k ? rows : subspace.surfaceRows, k);
+      correction.build(snapshot, solveP);
+      const b = k ? k.alloc(n) : new Float64Array(n);
+      b.set(randoms(n, 33));
+      correction.solve(b, solveP);
+      solved.push(b);
+    }
+    expect(relativeDifference(solved[0], randoms(n, 33))).toBeGreaterThan(1e-3);
+    for (let i = 0; i < n; i++) expect(solved[1][i]).toBe(solved[0][i]);
   });
 
   it("refuses to allocate past its reservation", () => {

@@ -240,25 +240,15 @@ export class ContactTerm implements EnergyTerm {
   }
 
   accumulate(q: Float64Array, g: Float64Array): number {
-    const c = this.contacts, m = this.subspace.m, rows = this.subspace.surfaceRows, rest = this.subspace.surfaceRest, o = this.origin, p = this.p;
+    const c = this.contacts, m = this.subspace.m, rows = this.subspace.surfaceRows, p = this.p;
     const h = this.state.hTilde, h2 = h * h;
     const k = h2 * this.stiffness, damping = h * this.dampingCoefficient;
     const frictionScale = h2 * this.friction, slip = FRICTION_SLIP_SPEED * h;
     let energy = 0;
-    const points = this.simd?.points;
-    if (points && c.count > 0) {
-      for (let i = 0; i < c.count; i++) points.indices[i] = c.sample[i];
-      points.displace(q, c.count);
-    }
+    const points = this.displaceContacts(q);
     for (let i = 0; i < c.count; i++) {
       const sample = c.sample[i], r = sample * m;
-      if (points) {
-        p[0] = o[0] + rest[3 * sample] + points.at[3 * i];
-        p[1] = o[1] + rest[3 * sample + 1] + points.at[3 * i + 1];
-        p[2] = o[2] + rest[3 * sample + 2] + points.at[3 * i + 2];
-      } else {
-        pointAt(q, m, o, rows, rest, sample, p);
-      }
+      this.contactPoint(i, q, p);
       const nx = c.normal[3 * i], ny = c.normal[3 * i + 1], nz = c.normal[3 * i + 2];
       const rx = c.reference[3 * i], ry = c.reference[3 * i + 1], rz = c.reference[3 * i + 2];
       // Motion over the step, from the start-of-step reference.
@@ -312,13 +302,36 @@ export class ContactTerm implements EnergyTerm {
 
   /** Normal force of each sample at q, the end of the step (N): next step's friction limit. */
   updateNormalForces(q: Float64Array): void {
-    const c = this.contacts, m = this.subspace.m, rows = this.subspace.surfaceRows, rest = this.subspace.surfaceRest, o = this.origin, p = this.p;
+    const c = this.contacts, p = this.p;
     this.normalForce.fill(0);
+    this.displaceContacts(q);
     for (let i = 0; i < c.count; i++) {
       const sample = c.sample[i];
-      pointAt(q, m, o, rows, rest, sample, p);
+      this.contactPoint(i, q, p);
       const gap = c.normal[3 * i] * p[0] + c.normal[3 * i + 1] * p[1] + c.normal[3 * i + 2] * p[2] - c.offset[i];
       if (gap < 0) this.normalForce[sample] += -this.stiffness * gap;
+    }
+  }
+
+  /** With kernels, displaces every contact's sample at q into `points.at` (for contactPoint); returns the kernels' points. */
+  private displaceContacts(q: Float64Array): SurfacePointKernels | undefined {
+    const points = this.simd?.points, c = this.contacts;
+    if (points && c.count > 0) {
+      for (let i = 0; i < c.count; i++) points.indices[i] = c.sample[i];
+      points.displace(q, c.count);
+    }
+    return points;
+  }
+
+  /** Contact i's sample's world position at q into p (after displaceContacts(q)). */
+  private contactPoint(i: number, q: Float64Array, p: Float64Array): void {
+    const sample = this.contacts.sample[i], rest = this.subspace.surfaceRest, o = this.origin, points = this.simd?.points;
+    if (points) {
+      p[0] = o[0] + rest[3 * sample] + points.at[3 * i];
+      p[1] = o[1] + rest[3 * sample + 1] + points.at[3 * i + 1];
+      p[2] = o[2] + rest[3 * sample + 2] + points.at[3 * i + 2];
+    } else {
+      pointAt(q, this.subspace.m, o, this.subspace.surfaceRows, rest, sample, p);
     }
   }
 }

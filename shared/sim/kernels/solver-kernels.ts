@@ -7,6 +7,7 @@ import { reserveMemory, SimdModule, type WasmMemory } from "../../linalg/simd-mo
 import { SOLVER_WASM_BASE64 } from "./solver-wasm";
 import { surfacePointCapacity } from "./surface-points";
 import { CONTACT_NORMAL_GROUPS } from "../contact-hessian";
+import { AFFINE_RANK } from "../affine-correction";
 
 interface SolverExports {
   memory: WasmMemory;
@@ -19,6 +20,7 @@ interface SolverExports {
   scatterForces(count: number, indices: number, m: number, rows: number, forces: number, out: number): void;
   contactGrams(m: number, b: number, wt: number, wd: number, tangent: number, difference: number): void;
   addScaledPair(m: number, n: number, dst: number, t: number, a: number, d: number, b: number): void;
+  contactAffineColumns(m: number, b: number, nx: number, ny: number, nz: number, wn: number, wt: number, v: number): void;
 }
 
 /** What a body's kernels must hold room for (a Subspace has these). */
@@ -63,13 +65,14 @@ export class SolverKernels {
     const elastic = pairs * (2 * s.m + 8) + 3 * s.m + 6 * s.m + 3 * s.m + 1;
     const damping = s.n * s.n + 2 * s.n;
     const inertia = s.m * s.m + 2 * s.n;
-    // The contacts' Hessian sums: two m x m matrices a normal group (contact-hessian.ts).
-    const preconditioner = 3 * s.n * s.n + 2 * s.n + 2 * CONTACT_NORMAL_GROUPS * s.m * s.m;
+    // The contacts' Hessian sums: two m x m matrices a normal group (contact-hessian.ts); C A for the contacts'
+    // low-rank correction (affine-correction.ts).
+    const preconditioner = 3 * s.n * s.n + 2 * s.n + 2 * CONTACT_NORMAL_GROUPS * s.m * s.m + AFFINE_RANK * s.n;
     const gather = 2 * s.n + 6 * s.surfaceCount;
     // The surface samples' rows, and one list of samples (contacts or grabs: surface-points.ts), each an index, a
     // displacement and a force; q and the gradient.
     const points = s.surfaceCount * s.m + surfacePointCapacity(s.surfaceCount) * 7 + s.n + s.n;
-    // 27 allocations today; each may lose up to 8 bytes to alignment.
+    // 28 allocations today; each may lose up to 8 bytes to alignment.
     return { numbers: elastic + damping + inertia + preconditioner + gather + points, allocations: 32 };
   }
 
@@ -156,6 +159,14 @@ export class SolverKernels {
    */
   addScaledPair(m: number, n: number, dst: Float64Array, row: number, column: number, t: number, a: Float64Array, d: number, b: Float64Array, at: number): void {
     this.exports.addScaledPair(m, n, dst.byteOffset + 8 * (row * n + column), t, a.byteOffset + 8 * at, d, b.byteOffset + 8 * at);
+  }
+
+  /**
+   * One contact's share of C A (affine-correction.ts): for axes a, c and j < 4, column 4a + j of v (12 columns of
+   * 3m), block c, gains W_ac b_j b with W = wn n n^T + wt (I - n n^T) and b = rows[sample, :] (m even).
+   */
+  contactAffineColumns(m: number, rows: Float64Array, sample: number, nx: number, ny: number, nz: number, wn: number, wt: number, v: Float64Array): void {
+    this.exports.contactAffineColumns(m, rows.byteOffset + 8 * sample * m, nx, ny, nz, wn, wt, v.byteOffset);
   }
 }
 

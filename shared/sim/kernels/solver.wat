@@ -548,6 +548,56 @@
         (local.set $j (i32.add (local.get $j) (i32.const 1)))
         (br $rows))))
 
+  ;; contactAffineColumns: one contact's share of C A, the contacts' Hessian on the constant channel's twelve affine
+  ;; coordinates (affine-correction.ts's build, its JS loop's products and sums in its order): for each pair of axes
+  ;; (a, c), W_ac = wn n_c n_a + wt ([a = c] - n_c n_a), and for j < 4 column 4a + j of v (n numbers, column-major),
+  ;; block c, gains (W_ac b_j) b. b: the sample's basis row (m even); v: 12 columns of n = 3m.
+  (func (export "contactAffineColumns") (param $m i32) (param $b i32) (param $nx f64) (param $ny f64) (param $nz f64) (param $wn f64) (param $wt f64) (param $v i32)
+    (local $a i32) (local $c i32) (local $j i32) (local $k i32) (local $na f64) (local $nc f64) (local $w f64) (local $wb f64)
+    (local $wv v128) (local $col i32) (local $src i32) (local $n8 i32)
+    (local.set $n8 (i32.mul (local.get $m) (i32.const 24)))
+    (block $aDone
+      (loop $aLoop
+        (br_if $aDone (i32.ge_u (local.get $a) (i32.const 3)))
+        (local.set $na (select (local.get $nx) (select (local.get $ny) (local.get $nz) (i32.eq (local.get $a) (i32.const 1))) (i32.eqz (local.get $a))))
+        (local.set $c (i32.const 0))
+        (block $cDone
+          (loop $cLoop
+            (br_if $cDone (i32.ge_u (local.get $c) (i32.const 3)))
+            (local.set $nc (select (local.get $nx) (select (local.get $ny) (local.get $nz) (i32.eq (local.get $c) (i32.const 1))) (i32.eqz (local.get $c))))
+            (local.set $w (f64.add (f64.mul (f64.mul (local.get $wn) (local.get $nc)) (local.get $na))
+              (f64.mul (local.get $wt) (f64.sub (f64.convert_i32_u (i32.eq (local.get $a) (local.get $c))) (f64.mul (local.get $nc) (local.get $na))))))
+            (if (f64.ne (local.get $w) (f64.const 0))
+              (then
+                (local.set $j (i32.const 0))
+                (block $jDone
+                  (loop $jLoop
+                    (br_if $jDone (i32.ge_u (local.get $j) (i32.const 4)))
+                    (local.set $wb (f64.mul (local.get $w) (f64.load (i32.add (local.get $b) (i32.shl (local.get $j) (i32.const 3))))))
+                    (if (f64.ne (local.get $wb) (f64.const 0))
+                      (then
+                        (local.set $wv (f64x2.splat (local.get $wb)))
+                        ;; column (4a + j), block c: v + 8 ((4a + j) n + c m)
+                        (local.set $col (i32.add (local.get $v)
+                          (i32.add (i32.mul (i32.add (i32.shl (local.get $a) (i32.const 2)) (local.get $j)) (local.get $n8))
+                            (i32.mul (local.get $c) (i32.shl (local.get $m) (i32.const 3))))))
+                        (local.set $src (local.get $b))
+                        (local.set $k (i32.const 0))
+                        (block $kDone
+                          (loop $kLoop
+                            (br_if $kDone (i32.ge_u (local.get $k) (local.get $m)))
+                            (v128.store (local.get $col) (f64x2.add (v128.load (local.get $col)) (f64x2.mul (local.get $wv) (v128.load (local.get $src)))))
+                            (local.set $col (i32.add (local.get $col) (i32.const 16)))
+                            (local.set $src (i32.add (local.get $src) (i32.const 16)))
+                            (local.set $k (i32.add (local.get $k) (i32.const 2)))
+                            (br $kLoop)))))
+                    (local.set $j (i32.add (local.get $j) (i32.const 1)))
+                    (br $jLoop)))))
+            (local.set $c (i32.add (local.get $c) (i32.const 1)))
+            (br $cLoop)))
+        (local.set $a (i32.add (local.get $a) (i32.const 1)))
+        (br $aLoop))))
+
   ;; Columns [from, to) of an in-place left-looking Cholesky factorisation (linalg.choleskyColumns): 1, or 0 when
   ;; the matrix is not positive definite.
   (func (export "choleskyColumns") (param $n i32) (param $a i32) (param $from i32) (param $to i32) (result i32)
