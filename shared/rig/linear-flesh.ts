@@ -14,7 +14,8 @@
 // them: 2.6-3.9x faster than the JS loops at n = 204 (the same sums, in another order: results agree to rounding).
 
 import { choleskyFactor, dotRange } from "../sim/linalg";
-import { allocate, SolverKernels } from "../sim/kernels/solver-kernels";
+import { allocate } from "../sim/kernels/allocate";
+import { SolverKernels } from "../sim/kernels/solver-kernels";
 import { matrixTimesVector } from "../linalg/matrix-vector";
 import { backSubstitute, forwardSubstitute } from "../linalg/triangular-solves";
 import { lameParameters, type Material } from "../sim/material";

@@ -3,7 +3,8 @@
 // channel's 12 coordinates), C A (A^T C A)^+ A^T C = U U^T, and (P + U U^T)^-1 b = y - Z (I + U^T Z)^-1 Z^T b
 // with y = P^-1 b and Z = P^-1 U. Setting up costs 12 solves with P; each solve after that 2 x 12 n more.
 
-import { allocate, type SolverKernels } from "./kernels/solver-kernels";
+import { allocate } from "./kernels/allocate";
+import type { SolverKernels } from "./kernels/solver-kernels";
 import { choleskyFactor, symmetricEigen } from "./linalg";
 import type { ContactSnapshot } from "./energy/contact";
 

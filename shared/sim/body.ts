@@ -130,7 +130,7 @@ export class SoftBody {
     this.contactSnapshot = new ContactSnapshot(capacity);
     this.preconditioner = new Preconditioner(n, this.m, surfacePoints?.rows ?? subspace.surfaceRows, capacity, this.options.factorWorkPerStep > 0 ? this.options.factorWorkPerStep : Infinity, kernels);
     this.baseMatrix = new BaseMatrix(n, this.preconditionerStep, [this.inertia, this.elastic, this.damping], this.springs, this.grabs, this.preconditioner);
-    this.minimiser = new LbfgsMinimiser(n);
+    this.minimiser = new LbfgsMinimiser(n, kernels);
     this.foldRelease = new FoldRelease(subspace);
     this.objective = new IncrementalPotential(this.terms, this.elastic, this.inertia, this.preconditioner, state.rotation, () => this.totalMass, this.size);
     this.applyMaterial();

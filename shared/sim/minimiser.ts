@@ -5,6 +5,11 @@
 // passed (a room's solver budget for the tick: performance.now clock).
 
 import { dot } from "./linalg";
+import { allocate } from "./kernels/allocate";
+import type { LbfgsArrays, SolverKernels } from "./kernels/solver-kernels";
+
+/** Curvature pairs L-BFGS keeps. */
+export const LBFGS_MEMORY = 6;
 
 export interface Objective {
   /** Value at q; writes the gradient into g. */
@@ -35,6 +40,8 @@ export class LbfgsMinimiser {
   private readonly rho: Float64Array;
   private readonly alphas: Float64Array;
   private readonly d: Float64Array;
+  /** The same arrays, for the kernels' two-loop recursion (null: the JS loops). */
+  private readonly simd: LbfgsArrays | null;
   private readonly qt: Float64Array;
   private readonly gNew: Float64Array;
   private readonly result: MinimiseResult = { iterations: 0, evaluations: 0, converged: false, cutShort: false };
@@ -47,12 +54,14 @@ export class LbfgsMinimiser {
    */
   private trust = 1;
 
-  constructor(readonly n: number, readonly memory = 6) {
-    this.s = new Float64Array(memory * n);
-    this.y = new Float64Array(memory * n);
-    this.rho = new Float64Array(memory);
-    this.alphas = new Float64Array(memory);
-    this.d = new Float64Array(n);
+  /** With `kernels`, the pairs and the direction live in their memory and the two-loop recursion runs there. */
+  constructor(readonly n: number, private readonly kernels: SolverKernels | null = null, readonly memory = LBFGS_MEMORY) {
+    this.s = allocate(kernels, memory * n);
+    this.y = allocate(kernels, memory * n);
+    this.rho = allocate(kernels, memory);
+    this.alphas = allocate(kernels, memory);
+    this.d = allocate(kernels, n);
+    this.simd = kernels && { s: this.s, y: this.y, rho: this.rho, alphas: this.alphas, d: this.d };
     this.qt = new Float64Array(n);
     this.gNew = new Float64Array(n);
   }
@@ -77,17 +86,23 @@ export class LbfgsMinimiser {
     for (let iter = 0; iter < maxIterations; iter++) {
       result.iterations++;
       for (let i = 0; i < n; i++) d[i] = -g[i];
-      for (let k = 0; k < stored; k++) {
-        const slot = (newest - k + memory) % memory;
-        const a = rho[slot] * dotAt(s, slot * n, d, n);
-        alphas[slot] = a;
-        axpyAt(-a, y, slot * n, d, n);
-      }
-      objective.precondition(d);
-      for (let k = stored - 1; k >= 0; k--) {
-        const slot = (newest - k + memory) % memory;
-        const b = rho[slot] * dotAt(y, slot * n, d, n);
-        axpyAt(alphas[slot] - b, s, slot * n, d, n);
+      if (this.kernels && this.simd) {
+        this.kernels.lbfgsFirstLoop(n, this.simd, memory, stored, newest);
+        objective.precondition(d);
+        this.kernels.lbfgsSecondLoop(n, this.simd, memory, stored, newest);
+      } else {
+        for (let k = 0; k < stored; k++) {
+          const slot = (newest - k + memory) % memory;
+          const a = rho[slot] * dotAt(s, slot * n, d, n);
+          alphas[slot] = a;
+          axpyAt(-a, y, slot * n, d, n);
+        }
+        objective.precondition(d);
+        for (let k = stored - 1; k >= 0; k--) {
+          const slot = (newest - k + memory) % memory;
+          const b = rho[slot] * dotAt(y, slot * n, d, n);
+          axpyAt(alphas[slot] - b, s, slot * n, d, n);
+        }
       }
       let slope = dot(g, d, n);
       if (!(slope < 0)) {
@@ -133,9 +148,13 @@ export class LbfgsMinimiser {
           accepted = true;
           break;
         }
-        // Minimum of the quadratic through E(0), E'(0) and E(step), kept within [0.1, 0.5] of the step.
+        // Minimum of the quadratic through E(0), E'(0) and E(step), kept within [0.1, 0.5] of the step. A trial that
+        // squeezed material past the step's floor (an infinite energy) says nothing of where the minimum lies, only
+        // that the step crossed it by far: a tenth of the step, so that the few trials left can find the step
+        // the floor allows (halving, a body with one point squeezed to 1% of its volume spent its whole budget on
+        // trials past the floor, step after step, and hung in the air).
         const curvature = trialEnergy - energy - slope * step;
-        const next = Number.isFinite(curvature) && curvature > 0 ? (-slope * step * step) / (2 * curvature) : 0.5 * step;
+        const next = !Number.isFinite(trialEnergy) ? 0.1 * step : Number.isFinite(curvature) && curvature > 0 ? (-slope * step * step) / (2 * curvature) : 0.5 * step;
         step = Math.min(0.5 * step, Math.max(0.1 * step, next));
       }
       // The trust region follows what the line search accepted, but only when it was what cut the step short:

@@ -13,7 +13,8 @@
 // motions that contacts resist most (pushing in, tipping, squashing) and costing 12 solves to set up.
 
 import { AffineContactCorrection } from "./affine-correction";
-import { allocate, type SolverKernels } from "./kernels/solver-kernels";
+import { allocate } from "./kernels/allocate";
+import type { SolverKernels } from "./kernels/solver-kernels";
 import { choleskyColumns, choleskySolve } from "./linalg";
 import { ContactSnapshot } from "./energy/contact";
 import { ContactHessianAssembler } from "./contact-hessian";

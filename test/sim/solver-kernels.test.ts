@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { FloorContact } from "../../shared/sim";
 import { AffineContactCorrection } from "../../shared/sim/affine-correction";
 import { ContactHessianAssembler } from "../../shared/sim/contact-hessian";
+import { LbfgsMinimiser } from "../../shared/sim/minimiser";
 import { ContactSnapshot } from "../../shared/sim/energy/contact";
 import { ElasticTerm } from "../../shared/sim/energy/elastic";
 import { SpringTerm } from "../../shared/sim/energy/springs";
@@ -180,6 +181,43 @@ describe("solver kernels", () => {
     }
     expect(relativeDifference(solved[0], randoms(n, 33))).toBeGreaterThan(1e-3);
     for (let i = 0; i < n; i++) expect(solved[1][i]).toBe(solved[0][i]);
+  });
+
+  it("L-BFGS's two-loop recursion on the kernels: the JS loops' iterates, to rounding", () => {
+    // An ill-conditioned quadratic, so that the curvature pairs carry the solve (the preconditioner only scales).
+    const n = 24, a = new Float64Array(n * n), b = randoms(n, 41), scale = randoms(n, 42);
+    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) {
+      let sum = i === j ? 1 + 50 * (1 + scale[i]) : 0;
+      for (let k = 0; k < 4; k++) sum += 3 * Math.sin(i * (k + 1)) * Math.sin(j * (k + 1));
+      a[i * n + j] = sum;
+    }
+    const objective = {
+      evaluate(q: Float64Array, g: Float64Array): number {
+        let energy = 0;
+        for (let i = 0; i < n; i++) {
+          let row = 0;
+          for (let j = 0; j < n; j++) row += a[i * n + j] * q[j];
+          g[i] = row - b[i];
+          energy += q[i] * (0.5 * row - b[i]);
+        }
+        return energy;
+      },
+      precondition(d: Float64Array): void {
+        for (let i = 0; i < n; i++) d[i] /= a[i * n + i];
+      },
+      stepNorm2: (d: Float64Array) => d.reduce((sum, v) => sum + v * v, 0),
+      maxStep: 100,
+    };
+    const solved = [];
+    for (const kernels of [null, SolverKernels.forArrays(20 * n, 8)]) {
+      const minimiser = new LbfgsMinimiser(n, kernels), q = new Float64Array(n), g = new Float64Array(n);
+      const result = minimiser.minimise(q, g, objective.evaluate(q, g), objective, 1e-9, 60, 80);
+      solved.push({ q, iterations: result.iterations, converged: result.converged });
+    }
+    expect(solved[0].converged).toBe(true);
+    expect(solved[0].iterations).toBeGreaterThan(8);
+    expect(solved[1].iterations).toBe(solved[0].iterations);
+    expect(relativeDifference(solved[1].q, solved[0].q)).toBeLessThan(1e-10);
   });
 
   it("refuses to allocate past its reservation", () => {

@@ -1,7 +1,8 @@
 // Stiffness-proportional (Rayleigh) damping in the body's rotated frame: h~/2 beta (q - q_c)^T D (q - q_c) with
 // D = (R (x) I) K (R^T (x) I): rigid rotation dissipates nothing. In the body frame its Hessian is h beta K.
 
-import { allocate, type SolverKernels } from "../kernels/solver-kernels";
+import { allocate } from "../kernels/allocate";
+import type { SolverKernels } from "../kernels/solver-kernels";
 import { dotRange } from "../linalg";
 import type { Subspace } from "../subspace";
 import type { StepState } from "../step-state";

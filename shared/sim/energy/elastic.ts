@@ -2,7 +2,8 @@
 // Its preconditioner part is the rest Hessian h^2 K in the body's frame: exact for any rigid rotation.
 // The pass runs on the WebAssembly SIMD kernel where the platform has it (kernels/), else in the JS loop below.
 
-import { allocate, type SolverKernels } from "../kernels/solver-kernels";
+import { allocate } from "../kernels/allocate";
+import type { SolverKernels } from "../kernels/solver-kernels";
 import { neoHookeanEnergy, neoHookeanEnergyAndStress } from "../material";
 import type { Subspace } from "../subspace";
 import type { StepState } from "../step-state";

@@ -1,6 +1,7 @@
 // Inertia: 1/2 (q - x_hat)^T M (q - x_hat), M = I3 (x) (density * massBlock).
 
-import { allocate, type SolverKernels } from "../kernels/solver-kernels";
+import { allocate } from "../kernels/allocate";
+import type { SolverKernels } from "../kernels/solver-kernels";
 import type { Subspace } from "../subspace";
 import type { StepState } from "../step-state";
 import type { EnergyTerm, HessianTerm } from "./term";

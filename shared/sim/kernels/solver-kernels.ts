@@ -8,6 +8,7 @@ import { SOLVER_WASM_BASE64 } from "./solver-wasm";
 import { surfacePointCapacity } from "./surface-points";
 import { CONTACT_NORMAL_GROUPS } from "../contact-hessian";
 import { AFFINE_RANK } from "../affine-correction";
+import { LBFGS_MEMORY } from "../minimiser";
 
 interface SolverExports {
   memory: WasmMemory;
@@ -21,6 +22,8 @@ interface SolverExports {
   contactGrams(m: number, b: number, wt: number, wd: number, tangent: number, difference: number): void;
   addScaledPair(m: number, n: number, dst: number, t: number, a: number, d: number, b: number): void;
   contactAffineColumns(m: number, b: number, nx: number, ny: number, nz: number, wn: number, wt: number, v: number): void;
+  lbfgsFirstLoop(n: number, s: number, y: number, rho: number, alphas: number, memory: number, stored: number, newest: number, d: number): void;
+  lbfgsSecondLoop(n: number, s: number, y: number, rho: number, alphas: number, memory: number, stored: number, newest: number, d: number): void;
 }
 
 /** What a body's kernels must hold room for (a Subspace has these). */
@@ -58,7 +61,7 @@ export class SolverKernels {
    * Numbers (f64) one body allocates, by owner: the elastic pass (cubature point pairs, q, accumulators,
    * gradient), the damping product (K, two vectors), the inertia product (two vectors), the preconditioner
    * (three n x n factors, two vectors, the contacts' Hessian sums), the contact gathering (two states, two outputs), the surface points (basis
-   * rows; indices, displacements, forces, q, gradient of contacts or grabs).
+   * rows; indices, displacements, forces, q, gradient of contacts or grabs), the minimiser (its pairs and direction).
    */
   static numbersFor(s: KernelSizes): { numbers: number; allocations: number } {
     const pairs = Math.ceil(s.cubatureCount / 2);
@@ -72,8 +75,10 @@ export class SolverKernels {
     // The surface samples' rows, and one list of samples (contacts or grabs: surface-points.ts), each an index, a
     // displacement and a force; q and the gradient.
     const points = s.surfaceCount * s.m + surfacePointCapacity(s.surfaceCount) * 7 + s.n + s.n;
-    // 28 allocations today; each may lose up to 8 bytes to alignment.
-    return { numbers: elastic + damping + inertia + preconditioner + gather + points, allocations: 32 };
+    // L-BFGS's pairs, their two numbers each, and the direction (minimiser.ts).
+    const minimiser = 2 * LBFGS_MEMORY * s.n + 2 * LBFGS_MEMORY + s.n;
+    // 33 allocations today; each may lose up to 8 bytes to alignment.
+    return { numbers: elastic + damping + inertia + preconditioner + gather + points + minimiser, allocations: 40 };
   }
 
   /** Kernels with room for one body of these sizes, or null where WebAssembly SIMD is not available. */
@@ -168,9 +173,23 @@ export class SolverKernels {
   contactAffineColumns(m: number, rows: Float64Array, sample: number, nx: number, ny: number, nz: number, wn: number, wt: number, v: Float64Array): void {
     this.exports.contactAffineColumns(m, rows.byteOffset + 8 * sample * m, nx, ny, nz, wn, wt, v.byteOffset);
   }
+
+  /** The first loop of L-BFGS's two-loop recursion on `a.d`, newest pair first (minimiser.ts; arrays from alloc). */
+  lbfgsFirstLoop(n: number, a: LbfgsArrays, memory: number, stored: number, newest: number): void {
+    this.exports.lbfgsFirstLoop(n, a.s.byteOffset, a.y.byteOffset, a.rho.byteOffset, a.alphas.byteOffset, memory, stored, newest, a.d.byteOffset);
+  }
+
+  /** The second loop, oldest pair first, after the preconditioner. */
+  lbfgsSecondLoop(n: number, a: LbfgsArrays, memory: number, stored: number, newest: number): void {
+    this.exports.lbfgsSecondLoop(n, a.s.byteOffset, a.y.byteOffset, a.rho.byteOffset, a.alphas.byteOffset, memory, stored, newest, a.d.byteOffset);
+  }
 }
 
-/** An array in the kernels' memory when there are kernels, else on the JS heap. */
-export function allocate(kernels: SolverKernels | null, length: number): Float64Array {
-  return kernels ? kernels.alloc(length) : new Float64Array(length);
+/** L-BFGS's pairs (s, y: `memory` vectors of n each, rho and alphas one number a pair) and direction, for the kernels. */
+export interface LbfgsArrays {
+  s: Float64Array;
+  y: Float64Array;
+  rho: Float64Array;
+  alphas: Float64Array;
+  d: Float64Array;
 }
