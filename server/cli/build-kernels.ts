@@ -1,4 +1,5 @@
-// npm run build:kernels: compiles the WebAssembly kernels (the solver's, shared/sim/kernels/solver.wat, the cubature
+// npm run build:kernels: compiles the WebAssembly kernels (the solver's, shared/sim/kernels/solver.wat and the parts it
+// includes, the cubature
 // fit's, shared/skinning/kernels/cubature.wat, the sparse block product's, shared/linalg/kernels/sparse.wat, and the
 // dense Gram products', shared/linalg/kernels/dense.wat) into TypeScript modules holding their bytes, so the browser
 // and the server load them without a build step or a fetch.
@@ -18,10 +19,19 @@ function folderOf(name: string): string {
   return path.join(SHARED, folder);
 }
 
+/** A line `;; include part.wat` in a source stands for that file (in the same folder): a module kept in parts. */
+const INCLUDE = /^[ \t]*;; include ([\w-]+\.wat)[ \t]*$/gm;
+
+/** One kernel source's text, its included parts in place. */
+export function kernelSource(name: string): string {
+  const folder = folderOf(name);
+  return readFileSync(path.join(folder, `${name}.wat`), "utf8").replace(INCLUDE, (_line, part: string) => readFileSync(path.join(folder, part), "utf8"));
+}
+
 /** The generated module for one kernel source. */
 export async function compiledModule(name: string): Promise<string> {
   const wabt = await initWabt();
-  const source = readFileSync(path.join(folderOf(name), `${name}.wat`), "utf8");
+  const source = kernelSource(name);
   const parsed = wabt.parseWat(`${name}.wat`, source, { simd: true });
   parsed.validate();
   const { buffer } = parsed.toBinary({});

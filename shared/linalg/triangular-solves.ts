@@ -1,6 +1,7 @@
-// Solves with a lower-triangular factor L kept row by row (`stride` numbers a row), in place, for a factor that grows
-// and shrinks (the cubature fit's NNLS). Several rows at a time, each row's terms still added in the order a row alone
-// adds them: the same numbers as the plain loops, with the chains of dependent operations overlapped.
+// Solves with a lower-triangular factor L kept row by row (`stride` numbers a row), in place: the cubature fit's NNLS
+// (a factor that grows and shrinks) and linalg's choleskySolve (only L's lower triangle is read). Several rows at a
+// time, each row's terms still added in the order a row alone adds them: the same numbers as the plain loops, with the
+// chains of dependent operations overlapped.
 
 /**
  * x <- L^-1 x for the lower-triangular L (rows `stride` apart) over the first n entries. Four rows at a time: each

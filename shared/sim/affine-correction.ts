@@ -8,28 +8,28 @@ import type { SolverKernels } from "./kernels/solver-kernels";
 import { choleskyFactor, symmetricEigen } from "./linalg";
 import type { ContactSnapshot } from "./energy/contact";
 
-/** The constant channel's affine coordinates: 4 an axis. */
+/** The constant channel's affine coordinates: 4 an axis (the correction's rank at most). */
 export const AFFINE_RANK = 12;
-const RANK = AFFINE_RANK;
 
 export class AffineContactCorrection {
   /** C A (n x 12, column-major: column c at c * n), then U, then Z = P^-1 U. */
   private readonly v: Float64Array;
   private readonly u: Float64Array;
   private readonly z: Float64Array;
-  private readonly s = new Float64Array(RANK * RANK);
-  private readonly values = new Float64Array(RANK);
-  private readonly vectors = new Float64Array(RANK * RANK);
-  private readonly t = new Float64Array(RANK * RANK);
-  private readonly coefficients = new Float64Array(RANK);
+  private readonly s = new Float64Array(AFFINE_RANK * AFFINE_RANK);
+  private readonly values = new Float64Array(AFFINE_RANK);
+  private readonly vectors = new Float64Array(AFFINE_RANK * AFFINE_RANK);
+  private readonly t = new Float64Array(AFFINE_RANK * AFFINE_RANK);
+  private readonly coefficients = new Float64Array(AFFINE_RANK);
   private readonly rhs: Float64Array;
   private rank = 0;
 
   /** With kernels, the right-hand side and C A live in their memory (`rows` must too): C A is summed there. */
   constructor(readonly n: number, readonly m: number, private readonly rows: Float64Array, private readonly kernels: SolverKernels | null = null) {
-    this.v = allocate(kernels, RANK * n);
-    this.u = new Float64Array(RANK * n);
-    this.z = new Float64Array(RANK * n);
+    if (kernels && !kernels.holds(rows)) throw new Error("the contacts' correction on kernels needs the basis rows in their memory");
+    this.v = allocate(kernels, AFFINE_RANK * n);
+    this.u = new Float64Array(AFFINE_RANK * n);
+    this.z = new Float64Array(AFFINE_RANK * n);
     this.rhs = allocate(kernels, n);
   }
 
@@ -62,21 +62,21 @@ export class AffineContactCorrection {
     }
     // S = A^T C A, and its eigenvectors: U = C A E diag(s)^-1/2 over the eigenvalues that are not ~0.
     const s = this.s;
-    for (let col = 0; col < RANK; col++) {
-      for (let row = 0; row < RANK; row++) s[row * RANK + col] = v[col * n + affineIndex(row, m)];
+    for (let col = 0; col < AFFINE_RANK; col++) {
+      for (let row = 0; row < AFFINE_RANK; row++) s[row * AFFINE_RANK + col] = v[col * n + affineIndex(row, m)];
     }
-    symmetricEigen(s, RANK, this.values, this.vectors);
+    symmetricEigen(s, AFFINE_RANK, this.values, this.vectors);
     let largest = 0;
-    for (let k = 0; k < RANK; k++) largest = Math.max(largest, this.values[k]);
+    for (let k = 0; k < AFFINE_RANK; k++) largest = Math.max(largest, this.values[k]);
     this.rank = 0;
     const u = this.u, z = this.z;
-    for (let k = 0; k < RANK; k++) {
+    for (let k = 0; k < AFFINE_RANK; k++) {
       const value = this.values[k];
       if (!(value > 1e-9 * largest)) continue;
       const scale = 1 / Math.sqrt(value), out = this.rank * n;
       u.fill(0, out, out + n);
-      for (let col = 0; col < RANK; col++) {
-        const e = scale * this.vectors[col * RANK + k];
+      for (let col = 0; col < AFFINE_RANK; col++) {
+        const e = scale * this.vectors[col * AFFINE_RANK + k];
         if (e === 0) continue;
         for (let i = 0; i < n; i++) u[out + i] += e * v[col * n + i];
       }

@@ -21,6 +21,7 @@ export class ContactHessianAssembler {
 
   /** With `kernels`, `rows` (the surface samples' basis rows) and the matrices finished into must be in their memory. */
   constructor(readonly m: number, capacity: number, private readonly rows: Float64Array, private readonly kernels: SolverKernels | null = null) {
+    if (kernels && !kernels.holds(rows)) throw new Error("the contacts' Hessian sums on kernels need the basis rows in their memory");
     const size = CONTACT_NORMAL_GROUPS * m * m;
     this.tangent = kernels ? kernels.alloc(size) : new Float64Array(size);
     this.difference = kernels ? kernels.alloc(size) : new Float64Array(size);

@@ -40,8 +40,8 @@ export class LbfgsMinimiser {
   private readonly rho: Float64Array;
   private readonly alphas: Float64Array;
   private readonly d: Float64Array;
-  /** The same arrays, for the kernels' two-loop recursion (null: the JS loops). */
-  private readonly simd: LbfgsArrays | null;
+  /** The same arrays with the kernels that run the two-loop recursion on them (null: the JS loops). */
+  private readonly simd: (LbfgsArrays & { kernels: SolverKernels }) | null;
   private readonly qt: Float64Array;
   private readonly gNew: Float64Array;
   private readonly result: MinimiseResult = { iterations: 0, evaluations: 0, converged: false, cutShort: false };
@@ -55,13 +55,14 @@ export class LbfgsMinimiser {
   private trust = 1;
 
   /** With `kernels`, the pairs and the direction live in their memory and the two-loop recursion runs there. */
-  constructor(readonly n: number, private readonly kernels: SolverKernels | null = null, readonly memory = LBFGS_MEMORY) {
+  constructor(readonly n: number, kernels: SolverKernels | null = null, readonly memory = LBFGS_MEMORY) {
+    if (kernels && memory > LBFGS_MEMORY) throw new RangeError(`the kernels hold room for ${LBFGS_MEMORY} curvature pairs, not ${memory}`);
     this.s = allocate(kernels, memory * n);
     this.y = allocate(kernels, memory * n);
     this.rho = allocate(kernels, memory);
     this.alphas = allocate(kernels, memory);
     this.d = allocate(kernels, n);
-    this.simd = kernels && { s: this.s, y: this.y, rho: this.rho, alphas: this.alphas, d: this.d };
+    this.simd = kernels && { kernels, s: this.s, y: this.y, rho: this.rho, alphas: this.alphas, d: this.d };
     this.qt = new Float64Array(n);
     this.gNew = new Float64Array(n);
   }
@@ -86,10 +87,10 @@ export class LbfgsMinimiser {
     for (let iter = 0; iter < maxIterations; iter++) {
       result.iterations++;
       for (let i = 0; i < n; i++) d[i] = -g[i];
-      if (this.kernels && this.simd) {
-        this.kernels.lbfgsFirstLoop(n, this.simd, memory, stored, newest);
+      if (this.simd) {
+        this.simd.kernels.lbfgsFirstLoop(n, this.simd, memory, stored, newest);
         objective.precondition(d);
-        this.kernels.lbfgsSecondLoop(n, this.simd, memory, stored, newest);
+        this.simd.kernels.lbfgsSecondLoop(n, this.simd, memory, stored, newest);
       } else {
         for (let k = 0; k < stored; k++) {
           const slot = (newest - k + memory) % memory;

@@ -50,8 +50,8 @@ describe("fold release", () => {
       }
       body.release(grab);
       releases = [];
-      // Left alone for 12 s, and at least 12 s after its last release: dough creeps back to rest slowly (a release
-      // 7.7 s in left it 9-11 mm off its rest shape for 6 s more, with 0.03 J still to shed).
+      // Left alone for 12 s, and for 12 s after its last release (48 s at most): dough creeps back to rest slowly (a
+      // release 7.7 s in left it 9-11 mm off its rest shape for 6 s more, with 0.03 J still to shed).
       let lastRelease = -Infinity;
       for (let i = 0; i < 720 || (i < lastRelease + 720 && i < 2880); i++) {
         const before = totalEnergy(body), elastic = body.energies().elastic;

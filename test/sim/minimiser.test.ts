@@ -25,12 +25,12 @@ function walled(target: number[], limit: number): Objective {
 
 describe("minimiser", () => {
   it("a first trial 1e5 times past a hard limit: the line search still finds the step the limit allows", () => {
-    // The full step to the target goes 1e5 times as far as the wall allows: halving from it, 12 trials end 25 times
-    // past the wall.
+    // The full step to the target goes 1e5 times as far as the wall allows: halving from it, the 12th trial still
+    // lands 49 times past the wall, and the iteration moves nothing.
     const objective = walled([100, 0], 1e-3), minimiser = new LbfgsMinimiser(2);
     const q = new Float64Array(2), g = new Float64Array(2);
     const result = minimiser.minimise(q, g, objective.evaluate(q, g), objective, 1e-9, 1, 14);
-    expect(result.evaluations).toBeLessThanOrEqual(12);
+    expect(result.iterations).toBe(1);
     expect(q[0]).toBeGreaterThan(1e-5);
     expect(q[0]).toBeLessThan(1e-3);
   });

@@ -140,7 +140,7 @@ describe("solver kernels", () => {
     const rows = kernels.alloc(subspace.surfaceRows.length);
     rows.set(subspace.surfaceRows);
     const snapshot = new ContactSnapshot(count), weights = randoms(2 * count, 31);
-    // Floor, wall and slope normals: three groups; odd and even samples, so that rows start at every parity.
+    // Floor, wall and slope normals: three groups, their contacts interleaved.
     const normals = [[0, 1, 0], [1, 0, 0], [0, 0.6, 0.8]];
     for (let i = 0; i < count; i++) {
       snapshot.sample[i] = (7 * i + 3) % subspace.surfaceCount;

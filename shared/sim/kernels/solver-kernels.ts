@@ -115,6 +115,11 @@ export class SolverKernels {
     return new Float64Array(this.exports.memory.buffer, at, length);
   }
 
+  /** Whether `array` lives in these kernels' memory (only such arrays can be passed to them). */
+  holds(array: Float64Array): boolean {
+    return array.buffer === this.exports.memory.buffer;
+  }
+
   /** Elastic pass over `pairs` cubature point pairs (see solver.wat for the layout); returns scale * energy. */
   elastic(handles: number, pairs: number, pts: Float64Array, q: Float64Array, acc: Float64Array, out: Float64Array, mu: number, lambda: number, scale: number): number {
     return this.exports.elastic(handles, pairs, pts.byteOffset, q.byteOffset, acc.byteOffset, out.byteOffset, mu, lambda, scale);
