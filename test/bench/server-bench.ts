@@ -3,7 +3,8 @@
 // and 50 spectators. Reports the room's tick time (p50/p99/max, overruns of the 16.7 ms budget), the soft bodies'
 // steps (taken, put off, dropped) and how their solves went (iterations a step, shares unconverged and cut at the
 // tick's deadline), bytes sent per client per second, the server's CPU and memory, and whether every body stayed
-// finite and in the room. A long
+// finite and in the room; for each overrun (the first 20), what its time went to and the GC inside it
+// (slow-ticks.ts). A long
 // --seconds (600) is the soak: memory is compared between its first and last minute. --rough adds churn, a
 // connection that drops and comes back, and a misbehaving client (server-bots.ts). --no-characters runs the
 // playground without its fox (what the fox costs the room). The server's log is kept: the table counts its lines, its
@@ -31,6 +32,7 @@ import { quantile } from "../../server/scenarios/run-scenario";
 import { configurePlayground } from "../../server/room/playground-config";
 import { PLAYGROUND } from "../../shared/scene";
 import { ROUGH_PLAYER_SEATS } from "./bots-rough";
+import { watchSlowTicks, type GcPause } from "./slow-ticks";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -89,10 +91,12 @@ const world = room.sceneWorld, stepsBefore = { taken: world.bodySteps, putOff: w
 const bytesBefore = server.clientBytes().total, posesBefore = posesReceived;
 const cpuBefore = process.cpuUsage();
 // The garbage collector's pauses in the server's process (a pause inside a tick is tick time).
-const gcPauses: { ms: number; major: boolean }[] = [];
+const gcPauses: GcPause[] = [];
 const gcObserver = new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) gcPauses.push({ ms: entry.duration, major: (entry as { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR });
+  for (const entry of list.getEntries()) gcPauses.push({ startTime: entry.startTime, ms: entry.duration, major: (entry as { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR });
 });
+// The overruns (ticks longer than the tick's period), with what took their time.
+const slowTicks = watchSlowTicks(1000 / TICK_RATE);
 gcObserver.observe({ entryTypes: ["gc"] });
 const memory: { rss: number; heap: number }[] = [];
 const started = performance.now();
@@ -114,6 +118,7 @@ while (performance.now() - started < seconds * 1000) {
 }
 const elapsed = (performance.now() - started) / 1000;
 gcObserver.disconnect();
+slowTicks.attributeGc(gcPauses);
 const gcMs = gcPauses.map((p) => p.ms).sort((a, b) => a - b);
 durations.sort((a, b) => a - b);
 sendDurations.sort((a, b) => a - b);
@@ -147,6 +152,8 @@ const result = {
   rssMiB: memory[memory.length - 1].rss / 2 ** 20,
   heapMiB: { first: meanHeap(memory.slice(0, minute)) / 2 ** 20, last: meanHeap(memory.slice(-minute)) / 2 ** 20 },
   gc: { pauses: gcMs.length, major: gcPauses.filter((p) => p.major).length, totalMs: gcMs.reduce((a, b) => a + b, 0), maxMs: gcMs.length ? gcMs[gcMs.length - 1] : 0, over2Ms: gcMs.filter((ms) => ms > 2).length },
+  /** The overruns' first 20: their parts (world step, characters, snapshot) and the GC inside them, ms. */
+  slowTicks: { first: slowTicks.slow.map((t) => ({ ms: t.ms, world: t.worldMs, characters: t.charactersMs, snapshot: t.snapshotMs, gc: t.gcMs, majorGc: t.majorGc })) },
   allFinite: finite,
   escapes: room.sceneWorld.escapes - escapesBefore,
   logLines: serverLog.length,
@@ -161,6 +168,9 @@ if (flags.json) {
   process.stdout.write(`| players | spectators | seconds | ticks / expected | tick p50 ms | tick p99 ms | tick max ms | overruns | send p50 / p99 / max ms | body steps/s taken / put off / dropped | iterations a step / unconverged / cut by the budget | ticks/s min | 1 s windows < 55 ticks | bytes/client/s | poses/player/s | server CPU % | RSS MiB | heap MiB first/last | GC pauses (major) / total ms / max ms / over 2 ms | finite | escapes | log lines | faults |\n`);
   process.stdout.write(`|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n`);
   process.stdout.write(`| ${players} | ${spectators} | ${f(elapsed, 0)} | ${result.ticks} / ${result.expectedTicks} | ${f(result.tickMs.p50)} | ${f(result.tickMs.p99)} | ${f(result.tickMs.max)} | ${result.overruns} | ${f(result.sendMs.p50)} / ${f(result.sendMs.p99)} / ${f(result.sendMs.max)} | ${f(result.bodyStepsPerSecond.taken, 0)} / ${f(result.bodyStepsPerSecond.putOff, 1)} / ${f(result.bodyStepsPerSecond.dropped, 1)} | ${f(result.bodyStepSolves.iterations)} / ${f(100 * result.bodyStepSolves.unconvergedShare, 0)}% / ${f(100 * result.bodyStepSolves.cutShare, 0)}% | ${f(result.ticksPerSecond.min, 1)} | ${result.ticksPerSecond.windowsUnder55} / ${result.ticksPerSecond.windows} | ${f(bytesPerClientSecond, 0)} | ${f(posesPerPlayerSecond, 1)} | ${f(result.serverCpuPercentOfOneCore, 0)} | ${f(result.rssMiB, 0)} | ${f(result.heapMiB.first, 0)} / ${f(result.heapMiB.last, 0)} | ${result.gc.pauses} (${result.gc.major}) / ${f(result.gc.totalMs, 0)} / ${f(result.gc.maxMs)} / ${result.gc.over2Ms} | ${finite} | ${result.escapes} | ${result.logLines} | ${result.faults} |\n`);
+  for (const t of result.slowTicks.first) {
+    process.stdout.write(`slow tick: ${f(t.ms)} ms (world ${f(t.world)}, characters ${f(t.characters)}, snapshot ${f(t.snapshot)}, GC inside ${f(t.gc)}${t.majorGc ? ", major" : ""})\n`);
+  }
 }
 for (const fault of faults.slice(0, 5)) process.stderr.write(`fault: ${fault.slice(0, 2000)}\n`);
 process.exit(0);
