@@ -1,8 +1,7 @@
 // npm run build:kernels: compiles the WebAssembly kernels (the solver's, shared/sim/kernels/solver.wat and the parts it
-// includes, the cubature
-// fit's, shared/skinning/kernels/cubature.wat, the sparse block product's, shared/linalg/kernels/sparse.wat, and the
-// dense Gram products', shared/linalg/kernels/dense.wat) into TypeScript modules holding their bytes, so the browser
-// and the server load them without a build step or a fetch.
+// includes, the cubature fit's, shared/skinning/kernels/cubature.wat, the sparse block product's,
+// shared/linalg/kernels/sparse.wat, and the dense Gram products', shared/linalg/kernels/dense.wat) into TypeScript
+// modules holding their bytes, so the browser and the server load them without a build step or a fetch.
 // `--check` compiles and compares instead of writing (a test runs it: the committed bytes are the source's).
 
 import { readFileSync, writeFileSync } from "node:fs";

@@ -152,7 +152,7 @@ const result = {
   rssMiB: memory[memory.length - 1].rss / 2 ** 20,
   heapMiB: { first: meanHeap(memory.slice(0, minute)) / 2 ** 20, last: meanHeap(memory.slice(-minute)) / 2 ** 20 },
   gc: { pauses: gcMs.length, major: gcPauses.filter((p) => p.major).length, totalMs: gcMs.reduce((a, b) => a + b, 0), maxMs: gcMs.length ? gcMs[gcMs.length - 1] : 0, over2Ms: gcMs.filter((ms) => ms > 2).length },
-  /** The overruns' first 20: their parts (world step, characters, snapshot) and the GC inside them, ms. */
+  /** The overruns' first 20: their parts (world step, its soft bodies' turns, the solver's steps, characters, snapshot) and the GC inside them, ms. */
   slowTicks: { first: slowTicks.slow.map((t) => ({ ms: t.ms, world: t.worldMs, bodies: t.bodiesMs, bodySteps: t.bodySteps, longestBody: t.longestBodyMs, longestBodyIterations: t.longestBodyIterations, characters: t.charactersMs, snapshot: t.snapshotMs, gc: t.gcMs, majorGc: t.majorGc })) },
   allFinite: finite,
   escapes: room.sceneWorld.escapes - escapesBefore,
@@ -169,7 +169,7 @@ if (flags.json) {
   process.stdout.write(`|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n`);
   process.stdout.write(`| ${players} | ${spectators} | ${f(elapsed, 0)} | ${result.ticks} / ${result.expectedTicks} | ${f(result.tickMs.p50)} | ${f(result.tickMs.p99)} | ${f(result.tickMs.max)} | ${result.overruns} | ${f(result.sendMs.p50)} / ${f(result.sendMs.p99)} / ${f(result.sendMs.max)} | ${f(result.bodyStepsPerSecond.taken, 0)} / ${f(result.bodyStepsPerSecond.putOff, 1)} / ${f(result.bodyStepsPerSecond.dropped, 1)} | ${f(result.bodyStepSolves.iterations)} / ${f(100 * result.bodyStepSolves.unconvergedShare, 0)}% / ${f(100 * result.bodyStepSolves.cutShare, 0)}% | ${f(result.ticksPerSecond.min, 1)} | ${result.ticksPerSecond.windowsUnder55} / ${result.ticksPerSecond.windows} | ${f(bytesPerClientSecond, 0)} | ${f(posesPerPlayerSecond, 1)} | ${f(result.serverCpuPercentOfOneCore, 0)} | ${f(result.rssMiB, 0)} | ${f(result.heapMiB.first, 0)} / ${f(result.heapMiB.last, 0)} | ${result.gc.pauses} (${result.gc.major}) / ${f(result.gc.totalMs, 0)} / ${f(result.gc.maxMs)} / ${result.gc.over2Ms} | ${finite} | ${result.escapes} | ${result.logLines} | ${result.faults} |\n`);
   for (const t of result.slowTicks.first) {
-    process.stdout.write(`slow tick: ${f(t.ms)} ms (world ${f(t.world)}: ${t.bodySteps} soft body steps ${f(t.bodies)}, the longest ${f(t.longestBody)} in ${t.longestBodyIterations} iterations; characters ${f(t.characters)}, snapshot ${f(t.snapshot)}, GC inside ${f(t.gc)}${t.majorGc ? ", major" : ""})\n`);
+    process.stdout.write(`slow tick: ${f(t.ms)} ms (world ${f(t.world)}, its soft bodies' turns ${f(t.bodies)}; ${t.bodySteps} solver steps, the longest ${f(t.longestBody)} in ${t.longestBodyIterations} iterations; characters ${f(t.characters)}, snapshot ${f(t.snapshot)}, GC inside ${f(t.gc)}${t.majorGc ? ", major" : ""})\n`);
   }
 }
 for (const fault of faults.slice(0, 5)) process.stderr.write(`fault: ${fault.slice(0, 2000)}\n`);

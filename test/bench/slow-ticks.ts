@@ -1,7 +1,9 @@
 // The server bench's look inside its slowest ticks: each room tick over a threshold, with the time its parts took
-// (the world's step, and of it the soft bodies' steps and the longest of them; the characters; the snapshot's
-// encoding) and the garbage collector's pauses inside it. The parts are timed by wrapping their methods in this process, as the bench counts
-// poses; the room itself is unchanged.
+// and the garbage collector's pauses inside it. The parts: the world's step; of it, its soft bodies' turns
+// (SceneWorld.stepBody: selecting their obstacles, the solver's step, moving their proxies); the solver's steps
+// themselves (SoftBody.step, the characters' flesh included), how many and the longest; the characters; the
+// snapshot's encoding. They are timed by wrapping their methods in this process, as the bench counts poses; the room
+// itself is unchanged.
 
 import { TickStats } from "../../server/room/tick-stats";
 import { RoomCharacters } from "../../server/room/room-characters";
@@ -14,8 +16,9 @@ export interface SlowTick {
   endedAt: number;
   ms: number;
   worldMs: number;
-  /** Of the world's step: its soft bodies' steps, how many, and the longest one (SoftBody.step, with its iterations). */
+  /** Of the world's step: its soft bodies' turns (SceneWorld.stepBody). */
   bodiesMs: number;
+  /** The solver's steps in the tick (SoftBody.step, the characters' flesh included): how many, the longest, its iterations. */
   bodySteps: number;
   longestBodyMs: number;
   longestBodyIterations: number;

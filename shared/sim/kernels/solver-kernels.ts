@@ -59,9 +59,10 @@ export class SolverKernels {
 
   /**
    * Numbers (f64) one body allocates, by owner: the elastic pass (cubature point pairs, q, accumulators,
-   * gradient), the damping product (K, two vectors), the inertia product (two vectors), the preconditioner
-   * (three n x n factors, two vectors, the contacts' Hessian sums), the contact gathering (two states, two outputs), the surface points (basis
-   * rows; indices, displacements, forces, q, gradient of contacts or grabs), the minimiser (its pairs and direction).
+   * gradient), the damping product (K, two vectors), the inertia product (two vectors), the preconditioner (three
+   * n x n factors, two vectors, the contacts' Hessian sums and C A), the contact gathering (two states, two outputs),
+   * the surface points (basis rows; indices, displacements, forces, q, gradient of contacts or grabs), the minimiser
+   * (its pairs and direction).
    */
   static numbersFor(s: KernelSizes): { numbers: number; allocations: number } {
     const pairs = Math.ceil(s.cubatureCount / 2);
